@@ -36,7 +36,9 @@ def as_symbols(seq: str | Iterable[str]) -> Symbols:
     try:
         symbols = tuple(seq)
     except TypeError:
-        raise TypeError(f"expected a string or a sequence of symbols, got {type(seq).__name__}")
+        raise TypeError(
+            f"expected a string or a sequence of symbols, got {type(seq).__name__}"
+        ) from None
     for s in symbols:
         if not isinstance(s, str):
             raise TypeError(f"symbols must be strings, got {s!r} ({type(s).__name__})")

@@ -1,0 +1,59 @@
+"""Every network of the course, one readable file per family.
+
+==============  ==========================  ============================================
+kind            class                       paper
+==============  ==========================  ============================================
+``srn``         :class:`~.srn.SRN`          Elman 1990
+``gru``         :class:`~.gru.GRU`          Cho et al. 2014
+``lstm``        :class:`~.lstm.LSTM`        Hochreiter & Schmidhuber 1997
+``decay_rnn``   :class:`~.decay_rnn.DecayRNN` Bhatt et al. 2020
+``flnn``        :class:`~.flnn.FLNN`        Tabor 2011
+``urn``         :class:`~.urn.URN`          Bernardy & Lappin 2022, 2023
+``matrix_rnn``  :class:`~.urn.MatrixRNN`    the unconstrained baseline of Bernardy & Lappin 2022
+==============  ==========================  ============================================
+
+``build_model(kind, **kwargs)`` makes any of them by name (the CLI, checkpoints and widgets use
+it). Classes are imported lazily, so ``import course_rnn.models`` stays fast.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+
+from .base import SequenceModel
+
+_REGISTRY = {
+    "srn": ("srn", "SRN"),
+    "gru": ("gru", "GRU"),
+    "lstm": ("lstm", "LSTM"),
+    "decay_rnn": ("decay_rnn", "DecayRNN"),
+    "flnn": ("flnn", "FLNN"),
+    "urn": ("urn", "URN"),
+    "matrix_rnn": ("urn", "MatrixRNN"),
+}
+_CLASSES = {cls: module for module, cls in _REGISTRY.values()}
+_CLASSES.update({"BengioMLP": "bengio", "KneserNeyLM": "kneser_ney"})
+
+MODEL_KINDS = tuple(_REGISTRY)
+
+
+def model_class(kind: str) -> type[SequenceModel]:
+    """The class registered under ``kind`` (ValueError listing the kinds otherwise)."""
+    if kind not in _REGISTRY:
+        raise ValueError(f"unknown model {kind!r}: choose one of {', '.join(MODEL_KINDS)}")
+    module, name = _REGISTRY[kind]
+    return getattr(import_module(f".{module}", __name__), name)
+
+
+def build_model(kind: str, **kwargs) -> SequenceModel:
+    """``build_model("lstm", vocab_size=5, hidden_size=3)`` and so on."""
+    return model_class(kind)(**kwargs)
+
+
+def __getattr__(name: str):
+    if name in _CLASSES:
+        return getattr(import_module(f".{_CLASSES[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = ["SequenceModel", "build_model", "model_class", "MODEL_KINDS", *_CLASSES]

@@ -28,7 +28,9 @@ class SequenceModel(nn.Module):
     def check_inputs(self, inputs: torch.Tensor) -> torch.Tensor:
         """Clear errors for the mistakes people make, before torch gives a cryptic one."""
         if not isinstance(inputs, torch.Tensor):
-            raise TypeError(f"inputs must be a torch.Tensor of indices, got {type(inputs).__name__}")
+            raise TypeError(
+                f"inputs must be a torch.Tensor of indices, got {type(inputs).__name__}"
+            )
         if inputs.dim() == 1:
             inputs = inputs.unsqueeze(0)
         if inputs.dim() != 2:

@@ -1,0 +1,170 @@
+"""How the course scores a trained language model on a formal language.
+
+All metrics look at the model's next-symbol predictions, restricted to the symbols that can
+actually come next in a string (``EOS`` and the alphabet; never ``<pad>`` or ``<s>``):
+
+* :func:`next_symbol_validity` – is the top prediction a legal continuation (``valid_next``)?
+* :func:`anbn_generalisation` – for a^n b^n: the largest n up to which *every* deterministic
+  prediction (the b's after the first b, and the end) is right.
+* :func:`dyck_closing_accuracy` – Bernardy & Lappin: at each position whose next symbol is a
+  closing bracket, is the argmax over the closing brackets the right one? Reported by number of
+  attractors and by nesting depth.
+* :func:`cross_serial_accuracy` – Bernardy & Lappin 2023's whole-string criterion.
+* :func:`agreement_accuracy` – does the model prefer the verb form that agrees with the subject?
+  Reported by number of attractors (Linzen et al. 2016).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+import torch
+
+from .languages.base import EOS, as_symbols
+from .languages.vocab import Vocab, make_batch
+
+
+@torch.no_grad()
+def next_symbol_logits(model, vocab: Vocab, strings: Sequence, batch_size: int = 512) -> list:
+    """For each string ``w1 … wn`` a numpy array ``[n + 1, len(vocab.output_symbols)]`` of logits:
+    row ``t`` scores the symbol after ``w1 … wt`` over ``vocab.output_symbols`` (EOS first)."""
+    if len(strings) == 0:
+        raise ValueError("no strings to score")
+    model.eval()
+    first = vocab.eos_id  # output symbols are EOS followed by the alphabet, contiguous indices
+    out = []
+    for start in range(0, len(strings), batch_size):
+        chunk = strings[start : start + batch_size]
+        batch = make_batch(vocab, chunk).to(model.device)
+        logits = model(batch.inputs)[..., first:].float().cpu().numpy()
+        out.extend(logits[i, : int(n)] for i, n in enumerate(batch.lengths))
+    return out
+
+
+def _summary(correct: Iterable[bool]) -> float:
+    correct = list(correct)
+    return float(np.mean(correct)) if correct else float("nan")
+
+
+def next_symbol_validity(model, language, vocab: Vocab, strings: Sequence) -> dict:
+    """Share of positions (and of whole strings) where the top prediction is in ``valid_next``."""
+    symbols = vocab.output_symbols
+    positions, whole = [], []
+    for s, logits in zip(strings, next_symbol_logits(model, vocab, strings)):
+        s = as_symbols(s)
+        ok = [
+            symbols[int(np.argmax(row))] in language.valid_next(s[:t])
+            for t, row in enumerate(logits)
+        ]
+        positions.extend(ok)
+        whole.append(all(ok))
+    return {"positions": _summary(positions), "strings": _summary(whole)}
+
+
+# -- a^n b^n --------------------------------------------------------------------------------------
+def anbn_generalisation(model, vocab: Vocab, max_n: int, letters: str = "ab") -> dict:
+    """Score a^n b^n for n = 1..max_n.
+
+    A string is *right* when the model's top prediction is the forced symbol at every deterministic
+    position: each b after the first one, and EOS after the last b. (After the a's the model cannot
+    know whether another a comes, so those positions are not scored.) ``max_correct_n`` is the
+    largest N such that every n ≤ N is right – generalisation without holes.
+    """
+    if max_n < 1:
+        raise ValueError(f"max_n must be ≥ 1, got {max_n}")
+    a, b = letters
+    strings = [(a,) * n + (b,) * n for n in range(1, max_n + 1)]
+    symbols = vocab.output_symbols
+    right = {}
+    for n, logits in zip(range(1, max_n + 1), next_symbol_logits(model, vocab, strings)):
+        # rows n+1 .. 2n-1 must predict b, row 2n must predict EOS
+        forced = [(t, b) for t in range(n + 1, 2 * n)] + [(2 * n, EOS)]
+        right[n] = all(symbols[int(np.argmax(logits[t]))] == want for t, want in forced)
+    max_correct = 0
+    while max_correct + 1 in right and right[max_correct + 1]:
+        max_correct += 1
+    return {"right": right, "max_correct_n": max_correct}
+
+
+# -- Dyck -----------------------------------------------------------------------------------------
+def dyck_closing_accuracy(model, dyck, vocab: Vocab, strings: Sequence) -> dict:
+    """Bernardy & Lappin's Dyck metric.
+
+    At every position whose next symbol is a closing bracket, the prediction is the argmax over the
+    closing brackets only; it is right when it matches the actual one. Returns the overall accuracy,
+    accuracy keyed by attractor count and by nesting depth, counts for each, and per-string
+    all-right accuracy.
+    """
+    symbols = vocab.output_symbols
+    closer_cols = [symbols.index(c) for c in dyck.closers]
+    by_attr, by_depth, whole, flat = defaultdict(list), defaultdict(list), [], []
+    for s, logits in zip(strings, next_symbol_logits(model, vocab, strings)):
+        s = dyck.symbols(s)
+        attractors, depths = dyck.attractors(s), dyck.closing_depths(s)
+        closing_steps = [t for t, sym in enumerate(s) if sym in dyck.closers]
+        ok_here = []
+        for t, attr, depth in zip(closing_steps, attractors, depths):
+            guess = dyck.closers[int(np.argmax(logits[t, closer_cols]))]
+            ok = guess == s[t]
+            by_attr[attr].append(ok)
+            by_depth[depth].append(ok)
+            ok_here.append(ok)
+        flat.extend(ok_here)
+        whole.append(all(ok_here))
+    return {
+        "accuracy": _summary(flat),
+        "strings": _summary(whole),
+        "by_attractors": {k: _summary(v) for k, v in sorted(by_attr.items())},
+        "by_depth": {k: _summary(v) for k, v in sorted(by_depth.items())},
+        "count_by_attractors": {k: len(v) for k, v in sorted(by_attr.items())},
+        "count_by_depth": {k: len(v) for k, v in sorted(by_depth.items())},
+    }
+
+
+# -- cross-serial ---------------------------------------------------------------------------------
+def cross_serial_accuracy(model, language, vocab: Vocab, strings: Sequence) -> dict:
+    """Bernardy & Lappin 2023: a string counts only if every prediction is acceptable – after an
+    ``a`` or ``b`` the top prediction must be a possible continuation, after a ``c`` or ``d`` (and
+    at the end) it must be exactly the next symbol; the end symbol must be predicted.
+    Returns the overall share and the share by length (m + n)."""
+    symbols = vocab.output_symbols
+    by_length, whole = defaultdict(list), []
+    for s, logits in zip(strings, next_symbol_logits(model, vocab, strings)):
+        s = language.symbols(s)
+        target = list(s[1:]) + [EOS]
+        ok = True
+        for t in range(1, len(s) + 1):
+            guess = symbols[int(np.argmax(logits[t]))]
+            prefix = s[:t]
+            if language.must_be_exact(prefix):
+                ok &= guess == target[t - 1]
+            else:
+                ok &= guess in language.valid_next(prefix)
+        whole.append(ok)
+        by_length[len(s) // 2].append(ok)
+    return {
+        "accuracy": _summary(whole),
+        "by_length": {k: _summary(v) for k, v in sorted(by_length.items())},
+    }
+
+
+# -- agreement ------------------------------------------------------------------------------------
+def agreement_accuracy(model, vocab: Vocab, examples: Sequence) -> dict:
+    """Linzen et al.'s language-model test: after the prefix, is the agreeing verb form more
+    probable than the other one? Examples need ``prefix``, ``verb``, ``wrong_verb`` and
+    ``attractors`` (see :class:`course_rnn.languages.agreement.AgreementExample`)."""
+    prefixes = [tuple(e.prefix) for e in examples]
+    symbols = vocab.output_symbols
+    by_attr, flat = defaultdict(list), []
+    for e, logits in zip(examples, next_symbol_logits(model, vocab, prefixes)):
+        last = logits[len(e.prefix)]
+        ok = bool(last[symbols.index(e.verb)] > last[symbols.index(e.wrong_verb)])
+        by_attr[e.attractors].append(ok)
+        flat.append(ok)
+    return {
+        "accuracy": _summary(flat),
+        "by_attractors": {k: _summary(v) for k, v in sorted(by_attr.items())},
+        "count_by_attractors": {k: len(v) for k, v in sorted(by_attr.items())},
+    }
