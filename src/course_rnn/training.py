@@ -160,7 +160,7 @@ def fit(
                 torch.nn.utils.clip_grad_norm_(model.parameters(), clip)
             opt.step()
             n = int(batch.mask.sum())
-            total, count = total + float(loss) * n, count + n
+            total, count = total + loss.item() * n, count + n
         record = {"epoch": epoch, "train_loss": total / count}
         model.eval()
         if valid is not None:
