@@ -58,6 +58,8 @@ class Language(ABC):
 
     name: str = "language"
     alphabet: Symbols = ()
+    #: word-level languages split a plain string on whitespace only ("man" is one word)
+    words: bool = False
 
     # -- input checking --------------------------------------------------------------------
     def symbols(self, seq: str | Iterable[str]) -> Symbols:
@@ -65,6 +67,8 @@ class Language(ABC):
 
         Raises ``ValueError`` naming the first foreign symbol and its position.
         """
+        if self.words and isinstance(seq, str):
+            seq = seq.split()
         symbols = as_symbols(seq)
         allowed = set(self.alphabet)
         for i, s in enumerate(symbols):
