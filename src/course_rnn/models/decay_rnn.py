@@ -1,0 +1,197 @@
+"""The Decay RNN (Bhatt et al. 2020): an SRN with leaky neurons that obey Dale's principle.
+
+Two facts about real neurons shape it. A membrane potential *decays* back towards rest, so the
+new state is a blend of the old state and the new input, with one learned decay ``α``; and by
+*Dale's principle* a neuron is either excitatory or inhibitory: all its outgoing synapses have
+the same sign. The paper's equations (Section 4)::
+
+    c_t = (ReLU(W) W_dale) h_{t-1} + U x_t + b
+    h_t = f(α h_{t-1} + (1 − α) c_t)               f = ReLU;  α ∈ (0, 1), learned
+
+``W_dale = diag(D)`` with ``D_j = +1`` for the first 80% of the units (excitatory) and ``−1``
+for the rest (inhibitory). The recurrent matrix multiplies the state as ``W_rec h``, so entry
+``(i, j)`` is the synapse from unit ``j`` to unit ``i``: Dale's principle makes every *column*
+``j`` of ``ReLU(W) W_dale`` share the sign ``D_j`` (Appendix A.3 of the paper draws it so).
+
+Three variants, compared in the paper:
+
+* ``"drnn"`` – the Decay RNN above;
+* ``"sdrnn"`` – the *Slacked* Decay RNN: ``c_t = W h_{t-1} + U x_t + b`` (no sign constraint);
+* ``"abdrnn"`` – the *Ablated* Decay RNN: ``c_t = U x_t + b`` (no recurrent matrix at all; the
+  state still remembers through the decay ``α h_{t-1}``).
+
+As in the authors' code (bhattg/Decay-RNN-ACL-SRW2020), ``α`` starts at 0.8, the weights are
+drawn uniformly in ±1/√hidden, and ``α`` is kept in (0, 1) by a sigmoid of a raw parameter
+(the paper's footnote 4; their released code updates ``α`` directly). Their code adds two
+biases ``b_ih + b_hh`` where we keep the paper's single ``b``: the same function.
+
+There is no PyTorch built-in for this cell, so the fast path is a plain loop over time that
+precomputes ``U x_t + b`` for every step at once; :meth:`DecayRNN.step` is one step of the same
+update from a raw input vector.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import torch
+from torch import nn
+
+from ..languages.base import check_positive
+from .base import SequenceModel
+from .srn import (
+    NONLINEARITIES,
+    InputLayer,
+    check_nonlinearity,
+    check_time_steps,
+    seeded,
+    uniform_parameter,
+)
+
+VARIANTS = {
+    "drnn": "Decay RNN: recurrent weights obey Dale's principle",
+    "sdrnn": "Slacked Decay RNN: recurrent weights of either sign",
+    "abdrnn": "Ablated Decay RNN: no recurrent weights, only the decay",
+}
+
+
+def dale_signs(hidden_size: int, excitatory_fraction: float = 0.8) -> torch.Tensor:
+    """The diagonal ``D`` of ``W_dale``: +1 for the first ⌈fraction·hidden⌉ units (excitatory),
+    −1 for the rest (inhibitory)."""
+    n_excitatory = math.ceil(round(excitatory_fraction * hidden_size, 9))  # round: 0.8·15 ≠ 12.0
+    signs = -torch.ones(hidden_size)
+    signs[:n_excitatory] = 1.0
+    return signs
+
+
+def decay_update(
+    h: torch.Tensor,
+    input_drive: torch.Tensor,
+    recurrent_matrix: torch.Tensor | None,
+    alpha: torch.Tensor,
+    f: Callable[[torch.Tensor], torch.Tensor],
+) -> torch.Tensor:
+    """``h_t = f(α h_{t-1} + (1 − α) c_t)`` with ``c_t = W_rec h_{t-1} + input_drive``, where
+    ``input_drive = U x_t + b`` and ``W_rec`` is ``None`` for the ablated variant."""
+    c = input_drive if recurrent_matrix is None else input_drive + h @ recurrent_matrix.T
+    return f(alpha * h + (1 - alpha) * c)
+
+
+class DecayRNN(SequenceModel):
+    """A Decay RNN language model: input layer → decay cell → linear readout.
+
+    ``DecayRNN(vocab_size, hidden_size=32, variant="drnn", alpha_init=0.8,
+    excitatory_fraction=0.8, embedding_dim=None, nonlinearity="relu", seed=None)``.
+    ``variant`` is ``"drnn"``, ``"sdrnn"`` or ``"abdrnn"`` (see the module docstring);
+    ``nonlinearity="tanh"`` is what the paper used for its language model (Appendix A.4).
+    """
+
+    kind = "decay_rnn"
+
+    def __init__(
+        self,
+        vocab_size: int,
+        hidden_size: int = 32,
+        variant: str = "drnn",
+        alpha_init: float = 0.8,
+        excitatory_fraction: float = 0.8,
+        embedding_dim: int | None = None,
+        nonlinearity: str = "relu",
+        seed: int | None = None,
+    ):
+        super().__init__()
+        if variant not in VARIANTS:
+            choices = ", ".join(VARIANTS)
+            raise ValueError(f"unknown Decay RNN variant {variant!r}: choose one of {choices}")
+        if not isinstance(alpha_init, (int, float)) or not 0.0 < alpha_init < 1.0:
+            raise ValueError(f"alpha_init must lie strictly between 0 and 1, got {alpha_init!r}")
+        if not isinstance(excitatory_fraction, (int, float)) or not 0 <= excitatory_fraction <= 1:
+            raise ValueError(f"excitatory_fraction must lie in [0, 1], got {excitatory_fraction!r}")
+        self.vocab_size = check_positive(vocab_size, "vocab_size")
+        self.hidden_size = H = check_positive(hidden_size, "hidden_size")
+        self.variant = variant
+        self.nonlinearity = check_nonlinearity(nonlinearity)
+        self._config = dict(
+            vocab_size=vocab_size,
+            hidden_size=hidden_size,
+            variant=variant,
+            alpha_init=alpha_init,
+            excitatory_fraction=excitatory_fraction,
+            embedding_dim=embedding_dim,
+            nonlinearity=nonlinearity,
+            seed=seed,
+        )
+        with seeded(seed):
+            self.input_layer = InputLayer(vocab_size, embedding_dim)
+            self.weight_ih = uniform_parameter(H, self.input_layer.size, hidden_size=H)  # U
+            self.bias = uniform_parameter(H, hidden_size=H)  # b
+            if variant == "abdrnn":
+                self.register_parameter("weight_hh", None)
+            else:
+                self.weight_hh = uniform_parameter(H, H, hidden_size=H)  # W
+            self.readout = nn.Linear(H, self.vocab_size)
+        # α = σ(alpha_logit) stays in (0, 1) however far training pushes the raw parameter
+        self.alpha_logit = nn.Parameter(torch.logit(torch.tensor(float(alpha_init))))
+        self.register_buffer("dale", dale_signs(H, excitatory_fraction))  # D, fixed
+
+    @property
+    def alpha(self) -> torch.Tensor:
+        """The decay ``α = σ(alpha_logit)`` (a scalar tensor, with gradient)."""
+        return torch.sigmoid(self.alpha_logit)
+
+    def recurrent_matrix(self) -> torch.Tensor | None:
+        """The effective ``W_rec [hidden, hidden]`` applied as ``W_rec h``: ``ReLU(W) W_dale``
+        (column ``j`` has sign ``D_j``) for ``"drnn"``, ``W`` for ``"sdrnn"``, ``None`` for
+        ``"abdrnn"``."""
+        if self.variant == "drnn":
+            return torch.relu(self.weight_hh) * self.dale  # = ReLU(W) @ diag(D): scales columns
+        if self.variant == "sdrnn":
+            return self.weight_hh
+        return None
+
+    def initial_state(self, batch: int) -> torch.Tensor:
+        return self.readout.weight.new_zeros(batch, self.hidden_size)
+
+    def step(self, x_t: torch.Tensor, h: torch.Tensor | None = None) -> torch.Tensor:
+        """One step from an input vector ``x_t [B, input]`` (one-hot or embedded)."""
+        h = self.initial_state(x_t.shape[0]) if h is None else h
+        input_drive = x_t @ self.weight_ih.T + self.bias  # U x_t + b
+        f = NONLINEARITIES[self.nonlinearity]
+        return decay_update(h, input_drive, self.recurrent_matrix(), self.alpha, f)
+
+    def hidden_states(self, inputs: torch.Tensor) -> torch.Tensor:
+        """The state after each input, ``[B, T, hidden]``."""
+        inputs = check_time_steps(self.check_inputs(inputs))
+        x = self.input_layer(inputs, dtype=self.readout.weight.dtype)
+        # work that does not depend on h is done once, outside the loop over time
+        input_drive = x @ self.weight_ih.T + self.bias  # U x_t + b for every t
+        recurrent_matrix, alpha = self.recurrent_matrix(), self.alpha
+        f = NONLINEARITIES[self.nonlinearity]
+        h = self.initial_state(inputs.shape[0])
+        states = []
+        for t in range(inputs.shape[1]):
+            h = decay_update(h, input_drive[:, t], recurrent_matrix, alpha, f)
+            states.append(h)
+        return torch.stack(states, dim=1)
+
+    def forward(self, inputs: torch.Tensor) -> torch.Tensor:
+        return self.readout(self.hidden_states(inputs))
+
+    @torch.no_grad()
+    def trace(self, inputs: torch.Tensor) -> dict[str, torch.Tensor]:
+        """``"hidden"`` ``[B, T, hidden]``, ``"alpha"`` ``[B, T]`` (one learned scalar, repeated
+        so that every entry is per step) and ``"logits"`` ``[B, T, V]``, computed one
+        :meth:`step` at a time."""
+        inputs = check_time_steps(self.check_inputs(inputs))
+        x = self.input_layer(inputs, dtype=self.readout.weight.dtype)
+        h, states = None, []
+        for t in range(inputs.shape[1]):
+            h = self.step(x[:, t], h)
+            states.append(h)
+        hidden = torch.stack(states, dim=1)
+        return {
+            "hidden": hidden,
+            "alpha": self.alpha.expand(hidden.shape[:2]).clone(),
+            "logits": self.readout(hidden),
+        }
