@@ -1,0 +1,123 @@
+"""A stepper for the static website: the model's weights as JSON, the forward pass in JavaScript.
+
+A built Jupyter Book page runs no Python, so an ipywidgets slider there moves but computes
+nothing. Instead :func:`web_stepper_html` embeds the trained model's weights (they are tiny) and
+``static/stepper.js``, which recomputes the model step by step in the reader's browser for any
+string they type. The browser test checks that the JavaScript states equal PyTorch's ``trace``.
+
+Everything that does not depend on the hidden state is folded into one vector per symbol, so
+the JavaScript needs only matrix–vector products:
+
+=============  ==============================================================================
+kind           what is exported (``P[x]`` is the input drive of symbol x)
+=============  ==============================================================================
+``srn``        h = f(P[x] + U h + c)                         P[x] = W e_x + b
+``gru``        torch's GRU with P[x] = W_{r,z,n} e_x + b_{r,z,n}, U, c (gate order r, z, n)
+``lstm``       torch's LSTM with P[x] = W_{i,f,g,o} e_x + b, U, c (gate order i, f, g, o)
+``decay_rnn``  h = f(α h + (1 − α)(P[x] + W_rec h))          W_rec is null for Ab-DRNN
+``urn``        h = Q_x h, from h0 (``<s>`` too)               one orthogonal matrix per symbol
+``matrix_rnn`` the same with an unconstrained matrix per symbol
+=============  ==============================================================================
+
+and every kind reads out ``softmax(R h + r)`` over ``EOS`` and the alphabet.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from importlib import resources
+
+import torch
+
+from ..languages.base import Language
+from ..languages.vocab import Vocab
+
+WEB_KINDS = ("srn", "gru", "lstm", "decay_rnn", "urn", "matrix_rnn")
+
+
+def _rounded(t: torch.Tensor, digits: int = 7):
+    """Nested lists of floats with ``digits`` significant digits (float32 has about 7)."""
+    return [float(f"{v:.{digits}g}") for v in t.reshape(-1).tolist()] if t.dim() <= 1 else [
+        _rounded(row, digits) for row in t]
+
+
+def _symbol_inputs(model, vocab: Vocab) -> torch.Tensor:
+    """The input vector of every vocabulary symbol, ``[V, input]``."""
+    ids = torch.arange(len(vocab), device=model.device)
+    return model.input_layer(ids, dtype=model.readout.weight.dtype)
+
+
+def _language_spec(language: Language | None) -> dict | None:
+    """What the JavaScript needs to mark valid continuations (a^n b^n and Dyck only)."""
+    from ..languages.anbn import AnBn
+    from ..languages.dyck import Dyck
+
+    if isinstance(language, Dyck):
+        return {"name": "dyck", "pairs": [[o, language.partner(o)] for o in language.openers]}
+    if type(language) is AnBn:
+        return {"name": "anbn"}
+    return None
+
+
+@torch.no_grad()
+def export_model(model, vocab: Vocab, language: Language | None = None) -> dict:
+    """The JSON-able description of ``model`` that ``stepper.js`` runs (see the table above)."""
+    kind = model.kind
+    if kind not in WEB_KINDS:
+        raise ValueError(f"the web stepper supports {', '.join(WEB_KINDS)}; not {kind!r}")
+    if model.vocab_size != len(vocab):
+        raise ValueError(f"model has vocab_size {model.vocab_size}, vocabulary has {len(vocab)}")
+    model.eval()
+    spec = {
+        "kind": kind,
+        "itos": list(vocab.itos),
+        "output_from": vocab.eos_id,
+        "words": bool(getattr(language, "words", False)),
+        "language": _language_spec(language),
+        "hidden_size": model.hidden_size,
+    }
+    if kind in ("srn", "gru", "lstm"):
+        if model.num_layers != 1:
+            raise ValueError("the web stepper runs single-layer models only")
+        rnn = model.rnn
+        spec["P"] = _rounded(_symbol_inputs(model, vocab) @ rnn.weight_ih_l0.T + rnn.bias_ih_l0)
+        spec["U"] = _rounded(rnn.weight_hh_l0)
+        spec["c"] = _rounded(rnn.bias_hh_l0)
+        spec["nonlinearity"] = getattr(rnn, "nonlinearity", "tanh")
+    elif kind == "decay_rnn":
+        spec["P"] = _rounded(_symbol_inputs(model, vocab) @ model.weight_ih.T + model.bias)
+        w = model.recurrent_matrix()
+        spec["W"] = None if w is None else _rounded(w)
+        spec["alpha"] = float(model.alpha)
+        spec["nonlinearity"] = model.nonlinearity
+    else:  # urn, matrix_rnn: one matrix per symbol (``<s>`` included), applied from h0 = e0
+        spec["Q"] = [_rounded(q) for q in model.symbol_matrices()]
+        spec["h0"] = _rounded(model.start_state.reshape(-1))
+    spec["R"] = _rounded(model.readout.weight)
+    spec["r"] = _rounded(model.readout.bias)
+    return spec
+
+
+def stepper_script() -> str:
+    return resources.files(__package__).joinpath("static/stepper.js").read_text()
+
+
+def web_stepper_html(
+    model, vocab: Vocab, language: Language | None = None, string: str = "", title: str = ""
+) -> str:
+    """A self-contained HTML block (weights + script) that steps ``model`` in the browser."""
+    data = html.escape(json.dumps(export_model(model, vocab, language), separators=(",", ":")))
+    title = html.escape(title or f"{model.kind} stepper")
+    return (
+        f"<div class='rnn-stepper' data-model=\"{data}\" data-string=\"{html.escape(string)}\" "
+        f"data-title=\"{title}\"></div>\n<script>{stepper_script()}</script>"
+    )
+
+
+def web_stepper(model, vocab: Vocab, language: Language | None = None, string: str = "",
+                title: str = ""):
+    """:func:`web_stepper_html` wrapped for display in a notebook cell."""
+    from IPython.display import HTML
+
+    return HTML(web_stepper_html(model, vocab, language, string, title))

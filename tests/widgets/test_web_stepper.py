@@ -1,0 +1,113 @@
+"""The JavaScript forward pass equals PyTorch's trace, for every kind the web stepper supports.
+
+Node.js runs ``stepper.js`` with a minimal stand-in for the browser's ``document``; the browser
+test (tests/book) checks the same thing inside the built site.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+import torch
+
+from course_rnn.languages import AnBn, Dyck, Vocab
+from course_rnn.models import build_model
+from course_rnn.widgets import WEB_KINDS, export_model, run_steps, web_stepper_html
+from course_rnn.widgets.web import stepper_script
+
+NODE = shutil.which("node")
+pytestmark = pytest.mark.skipif(
+    NODE is None and os.environ.get("CI") != "true", reason="Node.js is not installed"
+)
+
+NODE_HARNESS = """
+const fs = require("fs");
+global.window = {};
+global.document = {readyState: "complete", head: {append() {}},
+                   createElement() { return {}; }, querySelectorAll() { return []; }};
+eval(fs.readFileSync(process.argv[2], "utf8"));
+const job = JSON.parse(fs.readFileSync(0, "utf8"));
+const S = window.CourseRnnStepper;
+const out = job.strings.map(s => {
+  try { return S.run(job.model, S.tokenise(job.model, s)); }
+  catch (e) { return {error: e.message}; }
+});
+const valid = job.prefixes.map(p => window.CourseRnnStepper.validNext(job.model.language, p));
+process.stdout.write(JSON.stringify({out, valid}));
+"""
+
+
+def run_js(tmp_path, model_json, strings, prefixes=()):
+    script = tmp_path / "stepper.js"
+    script.write_text(stepper_script())
+    harness = tmp_path / "harness.js"
+    harness.write_text(NODE_HARNESS)
+    job = json.dumps({"model": model_json, "strings": strings, "prefixes": list(prefixes)})
+    done = subprocess.run([NODE, str(harness), str(script)], input=job, capture_output=True,
+                          text=True, timeout=60, check=True)
+    return json.loads(done.stdout)
+
+
+def make(kind, vocab, seed=0):
+    torch.manual_seed(seed)
+    sizes = {"urn": dict(n=6, k=2), "matrix_rnn": dict(n=5)}.get(kind, dict(hidden_size=5))
+    if kind == "decay_rnn":
+        sizes["variant"] = "drnn"
+    model = build_model(kind, vocab_size=len(vocab), **sizes)
+    with torch.no_grad():  # move away from the initialisation, so every weight matters
+        for p in model.parameters():
+            p.add_(0.3 * torch.randn_like(p))
+    return model.eval()
+
+
+@pytest.mark.parametrize("kind", WEB_KINDS)
+def test_javascript_equals_pytorch(kind, tmp_path):
+    dyck = Dyck("() []")
+    vocab = Vocab(dyck.alphabet)
+    model = make(kind, vocab)
+    strings = ["([])()", "[[[]]]", ""]
+    js = run_js(tmp_path, export_model(model, vocab, dyck), strings)["out"]
+    for string, steps_js in zip(strings, js):
+        steps = run_steps(model, vocab, string, dyck)
+        assert len(steps_js) == len(steps)
+        for name, values in steps.states.items():
+            got = np.array([s["states"][name] for s in steps_js], dtype=float).reshape(values.shape)
+            np.testing.assert_allclose(got, values, atol=2e-5, err_msg=f"{kind} {name}")
+        probs = np.array([s["probs"] for s in steps_js])
+        np.testing.assert_allclose(probs, steps.probs, atol=2e-5)
+
+
+def test_javascript_names_a_foreign_symbol_and_knows_valid_continuations(tmp_path):
+    dyck = Dyck("() []")
+    vocab = Vocab(dyck.alphabet)
+    result = run_js(tmp_path, export_model(make("lstm", vocab), vocab, dyck), ["(x)"],
+                    prefixes=[[], ["("], ["(", "["], ["(", "]"]])
+    assert "'x'" in result["out"][0]["error"]
+    expected = [sorted(dyck.valid_next(p)) for p in ["", "(", "([", "(]"]]
+    assert [sorted(v) for v in result["valid"]] == expected
+
+    anbn = AnBn()
+    v2 = Vocab(anbn.alphabet)
+    prefixes = ["", "a", "aab", "aabb", "aba", "abb"]
+    result = run_js(tmp_path, export_model(make("srn", v2), v2, anbn), [],
+                    prefixes=[list(p) for p in prefixes])
+    assert [sorted(v) for v in result["valid"]] == [sorted(anbn.valid_next(p)) for p in prefixes]
+
+
+def test_export_rejects_what_it_cannot_run():
+    vocab = Vocab("ab")
+    with pytest.raises(ValueError, match="single-layer"):
+        export_model(build_model("lstm", vocab_size=len(vocab), num_layers=2), vocab)
+    with pytest.raises(ValueError, match="vocab_size"):
+        export_model(build_model("lstm", vocab_size=9), vocab)
+
+
+def test_html_block_is_self_contained():
+    vocab = Vocab("ab")
+    page = web_stepper_html(make("gru", vocab), vocab, AnBn(), string="aabb")
+    assert "class='rnn-stepper'" in page and "CourseRnnStepper" in page
+    assert "http://" not in page.replace("http://www.w3.org/2000/svg", "")
+    assert "https://" not in page
