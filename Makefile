@@ -1,12 +1,14 @@
 # Two commands do everything: `make book` and `make test`.
-# Both create .venv/ and install the pinned environment the first time.
-PYTHON ?= python3
-VENV   := .venv
-BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed
-JOBS   ?= auto
+# Both create .venv/ and install the pinned environment the first time; on a fresh Debian machine
+# (as root) they also apt-get what is missing outside Python: npm to vendor the site's JavaScript,
+# Chromium for the browser tests.
+PYTHON   ?= python3
+VENV     := .venv
+BIN      := $(VENV)/bin
+STAMP    := $(VENV)/.installed
+CHROMIUM := /usr/bin/chromium
 
-.PHONY: book test lint install clean
+.PHONY: book test lint install web-assets npm chromium clean
 
 install: $(STAMP)
 
@@ -17,11 +19,32 @@ $(STAMP): requirements.txt pyproject.toml
 	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
 	touch $@
 
-book: $(STAMP)
+# $(call apt_install,TEST,PACKAGE): when the shell TEST fails, apt-get install PACKAGE (as root);
+# where that is impossible, only say what is missing.
+apt_install = if ! $(1); then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(2); \
+	  else echo "make: '$(1)' failed and the Debian package $(2) cannot be installed here"; fi; \
+	fi
+
+npm:
+	@$(call apt_install,command -v npm >/dev/null,npm)
+
+chromium:
+	@$(call apt_install,test -x $(CHROMIUM),chromium)
+
+# MathJax, RequireJS and the ipywidgets manager, so that the site needs no network when read:
+# fetched once with `npm pack` (cached in book/_web_assets/npm/), unpacked for html_extra_path.
+web-assets: $(STAMP) npm
+	$(BIN)/python scripts/vendor_web_assets.py
+
+# -W: a failing or timed-out notebook cell fails the build. Execution is cached per notebook.
+book: $(STAMP) web-assets
 	$(BIN)/jupyter-book build -W -n --keep-going book/
 	@echo "Open book/_build/html/index.html"
 
-test: $(STAMP)
+# The site tests (tests/book/) check the built site, so the book is built (or updated) first.
+test: book chromium
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/python -m pytest
 
@@ -30,4 +53,4 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check src tests benchmarks || true
 
 clean:
-	rm -rf book/_build .pytest_cache .hypothesis
+	rm -rf book/_build .pytest_cache .hypothesis test-artifacts
