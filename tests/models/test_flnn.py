@@ -1,0 +1,131 @@
+"""The fractal learning neural network (Tabor 2011): shapes, equations, errors, both trainers."""
+
+import pytest
+import torch
+
+from course_rnn.languages.tabor import TaborGrammar1, TaborGrammar2
+from course_rnn.languages.vocab import Vocab, make_batch
+from course_rnn.models.flnn import (
+    FLNN,
+    IMPOSSIBLE_LOGIT,
+    evaluate,
+    exact_targets,
+    train_backprop,
+    train_hill_climb,
+)
+
+G1 = TaborGrammar1()
+VOCAB = Vocab(G1.alphabet)
+
+
+def test_forward_and_trace_shapes():
+    model = FLNN(len(VOCAB), hidden_size=2, rbf_size=4, seed=0)
+    batch = make_batch(VOCAB, ["a b c", "a a b c b c"])
+    trace = model.trace(batch.inputs)
+    b, t = batch.inputs.shape
+    assert trace["hidden"].shape == (b, t, 2)
+    assert trace["rbf"].shape == (b, t, 4)
+    assert trace["logits"].shape == (b, t, len(VOCAB))
+    assert torch.equal(model(batch.inputs), trace["logits"])
+    assert (trace["logits"][..., :2] == IMPOSSIBLE_LOGIT).all()  # <pad>, <s> never come next
+    assert model.kind == "flnn" and model.config()["rbf_size"] == 4
+    assert model.num_parameters() == 3 + 3 * 2 + 4 * 2 + 4 * 4
+
+
+def test_hidden_layer_implements_equation_4_and_bos_resets():
+    model = FLNN(len(VOCAB), seed=0)
+    with torch.no_grad():  # load PDDA 1 (Table 1) into the self-weights and offsets
+        model.scale.copy_(torch.tensor([0.5, 1.0, 2.0]))
+        model.offset.copy_(torch.tensor([[-1.0, -1.0], [0.0, 2.0], [2.0, -2.0]]))
+    sentence = "a b a a b c b c c"
+    inputs = torch.tensor([VOCAB.encode(sentence, bos=True)])
+    hidden = model.trace(inputs)["hidden"][0]
+    from course_rnn.languages.tabor import PDDA1
+
+    expected = torch.tensor(PDDA1().trajectory(sentence), dtype=torch.float32)
+    assert torch.allclose(hidden, expected)  # row 0: <s> puts the state at the origin
+    # a second <s> in the middle resets to the start state again
+    again = model.trace(torch.tensor([VOCAB.encode("a b", bos=True) + [VOCAB.bos_id]]))
+    assert torch.equal(again["hidden"][0, -1], torch.zeros(2))
+
+
+def test_rbf_layer_is_equation_5():
+    model = FLNN(len(VOCAB), seed=1, rbf_variance=0.25)
+    trace = model.trace(torch.tensor([[1, 3, 4]]))
+    z, g = trace["hidden"][0], trace["rbf"][0]
+    expected = torch.exp(-((z[:, None] - model.centers[None]) ** 2).sum(-1) / 0.25)
+    assert torch.allclose(g, expected)
+
+
+def test_bad_inputs_and_parameters():
+    model = FLNN(len(VOCAB), seed=0)
+    with pytest.raises(ValueError, match="out of range"):
+        model(torch.tensor([[1, 3, 99]]))
+    with pytest.raises(ValueError, match="integer"):
+        model(torch.zeros(1, 3))
+    with pytest.raises(TypeError):
+        model([[1, 3]])
+    with pytest.raises(ValueError, match="vocab_size"):
+        FLNN(3)
+    with pytest.raises(ValueError, match="hidden_size"):
+        FLNN(6, hidden_size=0)
+    with pytest.raises(ValueError, match="rbf_variance"):
+        FLNN(6, rbf_variance=0.0)
+    with pytest.raises(ValueError, match="epochs"):
+        train_backprop(model, ["a b c"], VOCAB, epochs=0)
+    with pytest.raises(ValueError, match="vocab"):
+        train_backprop(FLNN(7), ["a b c"], VOCAB, epochs=1)
+    with pytest.raises(ValueError, match="'d'"):
+        train_backprop(model, ["a b d"], VOCAB, epochs=1)
+
+
+def test_same_seed_same_weights():
+    a, b = FLNN(len(VOCAB), seed=5), FLNN(len(VOCAB), seed=5)
+    assert all(torch.equal(p, q) for p, q in zip(a.parameters(), b.parameters()))
+
+
+def test_exact_targets_align_with_batches():
+    targets = exact_targets(G1, ["a b c"], VOCAB)
+    assert targets.shape == (1, 4, len(VOCAB))
+    assert targets[0, 0, VOCAB.index("a")] == 1.0
+    assert targets[0, 3, VOCAB.eos_id] == pytest.approx(0.8)
+    assert torch.allclose(targets.sum(-1), torch.ones(1, 4))
+
+
+def test_backprop_learns_grammar_1_training_corpus():
+    torch.set_num_threads(1)
+    model = FLNN(len(VOCAB), seed=3)
+    history = train_backprop(model, G1.training_corpus(), VOCAB, epochs=600, seed=0)
+    scores = evaluate(model, G1, G1.training_corpus(), VOCAB)
+    assert scores["positions"] == 129 + 16  # Table 4's 129 words, plus the prediction after <s>
+    assert scores["percent_correct"] == 100.0
+    # not the forgetful optimum (KL ~0.26-0.32 per position), which can also score 100%
+    assert scores["kl_per_position"] < 0.1 < history[0]["loss"]
+    assert history[-1]["percent_correct"] == 100.0
+    # a fractal: 'a' contracts, 'c' expands (PDDA 1 uses 1/2 and 2)
+    assert model.scale[0] < 0.8 and model.scale[2] > 1.25
+
+
+def test_hill_climber_lowers_the_error_one_weight_at_a_time():
+    model = FLNN(len(VOCAB), seed=0)
+    corpus = G1.sentences(2)
+    before = evaluate(model, G1, corpus, VOCAB)["kl_per_position"]
+    history = train_hill_climb(model, corpus, VOCAB, iterations=15, seed=0, radius=0.01)
+    after = evaluate(model, G1, corpus, VOCAB)["kl_per_position"]
+    losses = [h["loss"] for h in history]
+    assert len(history) == 15 and after < before
+    assert all(x > y for x, y in zip(losses, losses[1:]))  # a strict descent
+    assert after == pytest.approx(losses[-1], rel=1e-4)  # the weights kept are the best found
+    sampled = train_hill_climb(FLNN(len(VOCAB), seed=0), corpus, VOCAB, iterations=5, seed=1,
+                               radius=0.01, directions=4)
+    assert sampled[-1]["loss"] < before
+    with pytest.raises(ValueError, match="directions"):
+        train_hill_climb(model, corpus, VOCAB, iterations=1, directions=0)
+
+
+def test_grammar_2_model_runs():
+    g2 = TaborGrammar2()
+    vocab = Vocab(g2.alphabet)
+    model = FLNN(len(vocab), seed=0)
+    scores = evaluate(model, g2, g2.sentences(1), vocab)
+    assert scores["positions"] == 2 * 3 and 0 <= scores["percent_correct"] <= 100
