@@ -15,7 +15,7 @@ import torch
 
 from course_rnn.languages import AnBn, Dyck, Vocab
 from course_rnn.models import build_model
-from course_rnn.widgets import WEB_KINDS, export_model, run_steps, web_stepper_html
+from course_rnn.widgets import WEB_KINDS, export_model, import_model, run_steps, web_stepper_html
 from course_rnn.widgets.web import stepper_script
 
 NODE = shutil.which("node")
@@ -46,8 +46,14 @@ def run_js(tmp_path, model_json, strings, prefixes=()):
     harness = tmp_path / "harness.js"
     harness.write_text(NODE_HARNESS)
     job = json.dumps({"model": model_json, "strings": strings, "prefixes": list(prefixes)})
-    done = subprocess.run([NODE, str(harness), str(script)], input=job, capture_output=True,
-                          text=True, timeout=60, check=True)
+    done = subprocess.run(
+        [NODE, str(harness), str(script)],
+        input=job,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
     return json.loads(done.stdout)
 
 
@@ -83,8 +89,12 @@ def test_javascript_equals_pytorch(kind, tmp_path):
 def test_javascript_names_a_foreign_symbol_and_knows_valid_continuations(tmp_path):
     dyck = Dyck("() []")
     vocab = Vocab(dyck.alphabet)
-    result = run_js(tmp_path, export_model(make("lstm", vocab), vocab, dyck), ["(x)"],
-                    prefixes=[[], ["("], ["(", "["], ["(", "]"]])
+    result = run_js(
+        tmp_path,
+        export_model(make("lstm", vocab), vocab, dyck),
+        ["(x)"],
+        prefixes=[[], ["("], ["(", "["], ["(", "]"]],
+    )
     assert "'x'" in result["out"][0]["error"]
     expected = [sorted(dyck.valid_next(p)) for p in ["", "(", "([", "(]"]]
     assert [sorted(v) for v in result["valid"]] == expected
@@ -92,8 +102,9 @@ def test_javascript_names_a_foreign_symbol_and_knows_valid_continuations(tmp_pat
     anbn = AnBn()
     v2 = Vocab(anbn.alphabet)
     prefixes = ["", "a", "aab", "aabb", "aba", "abb"]
-    result = run_js(tmp_path, export_model(make("srn", v2), v2, anbn), [],
-                    prefixes=[list(p) for p in prefixes])
+    result = run_js(
+        tmp_path, export_model(make("srn", v2), v2, anbn), [], prefixes=[list(p) for p in prefixes]
+    )
     assert [sorted(v) for v in result["valid"]] == [sorted(anbn.valid_next(p)) for p in prefixes]
 
 
@@ -111,3 +122,18 @@ def test_html_block_is_self_contained():
     assert "class='rnn-stepper'" in page and "CourseRnnStepper" in page
     assert "http://" not in page.replace("http://www.w3.org/2000/svg", "")
     assert "https://" not in page
+
+
+@pytest.mark.parametrize("kind", WEB_KINDS)
+def test_import_rebuilds_a_model_that_computes_the_same_states(kind):
+    dyck = Dyck("() []")
+    vocab = Vocab(dyck.alphabet)
+    model = make(kind, vocab)
+    spec = json.loads(json.dumps(export_model(model, vocab, dyck)))
+    rebuilt, rebuilt_vocab = import_model(spec)
+    assert rebuilt_vocab.alphabet == vocab.alphabet
+    original, again = run_steps(model, vocab, "([])[", dyck), run_steps(rebuilt, vocab, "([])[")
+    np.testing.assert_allclose(again.states["hidden"], original.states["hidden"], atol=1e-5)
+    np.testing.assert_allclose(again.probs, original.probs, atol=1e-5)
+    with pytest.raises(ValueError, match="unknown exported model kind"):
+        import_model({**spec, "kind": "transformer"})

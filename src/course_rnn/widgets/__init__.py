@@ -8,7 +8,17 @@
 
 from .stepper import Stepper
 from .steps import Steps, parse_string, render_step_html, run_steps
-from .web import WEB_KINDS, export_model, web_stepper, web_stepper_html
+from .web import WEB_KINDS, export_model, import_model, web_stepper, web_stepper_html
 
-__all__ = ["Steps", "run_steps", "parse_string", "render_step_html", "Stepper", "WEB_KINDS",
-           "export_model", "web_stepper", "web_stepper_html"]
+__all__ = [
+    "Steps",
+    "run_steps",
+    "parse_string",
+    "render_step_html",
+    "Stepper",
+    "WEB_KINDS",
+    "export_model",
+    "import_model",
+    "web_stepper",
+    "web_stepper_html",
+]

@@ -49,13 +49,15 @@ class Stepper:
         self.text.observe(lambda change: self.set_string(change["new"]), names="value")
         self.sample_button.on_click(lambda _: self.draw())
         self.slider.observe(lambda change: self.show(change["new"]), names="value")
-        self.widget = W.VBox([
-            W.HBox([self.text, self.sample_button]),
-            W.HBox([self.play, self.slider]),
-            self.message,
-            self.view,
-            self.figure,
-        ])
+        self.widget = W.VBox(
+            [
+                W.HBox([self.text, self.sample_button]),
+                W.HBox([self.play, self.slider]),
+                self.message,
+                self.view,
+                self.figure,
+            ]
+        )
         self.set_string(string)
 
     # -- actions ----------------------------------------------------------------------------
@@ -77,7 +79,8 @@ class Stepper:
         if self.language is not None and not self.language.is_prefix(steps.symbols):
             self.message.value = (
                 "<span style='color:#a60'>note: this string is not a prefix of any string of "
-                f"{self.language.name}; the model still reads it.</span>")
+                f"{self.language.name}; the model still reads it.</span>"
+            )
         self.steps = steps
         last = len(steps) - 1
         self.play.max = self.slider.max = last

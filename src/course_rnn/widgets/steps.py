@@ -75,8 +75,11 @@ def run_steps(model, vocab: Vocab, string, language: Language | None = None) -> 
 def _colour(value: float, scale: float) -> str:
     """Blue for negative, red for positive, white for zero."""
     x = max(-1.0, min(1.0, value / scale)) if scale > 0 else 0.0
-    r, g, b = (255, int(255 * (1 - x)), int(255 * (1 - x))) if x >= 0 else (
-        int(255 * (1 + x)), int(255 * (1 + x)), 255)
+    r, g, b = (
+        (255, int(255 * (1 - x)), int(255 * (1 - x)))
+        if x >= 0
+        else (int(255 * (1 + x)), int(255 * (1 + x)), 255)
+    )
     return f"rgb({r},{g},{b})"
 
 
@@ -115,7 +118,10 @@ def render_step_html(steps: Steps, t: int, max_units: int = 64) -> str:
             f"<tr><td><code>{_escape(sym)}</code></td><td>{ok}</td><td><div style='background:"
             f"#4a90d9;height:10px;width:{int(200 * p)}px'></div></td><td>{p:.3f}</td></tr>"
         )
-    valid = "" if steps.valid is None else (
-        " — valid: " + " ".join(_escape(s) for s in sorted(steps.valid[t])))
+    valid = (
+        ""
+        if steps.valid is None
+        else (" — valid: " + " ".join(_escape(s) for s in sorted(steps.valid[t])))
+    )
     parts.append(f"<div><b>next symbol</b>{valid}<table>{''.join(bars)}</table></div>")
     return "\n".join(parts)

@@ -38,8 +38,11 @@ WEB_KINDS = ("srn", "gru", "lstm", "decay_rnn", "urn", "matrix_rnn")
 
 def _rounded(t: torch.Tensor, digits: int = 7):
     """Nested lists of floats with ``digits`` significant digits (float32 has about 7)."""
-    return [float(f"{v:.{digits}g}") for v in t.reshape(-1).tolist()] if t.dim() <= 1 else [
-        _rounded(row, digits) for row in t]
+    return (
+        [float(f"{v:.{digits}g}") for v in t.reshape(-1).tolist()]
+        if t.dim() <= 1
+        else [_rounded(row, digits) for row in t]
+    )
 
 
 def _symbol_inputs(model, vocab: Vocab) -> torch.Tensor:
@@ -110,14 +113,62 @@ def web_stepper_html(
     data = html.escape(json.dumps(export_model(model, vocab, language), separators=(",", ":")))
     title = html.escape(title or f"{model.kind} stepper")
     return (
-        f"<div class='rnn-stepper' data-model=\"{data}\" data-string=\"{html.escape(string)}\" "
-        f"data-title=\"{title}\"></div>\n<script>{stepper_script()}</script>"
+        f'<div class=\'rnn-stepper\' data-model="{data}" data-string="{html.escape(string)}" '
+        f'data-title="{title}"></div>\n<script>{stepper_script()}</script>'
     )
 
 
-def web_stepper(model, vocab: Vocab, language: Language | None = None, string: str = "",
-                title: str = ""):
+def web_stepper(
+    model, vocab: Vocab, language: Language | None = None, string: str = "", title: str = ""
+):
     """:func:`web_stepper_html` wrapped for display in a notebook cell."""
     from IPython.display import HTML
 
     return HTML(web_stepper_html(model, vocab, language, string, title))
+
+
+@torch.no_grad()
+def import_model(spec: dict):
+    """Rebuild ``(model, vocab)`` that computes exactly what ``stepper.js`` computes from
+    ``spec`` (an :func:`export_model` result, e.g. read back from a built page).
+
+    The weights are the exported (folded) ones: the input drive ``P`` becomes the input matrix of
+    a one-hot model, a Dale-constrained recurrent matrix becomes a plain one (same product), and
+    a URN's orthogonal matrices become the matrices of a :class:`MatrixRNN`.
+    """
+    from ..models import build_model
+
+    kind = spec.get("kind")
+    if kind not in WEB_KINDS:
+        raise ValueError(f"unknown exported model kind {kind!r}: expected one of {WEB_KINDS}")
+    vocab = Vocab(spec["itos"][spec["output_from"] + 1 :])
+    size, hidden = len(vocab), spec["hidden_size"]
+    tensor = lambda key: torch.tensor(spec[key], dtype=torch.float32)  # noqa: E731
+    if kind in ("srn", "gru", "lstm"):
+        options = {"nonlinearity": spec["nonlinearity"]} if kind == "srn" else {}
+        model = build_model(kind, vocab_size=size, hidden_size=hidden, **options)
+        model.rnn.weight_ih_l0.copy_(tensor("P").T)
+        model.rnn.bias_ih_l0.zero_()
+        model.rnn.weight_hh_l0.copy_(tensor("U"))
+        model.rnn.bias_hh_l0.copy_(tensor("c"))
+    elif kind == "decay_rnn":
+        variant = "abdrnn" if spec["W"] is None else "sdrnn"
+        model = build_model(
+            kind,
+            vocab_size=size,
+            hidden_size=hidden,
+            variant=variant,
+            nonlinearity=spec["nonlinearity"],
+        )
+        model.weight_ih.copy_(tensor("P").T)
+        model.bias.zero_()
+        if spec["W"] is not None:
+            model.weight_hh.copy_(tensor("W"))
+        model.alpha_logit.copy_(torch.logit(torch.tensor(float(spec["alpha"]))))
+    else:
+        model = build_model("matrix_rnn", vocab_size=size, n=hidden, dropout=0.0)
+        model.matrices.copy_(tensor("Q"))
+        model.start_state.copy_(tensor("h0").reshape(model.start_state.shape))
+    model.readout.weight.copy_(tensor("R"))
+    model.readout.bias.copy_(tensor("r"))
+    return model.eval(), vocab

@@ -187,8 +187,9 @@
       view.append(plot(t));
     }
 
-    function plot(t) {  // every hidden unit over time, with a cursor at step t
-      const W = 420, H = 120, hs = steps.map(s => s.states.hidden), n = hs.length;
+    function plot(t) {  // every unit of the state over time (the LSTM's cell), cursor at step t
+      const key = "cell" in steps[0].states ? "cell" : "hidden";
+      const W = 420, H = 120, hs = steps.map(s => s.states[key]), n = hs.length;
       const lo = Math.min(...hs.flat()), hi = Math.max(...hs.flat()), span = hi - lo || 1;
       const X = i => 10 + (W - 20) * (n > 1 ? i / (n - 1) : 0.5), Y = v => H - 8 - (H - 16) * (v - lo) / span;
       const ns = "http://www.w3.org/2000/svg", svg = document.createElementNS(ns, "svg");
@@ -200,6 +201,10 @@
         path.setAttribute("fill", "none"); path.setAttribute("stroke", palette[u % palette.length]);
         svg.append(path);
       }
+      const label = document.createElementNS(ns, "text");
+      label.setAttribute("x", 14); label.setAttribute("y", 12); label.setAttribute("font-size", "11");
+      label.textContent = key + " state over the string";
+      svg.append(label);
       const cursor = document.createElementNS(ns, "line");
       [["x1", X(t)], ["x2", X(t)], ["y1", 0], ["y2", H], ["stroke", "#d00"]].forEach(([k, v]) => cursor.setAttribute(k, v));
       svg.append(cursor);
