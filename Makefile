@@ -8,7 +8,7 @@ BIN      := $(VENV)/bin
 STAMP    := $(VENV)/.installed
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: book test lint install web-assets npm chromium clean
+.PHONY: book test lint install web-assets npm chromium clean exercises grade
 
 install: $(STAMP)
 
@@ -47,6 +47,15 @@ book: $(STAMP) web-assets
 test: book chromium
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/python -m pytest
+
+# Regenerate the student notebooks and autograder bundles from exercises/source/.
+exercises: $(STAMP)
+	$(BIN)/python -m course_rnn.grading assign
+
+# Grade every notebook in a folder: make grade SUBMISSIONS=dir [CSV=grades.csv]
+grade: $(STAMP)
+	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=folder [CSV=grades.csv]"; exit 2; }
+	$(BIN)/python -m course_rnn.grading grade $(SUBMISSIONS) --csv $(or $(CSV),grades.csv)
 
 lint: $(STAMP)
 	$(BIN)/ruff check --fix src tests benchmarks

@@ -1,0 +1,17 @@
+OK_FORMAT = True
+
+test = {   'name': 'q1',
+    'points': 4,
+    'suites': [   {   'cases': [   {   'code': '>>> x, h, c, W, U, b = lstm_case(0)\n'
+                                               '>>> h_t, c_t = lstm_step(x, h, c, W, U, b)\n'
+                                               '>>> h_ref, c_ref = torch_cell(W, U, b)(x, (h, c))\n'
+                                               ">>> assert h_t.shape == h_ref.shape, f'h_t has shape {tuple(h_t.shape)}, expected {tuple(h_ref.shape)}'\n"
+                                               ">>> assert torch.allclose(c_t, c_ref, atol=1e-05), 'C_t differs from torch.nn.LSTMCell: check i, f, g'\n"
+                                               ">>> assert torch.allclose(h_t, h_ref, atol=1e-05), 'C_t is right but h_t is not: check o_t * tanh(C_t)'\n",
+                                       'hidden': False,
+                                       'locked': False,
+                                       'points': 0}],
+                      'scored': True,
+                      'setup': '',
+                      'teardown': '',
+                      'type': 'doctest'}]}
