@@ -1,0 +1,247 @@
+"""How far back can a recurrent network's gradient reach? (Bengio et al. 1994; chapter 3)
+
+Training by backpropagation through time changes what a model does at step ``t`` by how much the
+error at a later step ``T`` depends on it. For a simple recurrent network that dependence is a
+product of ``T − t`` Jacobians ``∂h_{s}/∂h_{s-1} = diag(f') U``; when their norms are below one it
+shrinks geometrically with the distance ``T − t`` (the *vanishing gradient*). The LSTM's cell
+state ``C_t = f_t ⊙ C_{t-1} + …`` gives the gradient a path whose factor is the forget gate, which
+can stay near one.
+
+:func:`gradient_norms_by_distance` measures this for any recurrent model of
+:mod:`course_rnn.models`::
+
+    result = gradient_norms_by_distance(model, inputs, wrt="hidden", of="loss")
+    result["distance"]   # 0, 1, …, T-1  (distance T − t from the last step)
+    result["norm"]       # mean over strings of ‖∂L_T/∂h_t‖ at each distance
+    result["per_string"] # [B, T] the same per string
+
+* ``wrt="hidden"``: the state ``h_t`` after reading input ``t`` (for the LSTM its hidden state
+  ``h_t``, not the cell ``C_t``); ``wrt="input"``: the input vector ``x_t`` (one-hot or
+  embedding) – only for models that read input vectors (SRN, GRU, LSTM, Decay RNN).
+* ``of="loss"``: ``L_T``, the cross-entropy of the prediction at the last step (of ``targets``, or
+  of the model's own top prediction when no targets are given); ``of="hidden"``: the last state
+  ``h_T``, with the Frobenius norm of the Jacobian ``∂h_T/∂(·)_t``.
+
+The measurement re-runs the model one step at a time with the model's own readable cells (the
+``from_torch`` cells of :mod:`course_rnn.models.srn`, ``.gru`` and ``.lstm``, which compute
+exactly what the fast layers compute) and adds a zero "probe" to the state at every step: the
+gradient with respect to that probe is the gradient with respect to the state. The model is
+evaluated in eval mode (no dropout) and left as it was; its weights are not changed.
+
+:func:`log_slope` summarises a profile by the fitted slope of ``log10(norm)`` per step of distance
+(−1 means the gradient shrinks tenfold with every step further back).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from torch.nn import functional as F
+
+from course_rnn.models.base import SequenceModel
+
+WRT = ("hidden", "input")
+OF = ("loss", "hidden")
+
+
+@dataclass
+class _Stepper:
+    """A model unrolled by hand: input vectors (or None), a start state and one step."""
+
+    inputs: torch.Tensor | None  # [B, T, D] input vectors, None when symbols act directly
+    start: object  # the state before the first step
+    step: Callable  # step(t, x_t or None, state) -> new state
+    hidden: Callable  # hidden(state) -> h [B, H]
+    replace_hidden: Callable  # replace_hidden(state, h) -> state with h as its hidden part
+    readout: Callable | None  # readout(h) -> logits [B, V], None when unavailable
+
+
+def _stepper(model: SequenceModel, inputs: torch.Tensor) -> _Stepper:
+    """The per-family recipe for stepping ``model`` along ``inputs`` [B, T]."""
+    from course_rnn.models.decay_rnn import DecayRNN
+    from course_rnn.models.flnn import FLNN
+    from course_rnn.models.srn import RecurrentLanguageModel
+    from course_rnn.models.urn import SymbolMatrixRNN
+
+    if isinstance(model, RecurrentLanguageModel):
+        x = model.input_layer(inputs, dtype=model.readout.weight.dtype)
+        cells = [model.cell_class.from_torch(model.rnn, layer) for layer in range(model.num_layers)]
+        names = cells[0].state_names
+
+        def step(t, x_t, state):
+            new, layer_input = [], x_t
+            for cell, layer_state in zip(cells, state):
+                record = cell.step(layer_input, layer_state)
+                layer_state = tuple(record[n] for n in names)
+                new.append(layer_state[0] if len(names) == 1 else layer_state)
+                layer_input = record["hidden"]
+            return new
+
+        def hidden(state):  # the top layer's hidden state
+            return state[-1] if len(names) == 1 else state[-1][0]
+
+        def replace_hidden(state, h):
+            top = h if len(names) == 1 else (h, *state[-1][1:])
+            return [*state[:-1], top]
+
+        return _Stepper(x, [None] * len(cells), step, hidden, replace_hidden, model.readout)
+
+    if isinstance(model, DecayRNN):
+        x = model.input_layer(inputs, dtype=model.readout.weight.dtype)
+        return _Stepper(
+            x, None, lambda t, x_t, h: model.step(x_t, h), lambda h: h, lambda s, h: h,
+            model.readout,
+        )  # fmt: skip
+
+    if isinstance(model, SymbolMatrixRNN):
+        # h_t = A(x_t) h_{t-1}: the symbol acts as a matrix, there is no input vector
+        matrices = model.symbol_matrices()  # [V, n, n], as ``model.embedding`` gives them
+        start = model.start_state.expand(inputs.shape[0], model.n)
+
+        def step(t, x_t, h):
+            return torch.einsum("bij,bj->bi", matrices[inputs[:, t]], h)
+
+        return _Stepper(None, start, step, lambda h: h, lambda s, h: h, model.readout)
+
+    if isinstance(model, FLNN):
+        # z_t = w_j + s_j z_{t-1} (Tabor 2011, eq. 4); the RBF readout is not stepped here
+        scale, offset = model._word_maps(model.scale[None], model.offset[None])
+        scale, offset = scale[0], offset[0]
+        start = model.start.expand(inputs.shape[0], model.hidden_size)
+
+        def step(t, x_t, z):
+            symbol = inputs[:, t]
+            return offset[symbol] + scale[symbol, None] * z
+
+        return _Stepper(None, start, step, lambda z: z, lambda s, z: z, None)
+
+    raise TypeError(
+        f"gradient_norms_by_distance does not know how to step a {type(model).__name__}; "
+        "it handles the SRN, GRU, LSTM, Decay RNN, URN/MatrixRNN and FLNN"
+    )
+
+
+def gradient_norms_by_distance(
+    model: SequenceModel,
+    inputs: torch.Tensor,
+    *,
+    wrt: str = "hidden",
+    of: str = "loss",
+    targets: torch.Tensor | None = None,
+) -> dict[str, np.ndarray]:
+    """Norm of the gradient of the last step's loss (or state) with respect to every earlier
+    state (or input), by distance ``T − t``.
+
+    ``inputs`` is ``[B, T]`` (or ``[T]``) of symbol indices without padding – strings of one
+    length, e.g. ``make_batch(vocab, strings).inputs`` for strings of equal length. ``targets``
+    (``of="loss"`` only) holds the symbol that should follow the last input, ``[B]`` (or a
+    ``[B, T]`` target batch, of which the last column is used).
+
+    Returns ``{"distance": [T], "norm": [T], "per_string": [B, T]}`` (numpy, float64), ordered by
+    distance: entry ``d`` belongs to step ``t = T − 1 − d``.
+    """
+    if wrt not in WRT:
+        raise ValueError(f"wrt must be one of {WRT}, got {wrt!r}")
+    if of not in OF:
+        raise ValueError(f"of must be one of {OF}, got {of!r}")
+    if not isinstance(model, SequenceModel):
+        raise TypeError(
+            f"expected a sequence model of course_rnn.models, got {type(model).__name__}"
+        )
+    inputs = model.check_inputs(inputs)
+    if inputs.shape[1] == 0:
+        raise ValueError("inputs must have at least one time step (start with <s>)")
+    if (inputs == 0).any():
+        raise ValueError(
+            "inputs contain index 0 (<pad>): pass strings of one length, without padding"
+        )
+    batch, steps = inputs.shape
+    if targets is not None and of != "loss":
+        raise ValueError('targets only make sense with of="loss"')
+
+    was_training = model.training
+    model.eval()
+    try:
+        with torch.enable_grad():
+            stepper = _stepper(model, inputs)
+            if wrt == "input" and stepper.inputs is None:
+                raise TypeError(
+                    f"a {type(model).__name__} reads no input vectors (each symbol acts directly "
+                    'on the state): use wrt="hidden"'
+                )
+            if of == "loss" and stepper.readout is None:
+                raise NotImplementedError(
+                    f'of="loss" is not available for a {type(model).__name__}: use of="hidden"'
+                )
+            x = stepper.inputs
+            if x is not None:
+                x = x.detach().requires_grad_(wrt == "input")
+            probes = [] if wrt == "hidden" else None
+            state = stepper.start
+            for t in range(steps):
+                state = stepper.step(t, None if x is None else x[:, t], state)
+                if probes is not None:
+                    h = stepper.hidden(state)
+                    probe = torch.zeros_like(h, requires_grad=True)
+                    probes.append(probe)
+                    state = stepper.replace_hidden(state, h + probe)
+            h_last = stepper.hidden(state)
+            variables = probes if wrt == "hidden" else [x]
+
+            def squared_norms(objective, retain):
+                grads = torch.autograd.grad(
+                    objective, variables, retain_graph=retain, allow_unused=True
+                )
+                if wrt == "hidden":
+                    grads = [
+                        torch.zeros_like(v) if g is None else g for v, g in zip(variables, grads)
+                    ]
+                    return torch.stack([(g**2).sum(-1) for g in grads], dim=1)  # [B, T]
+                g = torch.zeros_like(x) if grads[0] is None else grads[0]
+                return (g**2).sum(-1)  # [B, T]
+
+            if of == "loss":
+                logits = stepper.readout(h_last)
+                if targets is None:
+                    wanted = logits.argmax(-1).detach()
+                else:
+                    wanted = torch.as_tensor(targets, device=logits.device).long()
+                    wanted = wanted[:, -1] if wanted.dim() == 2 else wanted.reshape(-1)
+                    if wanted.shape[0] != batch:
+                        raise ValueError(f"targets must have {batch} rows, got {wanted.shape[0]}")
+                loss = F.cross_entropy(logits, wanted, reduction="sum")  # strings independent
+                total = squared_norms(loss, retain=False)
+            else:
+                units = h_last.shape[-1]
+                total = sum(
+                    squared_norms(h_last[:, k].sum(), retain=k < units - 1) for k in range(units)
+                )
+    finally:
+        model.train(was_training)
+
+    per_step = total.detach().double().sqrt().cpu().numpy()  # [B, T] by step t
+    per_distance = per_step[:, ::-1].copy()  # [B, T] by distance T-1-t
+    return {
+        "distance": np.arange(steps),
+        "norm": per_distance.mean(axis=0),
+        "per_string": per_distance,
+    }
+
+
+def log_slope(result: dict, min_distance: int = 1, max_distance: int | None = None) -> float:
+    """Least-squares slope of ``log10(norm)`` against distance, over ``min_distance ≤ d ≤
+    max_distance`` (zeros are left out). −1 means a tenfold shrink per step."""
+    distance = np.asarray(result["distance"])
+    norm = np.asarray(result["norm"], dtype=float)
+    keep = (distance >= min_distance) & (norm > 0)
+    if max_distance is not None:
+        keep &= distance <= max_distance
+    if keep.sum() < 2:
+        raise ValueError("need at least two non-zero norms in the distance range to fit a slope")
+    return float(np.polyfit(distance[keep], np.log10(norm[keep]), 1)[0])
+
+
+__all__ = ["gradient_norms_by_distance", "log_slope"]
