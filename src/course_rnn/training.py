@@ -145,7 +145,7 @@ def fit(
     opt = make_optimizer(optimizer, model.parameters(), lr)
     history = History()
     best_loss, best_state, waited = math.inf, None, 0
-    bar = _progress_bar(epochs, progress)
+    bar = EpochProgress(epochs, progress)
 
     for epoch in range(1, epochs + 1):
         start = time.perf_counter()
@@ -190,7 +190,7 @@ def fit(
     return history
 
 
-class _progress_bar:
+class EpochProgress:
     """tqdm over epochs, showing the latest losses; silent when progress is off."""
 
     def __init__(self, epochs: int, progress: bool | None):
