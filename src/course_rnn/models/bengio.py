@@ -1,0 +1,241 @@
+"""Bengio et al. (2003): a neural n-gram language model.
+
+Like an n-gram model it predicts the next word ``w_t`` from the ``n − 1`` words before it, but
+instead of counting it looks the words up in a learned table of feature vectors (embeddings)
+``C`` and feeds them, side by side, through a small neural network:
+
+    x = (C(w_{t−n+1}), …, C(w_{t−2}), C(w_{t−1}))      the context, (n − 1)·m numbers
+    y = b + W x + U tanh(d + H x)                      one score per vocabulary word
+    P(w_t = i | context) = exp(y_i) / Σ_j exp(y_j)
+
+(The paper lists the context newest word first; the order of the blocks in ``x`` makes no
+difference.) ``W x`` are the optional *direct connections* from the embeddings to the output;
+with ``hidden=0`` the model is only ``y = b + W x``. Because similar words get similar vectors,
+a context never seen in training still gets a sensible prediction from the contexts that look
+like it: the generalisation an n-gram model lacks.
+
+This is a feed-forward model over fixed-size windows, not a
+:class:`~course_rnn.models.base.SequenceModel`: ``forward(contexts[B, n−1]) -> logits[B, V]``.
+Token ids come from a :class:`~course_rnn.languages.vocab.Vocab` (see
+:func:`course_rnn.corpus.build_vocab`): a sentence is read as ``<s> … <s> w1 … wk </s>`` with
+``n − 1`` start symbols, and every word and the final ``</s>`` is a target, exactly as in
+:class:`~course_rnn.models.kneser_ney.KneserNeyLM`, so their perplexities compare.
+
+The paper's Brown-corpus models: n = 3 or 5, m = 30 or 60 embedding units, h = 0, 50 or 100
+hidden units, with or without direct connections (MLP1, test perplexity 268: n = 5, m = 60,
+h = 50, direct; the defaults here are its sizes without ``W``). They were trained by SGD for
+days; here Adam runs for seconds to minutes on a CPU.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Sequence
+
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from ..corpus import check_sentences
+from ..languages.vocab import Vocab
+from ..utils import pick_device, seed_everything
+
+
+class BengioMLP(nn.Module):
+    """y = b + W x + U tanh(d + H x), with x the concatenated embeddings of the context."""
+
+    kind = "bengio"
+
+    def __init__(
+        self,
+        vocab_size: int,
+        context: int = 4,
+        embedding_dim: int = 60,
+        hidden: int = 50,
+        direct: bool = False,
+    ):
+        super().__init__()
+        for name, value, least in (
+            ("vocab_size", vocab_size, 2),
+            ("context", context, 1),
+            ("embedding_dim", embedding_dim, 1),
+            ("hidden", hidden, 0),
+        ):
+            if isinstance(value, bool) or not isinstance(value, int) or value < least:
+                raise ValueError(f"{name} must be an integer ≥ {least}, got {value!r}")
+        if hidden == 0 and not direct:
+            raise ValueError("with hidden=0 the model needs direct=True, or it ignores its input")
+        self._config = dict(
+            vocab_size=vocab_size,
+            context=context,
+            embedding_dim=embedding_dim,
+            hidden=hidden,
+            direct=direct,
+        )
+        self.vocab_size, self.context, self.hidden_size = vocab_size, context, hidden
+        inputs = context * embedding_dim
+
+        self.C = nn.Embedding(vocab_size, embedding_dim)  # word i → feature vector C(i)
+        self.H = nn.Linear(inputs, hidden) if hidden else None  # hidden layer, its bias is d
+        self.U = nn.Linear(hidden, vocab_size, bias=False) if hidden else None
+        self.W = nn.Linear(inputs, vocab_size, bias=False) if direct else None
+        self.b = nn.Parameter(torch.zeros(vocab_size))  # output biases
+
+    def check_inputs(self, contexts: torch.Tensor) -> torch.Tensor:
+        """Clear errors for a wrong type, shape, dtype or index, before torch gives its own."""
+        if not isinstance(contexts, torch.Tensor):
+            raise TypeError(f"contexts must be a torch.Tensor of indices, got {type(contexts)}")
+        if contexts.dim() == 1:
+            contexts = contexts.unsqueeze(0)
+        if contexts.dim() != 2 or contexts.shape[1] != self.context:
+            raise ValueError(
+                f"contexts must have shape [batch, {self.context}] (the n−1 previous words), "
+                f"got {tuple(contexts.shape)}"
+            )
+        dtype = contexts.dtype
+        if dtype.is_floating_point or dtype.is_complex or dtype == torch.bool:
+            raise ValueError(f"contexts must hold integer word indices, got dtype {contexts.dtype}")
+        if contexts.numel() and (contexts.min() < 0 or contexts.max() >= self.vocab_size):
+            raise ValueError(
+                f"word index out of range: found {int(contexts.min())}..{int(contexts.max())}, "
+                f"vocabulary size is {self.vocab_size}"
+            )
+        return contexts.long().to(self.b.device)
+
+    def forward(self, contexts: torch.Tensor) -> torch.Tensor:
+        """Next-word logits ``[B, V]`` for ``contexts[B, n−1]`` (oldest word first)."""
+        contexts = self.check_inputs(contexts)
+        x = self.C(contexts).flatten(1)  # x = (C(w_{t-n+1}), …, C(w_{t-1}))
+        y = self.b.expand(len(x), -1)  # y = b
+        if self.W is not None:
+            y = y + self.W(x)  # … + W x
+        if self.H is not None:
+            y = y + self.U(torch.tanh(self.H(x)))  # … + U tanh(d + H x)
+        return y
+
+    @torch.no_grad()
+    def predict_proba(self, contexts: torch.Tensor) -> torch.Tensor:
+        """P(w_t = i | context) = softmax(y)_i, shape ``[B, V]``."""
+        return torch.softmax(self.forward(contexts), dim=-1)
+
+    def num_parameters(self) -> int:
+        return sum(p.numel() for p in self.parameters() if p.requires_grad)
+
+    def config(self) -> dict:
+        """Constructor arguments, so that a checkpoint can rebuild the model."""
+        return dict(self._config)
+
+
+# -- data: sentences → (context, target) pairs ---------------------------------------------------
+
+
+def ngram_pairs(
+    sentences: Sequence[Sequence[str]], vocab: Vocab, context: int
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Every (n−1 previous tokens, next token) pair of the ``<s>``-padded sentences, as index
+    tensors ``contexts[N, context]`` and ``targets[N]``. Each word and each ``</s>`` is a target.
+
+    Map rare words first (:func:`course_rnn.corpus.map_unknown`): a word outside ``vocab``
+    raises ValueError.
+    """
+    check_sentences(sentences)
+    if isinstance(context, bool) or not isinstance(context, int) or context < 1:
+        raise ValueError(f"context must be a positive integer, got {context!r}")
+    ids = []
+    for sentence in sentences:
+        ids.append([vocab.bos_id] * context + _encode(sentence, vocab) + [vocab.eos_id])
+    windows = [torch.tensor(s).unfold(0, context + 1, 1) for s in ids]  # [len, n] each
+    windows = torch.cat(windows)
+    return windows[:, :-1].contiguous(), windows[:, -1].contiguous()
+
+
+def _encode(sentence: Sequence[str], vocab: Vocab) -> list[int]:
+    try:
+        return [vocab.stoi[w] for w in sentence]
+    except KeyError as err:
+        raise ValueError(
+            f"word {err.args[0]!r} is not in the vocabulary: map rare words to <unk> first "
+            "with course_rnn.corpus.map_unknown(sentences, vocab)"
+        ) from None
+
+
+def _check_pairs(model: BengioMLP, pairs: tuple[torch.Tensor, torch.Tensor]) -> None:
+    if not (isinstance(pairs, (tuple, list)) and len(pairs) == 2):
+        raise TypeError("data must be a (contexts, targets) pair of tensors, see ngram_pairs")
+    contexts, targets = pairs
+    if not (isinstance(contexts, torch.Tensor) and isinstance(targets, torch.Tensor)):
+        raise TypeError("data must be a (contexts, targets) pair of tensors, see ngram_pairs")
+    if len(contexts) == 0 or len(contexts) != len(targets):
+        raise ValueError(
+            f"need as many contexts as targets, at least one: {len(contexts)} vs {len(targets)}"
+        )
+    if targets.min() < 0 or targets.max() >= model.vocab_size:
+        raise ValueError(f"target index out of range for vocabulary size {model.vocab_size}")
+
+
+# -- evaluation and training ---------------------------------------------------------------------
+
+
+@torch.no_grad()
+def perplexity(
+    model: BengioMLP, data: tuple[torch.Tensor, torch.Tensor], batch_size: int = 4096
+) -> float:
+    """exp(mean −log P(target | context)) over the (contexts, targets) pairs ``data``."""
+    _check_pairs(model, data)
+    was_training = model.training
+    model.eval()
+    total = 0.0
+    for contexts, targets in zip(data[0].split(batch_size), data[1].split(batch_size)):
+        logits = model(contexts)
+        total += float(F.cross_entropy(logits, targets.to(logits.device), reduction="sum"))
+    model.train(was_training)
+    return math.exp(total / len(data[1]))
+
+
+def train(
+    model: BengioMLP,
+    data: tuple[torch.Tensor, torch.Tensor],
+    *,
+    epochs: float = 1.0,
+    batch_size: int = 256,
+    lr: float = 3e-3,
+    weight_decay: float = 0.0,
+    seed: int = 0,
+    max_seconds: float | None = None,
+    device: str | torch.device | None = None,
+) -> list[float]:
+    """Minimise the cross-entropy of the targets with Adam; return the loss of every step.
+
+    ``epochs`` may be fractional (0.25 = a quarter pass over the shuffled pairs). ``seed`` fixes
+    the order of the batches; seed the model's initial weights yourself, before building it
+    (``course_rnn.utils.seed_everything``). ``max_seconds`` stops early on a wall-clock budget
+    (handy in a notebook, but then the result depends on the machine's speed: leave it ``None``
+    for reproducible numbers).
+    """
+    _check_pairs(model, data)
+    if epochs <= 0 or batch_size < 1 or lr <= 0:
+        raise ValueError(
+            f"need epochs > 0, batch_size ≥ 1, lr > 0: got {epochs}, {batch_size}, {lr}"
+        )
+    generator = seed_everything(seed)
+    model.to(pick_device(device)).train()
+    optimiser = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=weight_decay)
+    contexts, targets = data
+    steps = max(1, round(epochs * len(targets) / batch_size))
+    order = torch.cat(
+        [torch.randperm(len(targets), generator=generator) for _ in range(math.ceil(epochs))]
+    )
+    losses, start = [], time.perf_counter()
+    for step in range(steps):
+        batch = order[step * batch_size : (step + 1) * batch_size]
+        logits = model(contexts[batch])
+        loss = F.cross_entropy(logits, targets[batch].to(logits.device))
+        optimiser.zero_grad()
+        loss.backward()
+        optimiser.step()
+        losses.append(loss.item())
+        if max_seconds is not None and time.perf_counter() - start > max_seconds:
+            break
+    model.eval()
+    return losses
