@@ -690,7 +690,10 @@ def main(argv: list[str] | None = None) -> int:
                                      .split("\n\n")[0])
     parser.add_argument("--root", type=Path, default=ROOT, help="the exercises/ folder")
     sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("assign", help="generate student versions, autograder bundles, answer keys")
+    assign_cmd = sub.add_parser(
+        "assign", help="generate student versions, autograder bundles, answer keys"
+    )
+    assign_cmd.add_argument("names", nargs="*", help="only these assignments (default: all)")
     sub.add_parser("check", help="fail if the committed generated files are out of date")
     grade = sub.add_parser("grade", help="grade every notebook in a folder")
     grade.add_argument("submissions", type=Path)
@@ -700,7 +703,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     if args.command == "assign":
-        for name in assign(args.root):
+        for name in assign(args.root, names=args.names or None):
             print(f"assigned {name}")
         return 0
     if args.command == "check":

@@ -12,7 +12,8 @@ import pytest
 
 from course_rnn.grading import ROOT, check_up_to_date, grade_folder, values_match
 
-ASSIGNMENTS = ("ch03_lstm_cell", "ch05_pdda", "ch06_dyck_urn")
+ASSIGNMENTS = ("ch01_bengio", "ch02_srn", "ch03_lstm_cell", "ch04_decay_rnn", "ch05_pdda",
+               "ch06_dyck_urn")
 TIME_LIMIT = 12.0  # the hard limit; a cell gets half of it
 OUTSIDE = "grading-escape-{}.txt"  # files a hostile submission tries to create outside its folder
 
@@ -61,6 +62,41 @@ LIBRARY_ANSWERS = {  # answers that call the library's reference implementations
         "def pdda_step(z, symbol):\n    return PDDA1().step(z, symbol)\n",
         "pdda_accepts": "def pdda_accepts(sentence):\n    return PDDA1().accepts(sentence)\n",
     },
+    "ch01_bengio": {
+        "bengio_logits": "def bengio_logits(contexts, C, H, d, U, W, b):\n"
+        "    return library_model(C, H, d, U, W, b)(contexts)\n",
+        "kn_unigram": "def kn_unigram(sentences, discount=0.75):\n"
+        "    lm = KneserNeyLM(order=2, discount=discount).fit(sentences)\n"
+        "    return {w: lm.prob_by_order(w)[1] for w in lm.vocabulary}\n",
+        "kn_perplexity": "def kn_perplexity(lm, sentences):\n    return lm.perplexity(sentences)\n",
+    },
+    "ch02_srn": {
+        "srn_step": "from course_rnn.models.srn import SRNCell\n"
+        "def srn_step(x, h, W, U, b):\n"
+        "    return SRNCell.from_torch(torch_cell(W, U, b))(x, h)\n",
+        "srn_run": "def srn_run(xs, W, U, b, h0=None):\n"
+        "    with torch.no_grad():\n"
+        "        return torch_rnn(W, U, b)(xs, None if h0 is None else h0[None])[0]\n",
+        "loss_lower_bound": "from course_rnn.analysis.hidden import exact_cross_entropy\n"
+        "from course_rnn.languages.vocab import Vocab\n"
+        "from course_rnn.models.srn import SRN\n"
+        "def loss_lower_bound():\n"
+        "    vocab = Vocab(elman.alphabet)\n"
+        "    return exact_cross_entropy(SRN(len(vocab), 4, seed=0), vocab, elman)['entropy']\n",
+    },
+    "ch04_decay_rnn": {
+        "dale_matrix": "def dale_matrix(W):\n"
+        "    model = DecayRNN(vocab_size=1, hidden_size=W.shape[0])\n"
+        "    with torch.no_grad():\n"
+        "        model.weight_hh.copy_(W)\n"
+        "        return model.recurrent_matrix()\n",
+        "decay_step": "def decay_step(x, h, U, b, W, alpha):\n"
+        "    with torch.no_grad():\n"
+        "        return library_cell(U, b, W, alpha).step(x, h)\n",
+        "count_attractors": "from course_rnn.languages import agreement as grammar\n"
+        "def count_attractors(words, subject_index, verb_index):\n"
+        "    return grammar.count_attractors(words, subject_index, verb_index)\n",
+    },
     "ch06_dyck_urn": {
         "attractors": "def attractors(string):\n    return dyck.attractors(string)\n",
         "skew": "from course_rnn.models.urn import skew_symmetric\n"
@@ -84,6 +120,33 @@ def partly_wrong() -> dict:
         "    i, f, g, o = (x @ W.T + h @ U.T + b).chunk(4, dim=-1)\n"
         "    c_t = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)\n"
         "    return torch.sigmoid(o) * c_t, c_t\n"))
+
+
+PARTLY_WRONG = {  # one mistake each in the other assignments: points per question expected
+    "ch01_bengio": (  # the context read newest word first: right only when it is one word
+        "bengio_logits", "def bengio_logits(contexts, C, H, d, U, W, b):\n"
+        "    x = C[contexts.flip(1)].flatten(1)\n"
+        "    y = b + (0 if W is None else x @ W.T)\n"
+        "    return y if H is None else y + torch.tanh(d + x @ H.T) @ U.T\n",
+        {"q1": 1.0, "q2": 3.0, "q3": 3.0, "q4": 3.0},
+    ),
+    "ch02_srn": (  # h0 ignored: only the case that starts from h0 fails
+        "srn_run", "def srn_run(xs, W, U, b, h0=None):\n"
+        "    h, states = xs.new_zeros(xs.shape[1], U.shape[1]), []\n"
+        "    for x in xs:\n"
+        "        h = srn_step(x, h, W, U, b)\n"
+        "        states.append(h)\n"
+        "    return torch.stack(states)\n",
+        {"q1": 3.0, "q2": 2.0, "q3": 3.0, "q4": 2.0},
+    ),
+    "ch04_decay_rnn": (  # ⌊0.8 H⌋ excitatory units instead of ⌈0.8 H⌉: wrong for H = 1, 6, 7
+        "dale_matrix", "def dale_matrix(W):\n"
+        "    signs = -torch.ones(W.shape[0])\n"
+        "    signs[: int(0.8 * W.shape[0])] = 1.0\n"
+        "    return torch.relu(W) * signs\n",
+        {"q1": 1.0, "q2": 2.0, "q3": 2.0, "q4": 3.0},
+    ),
+}
 
 
 def cheater() -> dict:
@@ -134,6 +197,8 @@ def graded(tmp_path_factory):
         notebooks[f"reference_{name}"] = solution(name)
         notebooks[f"library_{name}"] = library_backed(name)
         notebooks[f"blank_{name}"] = student(name)
+    for name, (function, source, _) in PARTLY_WRONG.items():
+        notebooks[f"partial_{name}"] = answer(solution(name), function, source)
     notebooks |= {
         "partial_ch03_lstm_cell": partly_wrong(),
         "cheater_ch03_lstm_cell": cheater(),
@@ -190,6 +255,11 @@ def test_partly_wrong_gets_partial_credit_per_case(graded):
     assert points == {"q1": 1.0, "q2": 0.0, "q3": 3.0}  # q1: only the C_t case passes
 
 
+@pytest.mark.parametrize("name", PARTLY_WRONG)
+def test_one_mistake_costs_only_the_cases_it_breaks(graded, name):
+    assert graded[0][f"partial_{name}"][1].points == PARTLY_WRONG[name][2]
+
+
 def test_monkeypatching_the_checker_earns_nothing(graded):
     assert total(graded, "cheater_ch03_lstm_cell") == 0
 
@@ -233,7 +303,7 @@ def test_huge_output_is_capped(graded):
 
 def test_batch_writes_one_row_per_submission_with_points_per_question(graded):
     rows = {stem: row for stem, (row, _) in graded[0].items()}
-    assert len(rows) == 3 * len(ASSIGNMENTS) + 11
+    assert len(rows) == 3 * len(ASSIGNMENTS) + len(PARTLY_WRONG) + 11
     assert rows["broken_ch03_lstm_cell"]["total"] == "0.0"
     assert rows["unknown"]["assignment"] == "?"
     assert rows["partial_ch03_lstm_cell"]["q1"] == "1.0"

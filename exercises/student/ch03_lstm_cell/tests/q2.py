@@ -6,8 +6,8 @@ test = {   'name': 'q2',
                                                '>>> _, _, _, W, U, b = lstm_case(0)\n'
                                                '>>> net = torch.nn.LSTM(4, 5)\n'
                                                '>>> with torch.no_grad():\n'
-                                               '...     (net.weight_ih_l0.copy_(W), net.weight_hh_l0.copy_(U), net.bias_ih_l0.copy_(b))\n'
-                                               '...     net.bias_hh_l0.zero_()\n'
+                                               '...     _ = (net.weight_ih_l0.copy_(W), net.weight_hh_l0.copy_(U), net.bias_ih_l0.copy_(b))\n'
+                                               '...     _ = net.bias_hh_l0.zero_()\n'
                                                '...     expected = net(xs)[0]\n'
                                                '>>> out = lstm_run(xs, W, U, b)\n'
                                                ">>> assert out.shape == (6, 2, 5), f'expected shape (6, 2, 5), got {tuple(out.shape)}'\n"

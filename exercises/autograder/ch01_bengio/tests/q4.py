@@ -1,0 +1,20 @@
+OK_FORMAT = True
+
+test = {   'name': 'q4',
+    'points': 3,
+    'suites': [   {   'cases': [   {   'code': '>>> lm = KneserNeyLM(order=2).fit(train)\n'
+                                               '>>> got = kn_perplexity(lm, test)\n'
+                                               ">>> assert 1 < got < len(lm.vocabulary), f'perplexity {got} should lie between 1 and |V|'\n",
+                                       'hidden': False,
+                                       'locked': False,
+                                       'points': 0},
+                                   {'code': '>>> [float(kn_perplexity(KneserNeyLM(order=n).fit(train), test)) for n in (1, 2, 3, 4)]\n', 'hidden': True, 'locked': False, 'points': 1},
+                                   {'code': '>>> [float(kn_perplexity(KneserNeyLM(order=n).fit(train), train)) for n in (1, 2, 3, 4)]\n', 'hidden': True, 'locked': False, 'points': 1},
+                                   {   'code': ">>> lm = KneserNeyLM(order=3, discount=0.9).fit(train)\n>>> float(kn_perplexity(lm, [['the', 'bird', 'sat', 'on', 'the', 'mat'], ['a', 'cat']]))\n",
+                                       'hidden': True,
+                                       'locked': False,
+                                       'points': 1}],
+                      'scored': True,
+                      'setup': '',
+                      'teardown': '',
+                      'type': 'doctest'}]}

@@ -1,0 +1,24 @@
+OK_FORMAT = True
+
+test = {   'name': 'q1',
+    'points': 4,
+    'suites': [   {   'cases': [   {   'code': '>>> case = bengio_case(0)\n'
+                                               '>>> got = bengio_logits(*case)\n'
+                                               '>>> with torch.no_grad():\n'
+                                               '...     want = library_model(*case[1:])(case[0])\n'
+                                               ">>> assert got.shape == want.shape, f'expected shape {tuple(want.shape)}, got {tuple(got.shape)}'\n"
+                                               ">>> assert torch.allclose(got, want, atol=1e-05), 'y differs from BengioMLP: check the order of x'\n",
+                                       'hidden': False,
+                                       'locked': False,
+                                       'points': 0},
+                                   {   'code': '>>> case = bengio_case(0, direct=False)\n'
+                                               '>>> with torch.no_grad():\n'
+                                               '...     want = library_model(*case[1:])(case[0])\n'
+                                               ">>> assert torch.allclose(bengio_logits(*case), want, atol=1e-05), 'without W (None), y is wrong'\n",
+                                       'hidden': False,
+                                       'locked': False,
+                                       'points': 0}],
+                      'scored': True,
+                      'setup': '',
+                      'teardown': '',
+                      'type': 'doctest'}]}

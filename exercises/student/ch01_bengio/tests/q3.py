@@ -1,0 +1,17 @@
+OK_FORMAT = True
+
+test = {   'name': 'q3',
+    'points': 3,
+    'suites': [   {   'cases': [   {   'code': '>>> p = kn_unigram(toy)\n'
+                                               ">>> assert abs(sum(p.values()) - 1) < 1e-09, f'the probabilities sum to {sum(p.values())}, not 1'\n"
+                                               '>>> lm = KneserNeyLM(order=2).fit(toy)\n'
+                                               ">>> for w in ('san', 'francisco', '</s>', '<unk>'):\n"
+                                               '...     want = lm.prob_by_order(w)[1]\n'
+                                               "...     assert abs(p.get(w, 0) - want) < 1e-09, f'P_KN({w!r}) = {p.get(w)}, the library says {want}'\n",
+                                       'hidden': False,
+                                       'locked': False,
+                                       'points': 0}],
+                      'scored': True,
+                      'setup': '',
+                      'teardown': '',
+                      'type': 'doctest'}]}
