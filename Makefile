@@ -7,6 +7,8 @@ VENV     := .venv
 BIN      := $(VENV)/bin
 STAMP    := $(VENV)/.installed
 CHROMIUM := /usr/bin/chromium
+# Executed notebooks (book build, nbval) and CI logs get no progress bars.
+export COURSE_RNN_PROGRESS ?= 0
 
 .PHONY: book test lint install web-assets npm chromium clean exercises grade
 
