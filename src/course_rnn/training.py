@@ -144,7 +144,7 @@ def fit(
     model.to(pick_device(device))
     opt = make_optimizer(optimizer, model.parameters(), lr)
     history = History()
-    best_loss, best_state, waited = math.inf, None, 0
+    stopper = EarlyStopping(model, patience) if valid is not None and patience else None
     bar = EpochProgress(epochs, progress)
 
     for epoch in range(1, epochs + 1):
@@ -172,22 +172,39 @@ def fit(
         history.epochs.append(record)
         bar.update(record)
 
-        if valid is not None and patience is not None:
-            if record["valid_loss"] < best_loss - 1e-6:
-                best_loss, waited, history.best_epoch = record["valid_loss"], 0, epoch
-                best_state = {k: v.detach().clone() for k, v in model.state_dict().items()}
-            else:
-                waited += 1
-                if waited >= patience:
-                    history.stopped_early = True
-                    break
+        if stopper is not None and stopper.should_stop(record["valid_loss"], epoch, history):
+            break
     bar.close()
-    if best_state is not None:
-        model.load_state_dict(best_state)
+    if stopper is not None:
+        stopper.restore_best()
     model.eval()
     if checkpoint is not None:
         save_checkpoint(model, vocab, checkpoint, history)
     return history
+
+
+class EarlyStopping:
+    """Remember the weights with the best validation loss; stop after ``patience`` epochs
+    without improvement. Shared by every training loop of the library."""
+
+    def __init__(self, model: torch.nn.Module, patience: int):
+        if patience < 1:
+            raise ValueError(f"patience must be ≥ 1, got {patience}")
+        self.model, self.patience = model, patience
+        self.best_loss, self.best_state, self.waited = math.inf, None, 0
+
+    def should_stop(self, loss: float, epoch: int, history: History) -> bool:
+        if loss < self.best_loss - 1e-6:
+            self.best_loss, self.waited, history.best_epoch = loss, 0, epoch
+            self.best_state = {k: v.detach().clone() for k, v in self.model.state_dict().items()}
+            return False
+        self.waited += 1
+        history.stopped_early = self.waited >= self.patience
+        return history.stopped_early
+
+    def restore_best(self) -> None:
+        if self.best_state is not None:
+            self.model.load_state_dict(self.best_state)
 
 
 class EpochProgress:

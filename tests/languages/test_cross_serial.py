@@ -2,7 +2,6 @@
 positions B&L 2023 score exactly."""
 
 from collections import Counter
-from itertools import product
 
 import numpy as np
 import pytest
@@ -22,18 +21,6 @@ def members_by_definition(max_total):
     }
 
 
-def check_against_brute_force(language, members, max_prefix):
-    """is_member and valid_next agree with an explicit member set on every string up to
-    ``max_prefix`` symbols (``members`` must hold every member that such prefixes can reach)."""
-    prefixes = {m[:i] for m in members for i in range(len(m) + 1)}
-    for size in range(max_prefix + 1):
-        for p in product(language.alphabet, repeat=size):
-            assert language.is_member(p) == (p in members), p
-            expected = {x for x in language.alphabet if p + (x,) in prefixes}
-            expected |= {EOS} if p in members else set()
-            assert language.valid_next(p) == expected, p
-
-
 def test_family_sizes_match_a_hand_count():
     # C_k holds the (m, n) with m, n >= 1 and m + n < k: 1 + 2 + ... + (k - 2) of them
     assert CrossSerial.family(3) == [tuple("abcd")]
@@ -50,8 +37,8 @@ def test_string():
         CrossSerial.string(2, 0)
 
 
-def test_valid_next_agrees_with_membership_by_brute_force():
-    check_against_brute_force(CrossSerial(), members_by_definition(9), max_prefix=6)
+def test_valid_next_agrees_with_membership_by_brute_force(brute_force):
+    brute_force(CrossSerial(), members_by_definition(9), max_prefix=6)
 
 
 def test_valid_next_examples():

@@ -23,7 +23,6 @@ optimizer step (``step_metrics``), e.g. the Decay RNN's learned ``α`` over trai
 
 from __future__ import annotations
 
-import math
 import time
 from collections import defaultdict
 from collections.abc import Callable, Hashable, Sequence
@@ -35,7 +34,7 @@ from torch.nn import functional as F
 
 from ..languages.base import check_positive
 from ..languages.vocab import Vocab, make_batch
-from ..training import EpochProgress, History, make_optimizer
+from ..training import EarlyStopping, EpochProgress, History, make_optimizer
 from ..utils import pick_device, seed_everything
 from .base import SequenceModel
 from .srn import seeded
@@ -243,7 +242,8 @@ def fit_classifier(
     classifier.to(pick_device(device))
     opt = make_optimizer(optimizer, classifier.parameters(), lr)
     history = ClassifierHistory()
-    best_loss, best_state, waited, step = math.inf, None, 0, 0
+    stopper = EarlyStopping(classifier, patience) if valid is not None and patience else None
+    step = 0
     bar = EpochProgress(epochs, progress)
 
     def record_step(epoch: int) -> None:
@@ -285,17 +285,10 @@ def fit_classifier(
         history.epochs.append(record)
         bar.update(record)
 
-        if valid is not None and patience is not None:
-            if record["valid_loss"] < best_loss - 1e-6:
-                best_loss, waited, history.best_epoch = record["valid_loss"], 0, epoch
-                best_state = {k: v.detach().clone() for k, v in classifier.state_dict().items()}
-            else:
-                waited += 1
-                if waited >= patience:
-                    history.stopped_early = True
-                    break
+        if stopper is not None and stopper.should_stop(record["valid_loss"], epoch, history):
+            break
     bar.close()
-    if best_state is not None:
-        classifier.load_state_dict(best_state)
+    if stopper is not None:
+        stopper.restore_best()
     classifier.eval()
     return history
