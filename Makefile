@@ -42,6 +42,7 @@ web-assets: $(STAMP) npm
 
 # -W: a failing or timed-out notebook cell fails the build. Execution is cached per notebook.
 book: $(STAMP) web-assets
+	rm -rf book/_build/html  # no stale pages of removed files (executed notebooks stay cached)
 	$(BIN)/jupyter-book build -W -n --keep-going book/
 	@echo "Open book/_build/html/index.html"
 
