@@ -102,12 +102,15 @@ def time_book() -> dict:
             env={**os.environ, "COURSE_RNN_PROGRESS": "0"},
         )
         wall = time.perf_counter() - start
-    return {
+    record = {
         "wall_s": wall,
         "ok": done.returncode == 0,
         "load_before": before,
         "within_target": done.returncode == 0 and wall <= BOOK_LIMIT_S,
     }
+    if done.returncode != 0:  # say why, briefly
+        record["error"] = (done.stdout + done.stderr).strip().splitlines()[-5:]
+    return record
 
 
 def markdown(results: dict) -> str:
