@@ -10,7 +10,7 @@ CHROMIUM := /usr/bin/chromium
 # Executed notebooks (book build, nbval) and CI logs get no progress bars.
 export COURSE_RNN_PROGRESS ?= 0
 
-.PHONY: book test lint install web-assets npm chromium clean exercises grade
+.PHONY: book test lint install web-assets npm chromium clean exercises grade replicate
 
 install: $(STAMP)
 
@@ -59,6 +59,12 @@ exercises: $(STAMP)
 grade: $(STAMP)
 	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=folder [CSV=grades.csv]"; exit 2; }
 	$(BIN)/python -m course_rnn.grading grade $(SUBMISSIONS) --csv $(or $(CSV),grades.csv)
+
+# Run a paper's experiment: make replicate EXPERIMENT=tabor-table4 [ARGS="--scale paper --seeds 5"]
+# (EXPERIMENT=all runs every one; `.venv/bin/python -m course_rnn replicate --help` lists them.)
+replicate: $(STAMP)
+	@test -n "$(EXPERIMENT)" || { $(BIN)/python -m course_rnn list; echo "usage: make replicate EXPERIMENT=name [ARGS=...]"; exit 2; }
+	COURSE_RNN_PROGRESS=1 $(BIN)/python -m course_rnn replicate $(EXPERIMENT) $(ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check --fix src tests benchmarks

@@ -59,6 +59,7 @@ from ..metrics import (
 from ..models import build_model
 from ..training import fit
 from ..utils import pick_device
+from .replication import Experiment, Replication, Row, Timer, normalise_scale, seed_list, steps
 
 #: Display name → (registry kind, extra constructor arguments). The state size is added per run.
 GYM_MODELS: dict[str, tuple[str, dict]] = {
@@ -269,7 +270,7 @@ def run_gym(
     scale: str = "default",
     seeds: Sequence[int] = (0,),
     device=None,
-    progress: bool = False,
+    progress: bool | None = None,
     models: Iterable[str] | None = None,
     languages: Iterable[str] | None = None,
     settings: dict | None = None,
@@ -282,7 +283,7 @@ def run_gym(
     ``models``/``languages`` pick subsets (ValueError naming the known ones otherwise);
     ``settings`` overrides entries of ``gym_settings(scale)`` (a language may set its own ``lr``
     and ``batch_size``), e.g.
-    ``{"hidden": 8, "languages": {"dyck": {"epochs": 2}}}``.
+    ``{"hidden": 8, "languages": {"dyck": {"epochs": 2}}}``. ``progress`` shows a bar over the runs.
     """
     cfg = gym_settings(scale)
     if settings:
@@ -293,36 +294,202 @@ def run_gym(
     seeds = list(seeds)
     if not seeds:
         raise ValueError("give at least one seed")
-    pairs = [(m, lang) for lang in language_names for m in model_names if applicable(m, lang)]
+    pairs = [(lang, m) for lang in language_names for m in model_names if applicable(m, lang)]
     if not pairs:
         raise ValueError(f"none of the models {model_names} applies to {language_names} "
                          f"(the FLNN runs only on {', '.join(FLNN_LANGUAGES)})")
     device = pick_device(device)
+    tasks = {lang: _task(lang, cfg["languages"][lang]) for lang in language_names}
+    jobs = [(lang, m, seed) for lang, m in pairs for seed in seeds]
     rows = []
-    for lang_name in language_names:
-        task = _task(lang_name, cfg["languages"][lang_name])
-        for model_name in model_names:
-            if not applicable(model_name, lang_name):
-                continue
-            for seed in seeds:
-                model = _build(model_name, task.vocab, cfg, seed)
-                start = time.perf_counter()
-                history = fit(model, task.vocab, task.train, epochs=task.epochs,
-                              batch_size=task.batch_size or cfg["batch_size"],
-                              lr=task.lr or cfg["lr"], seed=seed, device=device, progress=False)
-                seconds = time.perf_counter() - start
-                validity = next_symbol_validity(model, task.language, task.vocab, task.test)
-                row = {
-                    "model": model_name, "language": lang_name, "seed": seed,
-                    "params": model.num_parameters(), "train_seconds": seconds,
-                    "epochs": task.epochs, "final_loss": history.last["train_loss"],
-                    "valid_strings": validity["strings"],
-                    "valid_positions": validity["positions"],
-                    "own_metric": OWN_METRICS[lang_name], "own": float(task.own(model)),
-                }
-                rows.append(row)
-                if progress:
-                    print(f"{lang_name:12s} {model_name:5s} seed {seed}: "
-                          f"valid {row['valid_strings']:.2f}, {row['own_metric']} "
-                          f"{row['own']:.2f} ({seconds:.1f} s)", flush=True)
+    for lang_name, model_name, seed in steps(jobs, len(jobs), "gym", progress):
+        task = tasks[lang_name]
+        model = _build(model_name, task.vocab, cfg, seed)
+        start = time.perf_counter()
+        history = fit(model, task.vocab, task.train, epochs=task.epochs,
+                      batch_size=task.batch_size or cfg["batch_size"],
+                      lr=task.lr or cfg["lr"], seed=seed, device=device, progress=False)
+        seconds = time.perf_counter() - start
+        validity = next_symbol_validity(model, task.language, task.vocab, task.test)
+        rows.append({
+            "model": model_name, "language": lang_name, "seed": seed,
+            "params": model.num_parameters(), "train_seconds": seconds,
+            "epochs": task.epochs, "final_loss": history.last["train_loss"],
+            "valid_strings": validity["strings"],
+            "valid_positions": validity["positions"],
+            "own_metric": OWN_METRICS[lang_name], "own": float(task.own(model)),
+        })
     return rows
+
+
+# -- the replication: one table, one heatmap, and the papers' claims checked ---------------------
+#: The gym's seeds per scale (chapter 7 and ``replicate gym``).
+DEFAULT_SEEDS = {"quick": 2, "paper": 5}
+
+
+def _by_cell(rows: Sequence[dict]) -> dict[tuple[str, str], list[dict]]:
+    cells: dict[tuple[str, str], list[dict]] = {}
+    for row in rows:
+        cells.setdefault((row["model"], row["language"]), []).append(row)
+    return cells
+
+
+def cell_means(rows: Sequence[dict]) -> dict[tuple[str, str], dict]:
+    """(model, language) → mean ``valid_strings``, ``own``, ``params``, ``train_seconds`` over
+    seeds, plus the seeds' ``min``/``max`` of ``valid_strings`` and ``n`` (number of seeds)."""
+    out = {}
+    for key, runs in _by_cell(rows).items():
+        valid = [r["valid_strings"] for r in runs]
+        out[key] = {col: float(np.mean([r[col] for r in runs]))
+                    for col in ("valid_strings", "own", "params", "train_seconds")}
+        out[key].update(min=min(valid), max=max(valid), n=len(runs))
+    return out
+
+
+def _order(rows: Sequence[dict]) -> tuple[list[str], list[str]]:
+    models = [m for m in GYM_MODELS if any(r["model"] == m for r in rows)]
+    languages = [lang for lang in GYM_LANGUAGES if any(r["language"] == lang for r in rows)]
+    return models, languages
+
+
+def gym_table(rows: Sequence[dict]) -> list[dict]:
+    """One row per model: "valid_strings (own metric)" per language (mean over seeds), the
+    parameter counts and the total training time."""
+    means = cell_means(rows)
+    models, languages = _order(rows)
+    table = []
+    for model in models:
+        line = {"model": model}
+        for lang in languages:
+            header = f"{lang}: valid ({OWN_METRICS[lang]})"
+            if (model, lang) not in means:
+                line[header] = "n/a"
+                continue
+            m = means[model, lang]
+            own = f"{m['own']:.1f}" if lang == "anbn" else f"{m['own']:.2f}"
+            line[header] = f"{m['valid_strings']:.2f} ({own})"
+        params = [r["params"] for r in rows if r["model"] == model]
+        line["parameters"] = (f"{min(params)}–{max(params)}" if min(params) != max(params)
+                              else str(min(params)))
+        line["train s"] = f"{sum(r['train_seconds'] for r in rows if r['model'] == model):.1f}"
+        table.append(line)
+    return table
+
+
+def gym_heatmap(rows: Sequence[dict]):
+    """The table's common metric as a heatmap: mean ``valid_strings`` and the seeds' range."""
+    from matplotlib.figure import Figure
+
+    means = cell_means(rows)
+    models, languages = _order(rows)
+    fig = Figure(figsize=(6.4, 3.6), layout="tight")
+    ax = fig.subplots()
+    grid = np.full((len(models), len(languages)), np.nan)
+    for (i, model), (j, lang) in ((a, b) for a in enumerate(models) for b in enumerate(languages)):
+        if (model, lang) not in means:
+            ax.text(j, i, "n/a", ha="center", va="center", color="grey", fontsize=8)
+            continue
+        m = means[model, lang]
+        grid[i, j] = m["valid_strings"]
+        ax.text(j, i, f"{m['valid_strings']:.2f}\n{m['min']:.2f}–{m['max']:.2f}", ha="center",
+                va="center", color="black" if grid[i, j] > 0.6 else "white", fontsize=7)
+    image = ax.imshow(grid, vmin=0, vmax=1, cmap="viridis", aspect="auto")
+    ax.set_xticks(range(len(languages)), languages, rotation=20)
+    ax.set_yticks(range(len(models)), models)
+    ax.set_xlabel("language (tested on longer / deeper strings)")
+    ax.set_ylabel("model")
+    fig.colorbar(image, ax=ax, label="valid_strings")
+    ax.set_title("Share of held-out strings predicted validly throughout", fontsize=9)
+    return fig
+
+
+def _close_call(difference: float, margin: float) -> str:
+    """"agrees" when the claimed winner leads by more than ``margin``, "differs" when it trails
+    by more; otherwise too close to call with these seeds."""
+    if abs(difference) <= margin:
+        return f"too close to call (difference {difference:+.2f})"
+    return "agrees" if difference > 0 else "differs"
+
+
+def gym_claims(rows: Sequence[dict]) -> list[Row]:
+    """The papers' claims about which model wins, checked against the gym's runs (needs every
+    model on every language; a claim whose cells are missing is left out)."""
+    means = cell_means(rows)
+
+    def m(model, lang):
+        return means[model, lang]["own"]
+
+    def has(*cells):
+        return all(cell in means for cell in cells)
+
+    claims = []
+    if has(("LSTM", "anbn")) and len({k for k in means if k[1] == "anbn"}) > 1:
+        best = max((k[0] for k in means if k[1] == "anbn"), key=lambda k: m(k, "anbn"))
+        rival = max(m(k[0], "anbn") for k in means if k[1] == "anbn" and k[0] != "LSTM")
+        claims.append(Row(
+            "for counting (a^n b^n), the LSTM works best (max_correct_n)",
+            "Levy 2023 lecture (ch. 3)",
+            f"best: {best} ({m(best, 'anbn'):.1f}); LSTM {m('LSTM', 'anbn'):.1f}",
+            _close_call(m("LSTM", "anbn") - rival, margin=1.0)))
+    if has(("LSTM", "cross_serial"), ("URN", "cross_serial")):
+        lstm, urn = m("LSTM", "cross_serial"), m("URN", "cross_serial")
+        claims.append(Row(
+            "both URN and LSTM struggle on longer cross-serial strings; the LSTM does better",
+            "Bernardy & Lappin 2023 (ch. 6)", f"LSTM {lstm:.2f}, URN {urn:.2f}",
+            "agrees" if lstm > urn and lstm < 0.8 else "differs"))
+    if has(("LSTM", "dyck"), ("URN", "dyck")):
+        claims.append(Row(
+            "the URN closes Dyck brackets better than the LSTM (deeper strings)",
+            "Bernardy & Lappin 2023 (ch. 6)",
+            f"URN {m('URN', 'dyck'):.2f}, LSTM {m('LSTM', 'dyck'):.2f}",
+            _close_call(m("URN", "dyck") - m("LSTM", "dyck"), margin=0.05)))
+    if has(("LSTM", "agreement"), ("DRNN", "agreement")):
+        drnn, lstm = m("DRNN", "agreement"), m("LSTM", "agreement")
+        verdict = ("agrees" if abs(drnn - lstm) < 0.05 else "differs") if max(drnn, lstm) > 0.6 \
+            else "not testable here: both near chance (0.5)"
+        claims.append(Row("the Decay RNN agrees about as well as the LSTM",
+                          "Bhatt et al. 2020 (ch. 4)", f"DRNN {drnn:.2f}, LSTM {lstm:.2f}",
+                          verdict))
+    if has(("FLNN", "anbn"), ("FLNN", "palindrome")):
+        claims.append(Row(
+            "the FLNN learns a context-free grammar (99.4% correct on Grammar 1's test set)",
+            "Tabor 2011, Table 4 (ch. 5)",
+            f"a^n b^n max_correct_n {m('FLNN', 'anbn'):.1f}; palindrome mirror accuracy "
+            f"{m('FLNN', 'palindrome'):.2f} (with an end marker)",
+            "agrees" if m("FLNN", "anbn") >= 10 else "differs"))
+    return claims
+
+
+def run(scale: str = "quick", seeds=None, device=None, progress: bool | None = None,
+        settings: dict | None = None, models: Iterable[str] | None = None,
+        languages: Iterable[str] | None = None) -> Replication:
+    """The gym as a replication: :func:`run_gym`, then :func:`gym_table`, :func:`gym_heatmap`
+    and :func:`gym_claims` (the papers' claims about which model wins, in the ``paper`` column).
+
+    ``scale`` "quick" is the book's (``gym_settings("default")``, 2 seeds), "paper" the large one
+    (5 seeds). ``numbers`` holds every run (``runs``) and the per-cell means (``cells``);
+    ``artefacts["table"]`` the model × language table.
+    """
+    scale = normalise_scale(scale)
+    seeds = seed_list(seeds, DEFAULT_SEEDS[scale])
+    gym_scale = "default" if scale == "quick" else scale
+    device = pick_device(device)
+    with Timer() as timer:
+        rows = run_gym(gym_scale, seeds=seeds, device=device, progress=progress,
+                       settings=settings, models=models, languages=languages)
+    cells = [{"model": k[0], "language": k[1], **v} for k, v in cell_means(rows).items()]
+    settings_used = gym_settings(gym_scale) if not settings else _merge(gym_settings(gym_scale),
+                                                                          settings)
+    return Replication(
+        experiment="gym", title=EXPERIMENTS[0].title, scale=scale, seeds=seeds,
+        device=str(device), settings=settings_used,
+        numbers={"runs": rows, "cells": cells}, rows=gym_claims(rows),
+        figures={"heatmap": gym_heatmap(rows)},
+        artefacts={"table": gym_table(rows)}, seconds=timer.seconds)
+
+
+EXPERIMENTS = (Experiment(
+    name="gym",
+    title="The syntax gym: SRN, GRU, LSTM, Decay RNN, URN and FLNN on five languages, "
+          "and the papers' claims about who wins",
+    chapter="07_syntax_gym", run=run),)

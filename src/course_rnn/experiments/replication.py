@@ -1,0 +1,199 @@
+"""What every replication shares: scales, seeds, a progress bar, and one result that saves itself.
+
+A replication is a function ``run(scale, seeds, device, progress) -> Replication``. The chapter
+calls it at the book's scale and shows what comes back; ``python -m course_rnn replicate NAME``
+calls the very same function and saves what comes back into a folder:
+
+* ``results.json`` – every number measured (``numbers``), the settings, seeds, device and time;
+* ``table.md`` – the paper-vs-ours table (one :class:`Row` per compared figure);
+* ``<figure>.png`` – each figure.
+
+Scales: ``"quick"`` is what the book runs (a few minutes at most on a laptop CPU; the chapters
+call it ``"default"``, an accepted alias); ``"paper"`` is the paper's own size, meant for a GPU.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import platform
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from ..analysis.report import markdown_table
+from ..training import progress_enabled
+
+SCALES = ("quick", "paper")
+_ALIASES = {"default": "quick"}  # the chapters' name for the book's scale
+
+
+def normalise_scale(scale: str | None) -> str:
+    """``"quick"`` or ``"paper"`` (``"default"`` and None mean ``"quick"``); else ValueError."""
+    scale = _ALIASES.get(scale or "quick", scale or "quick")
+    if scale not in SCALES:
+        raise ValueError(f"unknown scale {scale!r}: choose one of {', '.join(SCALES)}")
+    return scale
+
+
+def seed_list(seeds: int | Iterable[int] | None, default: int) -> list[int]:
+    """Seeds as a list: an int N means seeds 0 … N-1, None means ``default`` of them."""
+    if seeds is None:
+        seeds = default
+    if isinstance(seeds, bool):
+        raise ValueError(f"seeds must be a count or a list of integers, got {seeds!r}")
+    if isinstance(seeds, (int, np.integer)):
+        if seeds < 1:
+            raise ValueError(f"the number of seeds must be at least 1, got {seeds}")
+        return list(range(int(seeds)))
+    seeds = list(seeds)
+    if not seeds or not all(isinstance(s, (int, np.integer)) and not isinstance(s, bool)
+                            for s in seeds):
+        raise ValueError(f"seeds must be a non-empty list of integers, got {seeds!r}")
+    return [int(s) for s in seeds]
+
+
+def steps(iterable: Iterable, total: int | None = None, desc: str = "",
+          progress: bool | None = None):
+    """``iterable`` wrapped in a tqdm bar on stderr when ``progress`` is on (see
+    :func:`course_rnn.training.progress_enabled`: ``$COURSE_RNN_PROGRESS=0`` turns it off)."""
+    if not progress_enabled(progress):
+        return iterable
+    from tqdm.auto import tqdm
+
+    return tqdm(iterable, total=total, desc=desc, leave=False)
+
+
+def mean_se(values: Sequence[float]) -> tuple[float, float]:
+    """Mean and standard error (NaN with fewer than two values)."""
+    values = np.asarray(list(values), dtype=float)
+    if values.size == 0:
+        raise ValueError("mean_se needs at least one value")
+    se = values.std(ddof=1) / math.sqrt(values.size) if values.size > 1 else float("nan")
+    return float(values.mean()), float(se)
+
+
+def pm(mean: float, se: float | None = None, digits: int = 3) -> str:
+    """``"m ± se"`` (just ``"m"`` when the SE is missing or NaN)."""
+    if se is None or (isinstance(se, float) and math.isnan(se)):
+        return f"{mean:.{digits}f}"
+    return f"{mean:.{digits}f} ± {se:.{digits}f}"
+
+
+@dataclass
+class Row:
+    """One line of a paper-vs-ours table.
+
+    ``paper`` is the paper's figure as printed (say where: "99.42 ± 0.20 (Table 4)"), or "—"
+    where the paper gives none; ``ours`` is what this run measured, formatted; ``note`` says
+    what differs (scale, convention) or whether the two agree.
+    """
+
+    quantity: str
+    paper: str
+    ours: str
+    note: str = ""
+
+
+@dataclass
+class Replication:
+    """What one run of an experiment returns (and what ``replicate`` saves)."""
+
+    experiment: str
+    title: str
+    scale: str
+    seeds: list[int]
+    device: str
+    settings: dict
+    numbers: dict  # every measured number, JSON-able
+    rows: list[Row]  # the paper-vs-ours table
+    figures: dict = field(default_factory=dict)  # name -> matplotlib Figure
+    artefacts: dict = field(default_factory=dict)  # trained models etc., for the chapter; not saved
+    seconds: float = float("nan")
+
+    def table(self) -> str:
+        """The paper-vs-ours table in Markdown."""
+        return markdown_table([vars(r) for r in self.rows],
+                              columns=["quantity", "paper", "ours", "note"])
+
+    def markdown(self) -> str:
+        """``table.md``: a heading, how it was run, and the table."""
+        head = (f"# {self.title}\n\n"
+                f"Experiment `{self.experiment}`, scale `{self.scale}`, seeds "
+                f"{', '.join(map(str, self.seeds))}, device `{self.device}`, "
+                f"{self.seconds:.1f} s.\n\n")
+        return head + self.table() + "\n"
+
+    def to_json(self) -> dict:
+        return {
+            "experiment": self.experiment, "title": self.title, "scale": self.scale,
+            "seeds": self.seeds, "device": self.device, "seconds": self.seconds,
+            "settings": _jsonable(self.settings), "numbers": _jsonable(self.numbers),
+            "table": [vars(r) for r in self.rows], "figures": sorted(self.figures),
+            "torch": torch.__version__, "python": platform.python_version(),
+        }
+
+    def save(self, out: str | Path, overwrite: bool = False) -> dict[str, Path]:
+        """Write results.json, table.md and one PNG per figure into ``out``; return the paths.
+
+        An existing ``results.json`` there is never replaced unless ``overwrite`` is True.
+        """
+        out = Path(out)
+        if out.exists() and not out.is_dir():
+            raise ValueError(f"output path {str(out)!r} exists and is not a folder")
+        if (out / "results.json").exists() and not overwrite:
+            raise FileExistsError(f"{out / 'results.json'} already exists: choose another folder "
+                                  "(--out) or pass --overwrite")
+        text = json.dumps(self.to_json(), indent=1, allow_nan=True) + "\n"  # fails before writing
+        out.mkdir(parents=True, exist_ok=True)
+        paths = {"json": out / "results.json", "table": out / "table.md"}
+        paths["json"].write_text(text)
+        paths["table"].write_text(self.markdown())
+        for name, figure in self.figures.items():
+            paths[name] = out / f"{name}.png"
+            figure.savefig(paths[name], dpi=120, bbox_inches="tight")
+        return paths
+
+
+def _jsonable(value):
+    """Numbers, strings, lists and dicts only: numpy and torch values become plain Python."""
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, torch.Tensor):
+        return _jsonable(value.detach().cpu().tolist())
+    if isinstance(value, np.ndarray):
+        return _jsonable(value.tolist())
+    if isinstance(value, np.generic):
+        return value.item()
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, torch.device):
+        return str(value)
+    raise TypeError(f"cannot save a {type(value).__name__} in results.json: {value!r:.80}")
+
+
+class Timer:
+    """``with Timer() as t: ...`` then ``t.seconds``."""
+
+    def __enter__(self):
+        self.start = time.perf_counter()
+        return self
+
+    def __exit__(self, *exc):
+        self.seconds = time.perf_counter() - self.start
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """A named replication: what ``replicate --help`` lists and what it runs."""
+
+    name: str  # the CLI name, e.g. "tabor-table4"
+    title: str  # one line: what it replicates, e.g. "Tabor (2011), Table 4: FLNN on Grammars 1-2"
+    chapter: str  # the chapter that shows it, e.g. "05_dynamical_automata"
+    run: Callable[..., Replication]  # run(scale=, seeds=, device=, progress=) -> Replication

@@ -1,0 +1,116 @@
+"""``python -m course_rnn``: the listing, clear errors, and one quick-scale run per experiment."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+import torch
+
+from course_rnn.cli import main
+from course_rnn.experiments import all_experiments, get_experiment
+from course_rnn.experiments.replication import Replication
+
+EXPERIMENTS = all_experiments()
+SEVEN = {"bengio-kn", "elman-clusters", "anbn", "decay-rnn-agreement", "tabor-table4",
+         "urn-dyck", "urn-cross-serial"}
+
+
+def run_cli(*args, cwd):
+    env = dict(os.environ, COURSE_RNN_PROGRESS="0", MPLBACKEND="Agg")
+    return subprocess.run([sys.executable, "-m", "course_rnn", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=900)
+
+
+def test_every_seed_experiment_is_registered():
+    assert SEVEN <= set(EXPERIMENTS)
+    for name, experiment in EXPERIMENTS.items():
+        assert experiment.name == name and experiment.title and callable(experiment.run)
+
+
+def test_help_lists_every_experiment(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["replicate", "--help"])
+    assert exit_.value.code == 0
+    out = capsys.readouterr().out
+    for name, experiment in EXPERIMENTS.items():
+        assert name in out and experiment.title[:30] in out
+    assert "--scale {quick,paper}" in out and "--seeds N" in out and "--out DIR" in out
+
+
+def test_list(capsys):
+    assert main(["list"]) == 0
+    assert all(name in capsys.readouterr().out for name in EXPERIMENTS)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["replicate", "nope"], "invalid choice: 'nope'"),
+    (["replicate", "anbn", "--scale", "huge"], "invalid choice: 'huge'"),
+    (["replicate", "anbn", "--seeds", "0"], "expected a positive integer, got 0"),
+    (["replicate", "anbn", "--seeds", "two"], "expected a positive integer, got 'two'"),
+    (["replicate", "anbn", "--device", "tpu"], "unknown device 'tpu'"),
+    (["frobnicate"], "invalid choice: 'frobnicate'"),
+])
+def test_bad_input_is_a_clear_error(args, message, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(args)
+    assert exit_.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a GPU")
+def test_cuda_without_a_gpu_is_a_clear_error(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["replicate", "anbn", "--device", "cuda"])
+    assert exit_.value.code == 2
+    assert "no CUDA GPU is available" in capsys.readouterr().err
+
+
+def test_saved_results_are_never_replaced(tmp_path, capsys):
+    kept = tmp_path / "gym" / "results.json"
+    kept.parent.mkdir()
+    kept.write_text("my precious numbers")
+    with pytest.raises(SystemExit) as exit_:
+        main(["replicate", "all", "--out", str(tmp_path)])  # refused before any training
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert "already exists" in err and "--overwrite" in err
+    assert kept.read_text() == "my precious numbers"
+
+
+def test_unknown_experiment_from_python():
+    with pytest.raises(ValueError, match="unknown experiment 'nope'.*tabor-table4"):
+        get_experiment("nope")
+
+
+@pytest.mark.parametrize("name", list(EXPERIMENTS))
+def test_replicate_quick_smoke(name, tmp_path):
+    """The issue's promise: every experiment runs from the command line at quick scale."""
+    out = tmp_path / name
+    done = run_cli("replicate", name, "--scale", "quick", "--seeds", "1", "--out", str(out),
+                   cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    results = json.loads((out / "results.json").read_text())
+    assert results["experiment"] == name and results["scale"] == "quick"
+    assert results["seeds"] == [0]
+    assert results["device"] == ("cuda" if torch.cuda.is_available() else "cpu")
+    assert results["numbers"] and results["seconds"] > 0
+    assert results["table"], "a paper-vs-ours table with at least one row"
+    table = (out / "table.md").read_text()
+    assert "| quantity | paper | ours | note |" in table
+    for row in results["table"]:
+        assert row["quantity"] and row["paper"] and row["ours"]
+        assert row["ours"].replace("|", "\\|") in table
+    for figure in results["figures"]:
+        assert (out / f"{figure}.png").read_bytes()[:4] == b"\x89PNG"
+    assert results["figures"], "at least one figure"
+    assert "wrote" in done.stdout
+
+
+def test_replication_save_refuses_a_file_as_folder(tmp_path):
+    target = tmp_path / "file"
+    target.write_text("x")
+    result = Replication("e", "t", "quick", [0], "cpu", {}, {}, [])
+    with pytest.raises(ValueError, match="not a folder"):
+        result.save(target)

@@ -1,0 +1,78 @@
+"""The replication framework: scales, seeds, summaries, and what a saved result holds."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+import torch
+from matplotlib.figure import Figure
+
+from course_rnn.experiments.replication import (
+    Replication, Row, mean_se, normalise_scale, pm, seed_list,
+)
+
+
+def test_scales():
+    assert normalise_scale(None) == normalise_scale("default") == normalise_scale("quick") == "quick"
+    assert normalise_scale("paper") == "paper"
+    with pytest.raises(ValueError, match="unknown scale 'huge'.*quick, paper"):
+        normalise_scale("huge")
+
+
+def test_seed_lists():
+    assert seed_list(None, default=3) == [0, 1, 2]
+    assert seed_list(2, default=5) == [0, 1]
+    assert seed_list((4, 7), default=1) == [4, 7]
+    assert seed_list(np.int64(1), default=5) == [0]
+    for bad in (0, -1, True, [], ["a"], [1.5]):
+        with pytest.raises(ValueError, match="seed"):
+            seed_list(bad, default=1)
+
+
+def test_mean_and_standard_error():
+    mean, se = mean_se([1.0, 2.0, 3.0])
+    assert mean == 2.0 and se == pytest.approx(1 / math.sqrt(3))
+    assert math.isnan(mean_se([5.0])[1])
+    with pytest.raises(ValueError, match="at least one value"):
+        mean_se([])
+    assert pm(2.0, 0.5, digits=2) == "2.00 ± 0.50"
+    assert pm(2.0, float("nan"), digits=1) == "2.0"
+
+
+def _result(**numbers):
+    fig = Figure()
+    fig.subplots().plot([0, 1], [1, 0])
+    return Replication("demo", "A demo", "quick", [0, 1], "cpu", {"epochs": 2},
+                       numbers, [Row("accuracy", "0.99 (Table 1)", "0.42", "differs")],
+                       figures={"curve": fig}, artefacts={"model": object()}, seconds=1.5)
+
+
+def test_save_writes_json_table_and_figures(tmp_path):
+    result = _result(acc=np.float32(0.42), per_seed=np.array([0.4, 0.44]),
+                     loss=torch.tensor([1.0, 0.5]), nested={(1, 2): [np.int64(3)]})
+    paths = result.save(tmp_path / "out")
+    saved = json.loads(paths["json"].read_text())
+    assert saved["numbers"]["acc"] == pytest.approx(0.42)
+    assert saved["numbers"]["per_seed"] == pytest.approx([0.4, 0.44])
+    assert saved["numbers"]["loss"] == [1.0, 0.5] and saved["numbers"]["nested"] == {"(1, 2)": [3]}
+    assert saved["table"] == [{"quantity": "accuracy", "paper": "0.99 (Table 1)", "ours": "0.42",
+                               "note": "differs"}]
+    assert saved["seeds"] == [0, 1] and saved["figures"] == ["curve"] and "model" not in saved
+    table = paths["table"].read_text()
+    assert table.startswith("# A demo") and "| accuracy | 0.99 (Table 1) | 0.42 | differs |" in table
+    assert paths["curve"].read_bytes()[:4] == b"\x89PNG"
+
+
+def test_save_never_replaces_results_unless_asked(tmp_path):
+    _result(acc=1.0).save(tmp_path)
+    with pytest.raises(FileExistsError, match="--overwrite"):
+        _result(acc=2.0).save(tmp_path)
+    assert json.loads((tmp_path / "results.json").read_text())["numbers"]["acc"] == 1.0
+    _result(acc=2.0).save(tmp_path, overwrite=True)
+    assert json.loads((tmp_path / "results.json").read_text())["numbers"]["acc"] == 2.0
+
+
+def test_unsaveable_numbers_are_named(tmp_path):
+    with pytest.raises(TypeError, match="cannot save a object"):
+        _result(model=object()).save(tmp_path)
