@@ -1,0 +1,180 @@
+"""elman-clusters (chapter 2): Elman (1990), Figure 7, at a tiny scale (seconds, not minutes)."""
+
+import json
+import math
+import re
+
+import numpy as np
+import pytest
+
+from course_rnn.analysis import hidden as H
+from course_rnn.experiments import elman
+from course_rnn.experiments.replication import Replication
+from course_rnn.languages import ElmanTemplates
+
+TINY = dict(hidden=8, sentences=300, epochs=2, probe=300)
+
+
+def tiny_run(seeds=2, **overrides):
+    return elman.run(seeds=seeds, settings={**TINY, **overrides}, device="cpu", progress=False)
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    return tiny_run()
+
+
+def flat_numbers(value):
+    """Every number inside a nested dict/list (bools and ints included)."""
+    if isinstance(value, dict):
+        return [x for v in value.values() for x in flat_numbers(v)]
+    if isinstance(value, (list, tuple)):
+        return [x for v in value for x in flat_numbers(v)]
+    if isinstance(value, (bool, int, float, np.number)):
+        return [float(value)]
+    return []
+
+
+def without_times(numbers):
+    """``numbers`` minus the wall-clock seconds (the only entries allowed to differ)."""
+    if isinstance(numbers, dict):
+        return {k: without_times(v) for k, v in numbers.items() if k != "seconds"}
+    if isinstance(numbers, list):
+        return [without_times(v) for v in numbers]
+    return numbers
+
+
+def test_returns_a_replication_with_a_table(tiny):
+    assert isinstance(tiny, Replication)
+    assert tiny.experiment == "elman-clusters" and tiny.scale == "quick" and tiny.device == "cpu"
+    assert tiny.seeds == [0, 1] and tiny.settings["hidden"] == 8 and tiny.seconds > 0
+    assert tiny.rows and all(r.quantity and r.paper and r.ours and r.note for r in tiny.rows)
+    assert "| quantity | paper | ours | note |" in tiny.table()
+    json.dumps(tiny.to_json(), allow_nan=True)  # everything saved is JSON-able
+    assert elman.EXPERIMENTS[0].name == "elman-clusters"
+    assert elman.EXPERIMENTS[0].chapter == "02_srn" and elman.EXPERIMENTS[0].run is elman.run
+
+
+def test_every_ours_number_is_in_numbers(tiny):
+    measured = flat_numbers(tiny.numbers)
+    for row in tiny.rows:
+        for token in re.findall(r"\d[\d,]*(?:\.\d+)?", row.ours):
+            token = token.replace(",", "")
+            digits = len(token.split(".")[1]) if "." in token else 0
+            assert any(abs(v - float(token)) <= 0.5 * 10 ** -digits + 1e-12 for v in measured), \
+                f"{row.quantity}: {token} is not among the numbers"
+
+
+def test_counts_agree_with_the_trees(tiny):
+    runs, reports = tiny.artefacts["runs"], tiny.artefacts["clade_table"]
+    assert set(runs) == {(regime, seed) for regime in elman.REGIMES for seed in (0, 1)}
+    assert tiny.numbers["n_runs"] == len(runs) == len(reports) == 4
+    groups = tiny.artefacts["groups"]
+    for (regime, seed), run in runs.items():
+        assert run["states"].words == tuple(tiny.artefacts["vocab"].alphabet)  # all 29 words
+        report = elman.tree_report(run["tree"], run["states"].words, groups)
+        assert report == reports[f"{regime}, seed {seed}"]
+    for group in groups:
+        assert tiny.numbers["one_branch"][group] == sum(r[group] == 1.0 for r in reports.values())
+    assert tiny.numbers["noun_verb_roots"] == sum(r["noun|verb root"] for r in reports.values())
+    rows = {r.quantity: r for r in tiny.rows}
+    n, k = tiny.numbers["n_runs"], tiny.numbers["one_branch"]["human"]
+    assert rows["humans one branch"].ours == f"{k}/{n} runs"
+
+
+def test_exact_bound_and_training(tiny):
+    exact = tiny.numbers["exact"]
+    language = ElmanTemplates()
+    untrained = H.exact_cross_entropy(tiny.artefacts["untrained"], tiny.artefacts["vocab"],
+                                      language)
+    assert exact["untrained"]["kl"] == pytest.approx(untrained["kl"])
+    for seed in tiny.seeds:
+        e = exact[f"seed {seed}"]
+        assert e["entropy"] == pytest.approx(exact["entropy"])  # the bound is the language's
+        assert e["kl"] >= -1e-9 and e["cross_entropy"] == pytest.approx(e["entropy"] + e["kl"])
+        assert e["kl"] < exact["untrained"]["kl"], "even two epochs move towards the optimum"
+    assert exact["kl_min"] <= exact["kl_max"]
+    for run in tiny.numbers["runs"]:
+        assert len(run["train_loss"]) == TINY["epochs"] and math.isfinite(run["held_out"])
+
+
+def test_same_seed_same_numbers(tiny):
+    again = tiny_run()
+    assert without_times(again.numbers) == without_times(tiny.numbers)
+    assert [vars(r) for r in again.rows] == [vars(r) for r in tiny.rows]
+    other = tiny_run(seeds=[5, 6])
+    assert other.seeds == [5, 6]
+    assert other.numbers["exact"]["kl_min"] != tiny.numbers["exact"]["kl_min"]
+
+
+def test_one_seed(tmp_path):
+    result = tiny_run(seeds=1, sentences=100, probe=200)
+    assert result.seeds == [0] and result.numbers["n_runs"] == 2
+    assert math.isnan(result.numbers["exact"]["kl_mean_se"][1])
+    kl = f"{result.numbers['exact']['kl_min']:.3f}"
+    assert f"KL to exact {kl} nats/word" in result.rows[-1].ours  # one value, not a range
+    paths = result.save(tmp_path)
+    assert {"json", "table", "loss", "trees"} <= set(paths) and paths["trees"].exists()
+    saved = json.loads(paths["json"].read_text())
+    assert saved["numbers"]["one_branch"] == result.numbers["one_branch"]
+
+
+def test_figures(tiny):
+    assert set(tiny.figures) == {"loss", "trees"}
+    loss = tiny.figures["loss"].axes[0]
+    assert len(loss.lines) == 4 + 1  # one curve per run and the entropy bound
+    assert loss.lines[-1].get_ydata()[0] == pytest.approx(tiny.numbers["exact"]["entropy"])
+    assert len(tiny.figures["trees"].axes) == len(elman.REGIMES) * len(tiny.seeds)
+
+
+def test_the_data_of_the_two_regimes():
+    language, cfg = ElmanTemplates(), {**elman.SETTINGS["quick"], **TINY, "chunk": 7}
+    data = elman.make_data(language, cfg)
+    sentences, probe = data["sentences"]
+    stream, probe_stream = data["stream"]
+    assert len(sentences) == 300 and len(probe) == 300
+    assert [w for piece in stream for w in piece] == [w for s in sentences for w in s]
+    assert [w for piece in probe_stream for w in piece] == [w for s in probe for w in s]
+    assert all(len(piece) == 7 for piece in stream[:-1]) and 1 <= len(stream[-1]) <= 7
+
+
+def test_tree_report_reads_a_known_tree():
+    language = ElmanTemplates()
+    groups = elman.word_groups(language)
+    words = list(language.alphabet)
+    assert sorted(groups["nouns"] + groups["verbs"]) == sorted(words)
+    assert set(groups["animate"]) | set(groups["inanimate"]) == set(groups["nouns"])
+    # nouns far from verbs; within each part of speech, one small cluster per kind
+    kinds = list(elman.KINDS)
+    means = np.array([[0.0 if language.category_of(w).pos == "noun" else 100.0,
+                       10.0 * kinds.index(language.category_of(w).kind), 0.01 * i]
+                      for i, w in enumerate(words)])
+    report = elman.tree_report(H.cluster_tree(means), words, groups)
+    assert report["noun|verb root"] is True
+    assert report["nouns"] == report["verbs"] == report["human"] == report["transitive"] == 1.0
+    # the same kinds on one line, verbs between nouns: neither a noun/verb root nor a noun branch
+    line = ["human", "intransitive", "animal", "optionally transitive", "food", "transitive",
+            "breakable", "thing"]
+    means[:, 0] = 0.0
+    means[:, 1] = [10.0 * line.index(language.category_of(w).kind) for w in words]
+    report = elman.tree_report(H.cluster_tree(means), words, groups)
+    assert report["noun|verb root"] is False and report["nouns"] < 1.0
+
+
+@pytest.mark.parametrize("bad, message", [
+    (dict(settings={"hiden": 8}), "hiden"),
+    (dict(settings={"epochs": 0}), "epochs"),
+    (dict(settings={"stream_regime": (0, 0.1)}), "stream_regime"),
+    (dict(settings={"sentences_regime": ("64", None)}), "sentences_regime"),
+    (dict(settings={"model": "transformer"}), "transformer"),
+    (dict(seeds=0), "seeds"),
+    (dict(scale="huge"), "huge"),
+])
+def test_bad_input_is_named(bad, message):
+    with pytest.raises(ValueError, match=message):
+        elman.run(**{"settings": TINY, "device": "cpu", "progress": False, **bad})
+
+
+def test_a_word_missing_from_the_held_out_text_is_named():
+    with pytest.raises(ValueError, match="never occur"):
+        tiny_run(seeds=1, probe=2)
