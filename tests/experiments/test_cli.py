@@ -10,7 +10,7 @@ import torch
 
 from course_rnn.cli import main
 from course_rnn.experiments import all_experiments, get_experiment
-from course_rnn.experiments.replication import Replication
+from course_rnn.experiments.replication import Replication, Row
 
 EXPERIMENTS = all_experiments()
 SEVEN = {"bengio-kn", "elman-clusters", "anbn", "decay-rnn-agreement", "tabor-table4",
@@ -41,7 +41,8 @@ def test_help_lists_every_experiment(capsys):
 
 def test_list(capsys):
     assert main(["list"]) == 0
-    assert all(name in capsys.readouterr().out for name in EXPERIMENTS)
+    out = capsys.readouterr().out
+    assert all(name in out for name in EXPERIMENTS)
 
 
 @pytest.mark.parametrize("args, message", [
@@ -106,6 +107,9 @@ def test_replicate_quick_smoke(name, tmp_path):
         assert (out / f"{figure}.png").read_bytes()[:4] == b"\x89PNG"
     assert results["figures"], "at least one figure"
     assert "wrote" in done.stdout
+    saved = Replication(name, results["title"], "quick", [0], results["device"], {},
+                        results["numbers"], [Row(**row) for row in results["table"]])
+    assert not saved.unrecorded(), "every figure of our column is in results.json"
 
 
 def test_replication_save_refuses_a_file_as_folder(tmp_path):

@@ -2,7 +2,6 @@
 
 import json
 import math
-import re
 
 import numpy as np
 import pytest
@@ -22,17 +21,6 @@ def tiny_run(seeds=2, **overrides):
 @pytest.fixture(scope="module")
 def tiny():
     return tiny_run()
-
-
-def flat_numbers(value):
-    """Every number inside a nested dict/list (bools and ints included)."""
-    if isinstance(value, dict):
-        return [x for v in value.values() for x in flat_numbers(v)]
-    if isinstance(value, (list, tuple)):
-        return [x for v in value for x in flat_numbers(v)]
-    if isinstance(value, (bool, int, float, np.number)):
-        return [float(value)]
-    return []
 
 
 def without_times(numbers):
@@ -56,13 +44,7 @@ def test_returns_a_replication_with_a_table(tiny):
 
 
 def test_every_ours_number_is_in_numbers(tiny):
-    measured = flat_numbers(tiny.numbers)
-    for row in tiny.rows:
-        for token in re.findall(r"\d[\d,]*(?:\.\d+)?", row.ours):
-            token = token.replace(",", "")
-            digits = len(token.split(".")[1]) if "." in token else 0
-            assert any(abs(v - float(token)) <= 0.5 * 10 ** -digits + 1e-12 for v in measured), \
-                f"{row.quantity}: {token} is not among the numbers"
+    assert not tiny.unrecorded()
 
 
 def test_counts_agree_with_the_trees(tiny):

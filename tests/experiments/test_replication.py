@@ -11,7 +11,9 @@ from matplotlib.figure import Figure
 from course_rnn.experiments.replication import (
     Replication,
     Row,
+    check_positive_ints,
     mean_se,
+    merge_settings,
     normalise_scale,
     pm,
     seed_list,
@@ -83,3 +85,24 @@ def test_save_never_replaces_results_unless_asked(tmp_path):
 def test_unsaveable_numbers_are_named(tmp_path):
     with pytest.raises(TypeError, match="cannot save a object"):
         _result(model=object()).save(tmp_path)
+
+
+def test_unrecorded_finds_figures_missing_from_numbers():
+    result = _result(acc=0.4213, perplexity=12345.6, per_seed=[np.float64(0.5)])
+    result.rows = [Row("accuracy", "—", "0.42 (42.1%)"), Row("ppl", "—", "12,345.6 over 1 seed"),
+                   Row("seed", "—", "0.50")]
+    assert result.unrecorded() == []
+    result.rows.append(Row("made up", "—", "0.77"))
+    assert result.unrecorded() == ["made up: 0.77"]
+
+
+def test_merge_settings_and_positive_ints():
+    base = {"epochs": 3, "lr": 0.1}
+    assert merge_settings(base, {"epochs": 5}, "demo") == {"epochs": 5, "lr": 0.1}
+    assert base == {"epochs": 3, "lr": 0.1} and merge_settings(base, None, "demo") == base
+    with pytest.raises(ValueError, match="unknown setting.*'epoch' for demo: choose from epochs"):
+        merge_settings(base, {"epoch": 5}, "demo")
+    check_positive_ints({"epochs": 2}, ["epochs"])
+    for bad in (0, -1, 2.5, True, "3"):
+        with pytest.raises(ValueError, match="'epochs' must be a positive integer"):
+            check_positive_ints({"epochs": bad}, ["epochs"])

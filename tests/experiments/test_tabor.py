@@ -2,7 +2,6 @@
 
 import json
 import math
-import re
 
 import pytest
 import torch
@@ -19,15 +18,6 @@ def tiny():
     return tabor.run(seeds=1, settings=TINY, device="cpu", progress=False)
 
 
-def flat_numbers(value):
-    """Every number inside a nested dict/list (bools and ints included)."""
-    if isinstance(value, dict):
-        return [x for v in value.values() for x in flat_numbers(v)]
-    if isinstance(value, (list, tuple)):
-        return [x for v in value for x in flat_numbers(v)]
-    return [float(value)] if isinstance(value, (int, float)) else []
-
-
 def test_returns_a_replication_with_a_table(tiny):
     assert isinstance(tiny, Replication)
     assert tiny.experiment == "tabor-table4" and tiny.scale == "quick" and tiny.device == "cpu"
@@ -40,12 +30,7 @@ def test_returns_a_replication_with_a_table(tiny):
 
 
 def test_every_ours_number_is_in_numbers(tiny):
-    measured = flat_numbers(tiny.numbers)
-    for row in tiny.rows:
-        for token in re.findall(r"\d+(?:\.\d+)?", row.ours):
-            digits = len(token.split(".")[1]) if "." in token else 0
-            assert any(abs(v - float(token)) <= 0.5 * 10 ** -digits + 1e-12 for v in measured), \
-                f"{row.quantity}: {token} is not among the numbers"
+    assert not tiny.unrecorded()
 
 
 def test_paper_figures_come_from_table4(tiny):

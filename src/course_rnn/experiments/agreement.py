@@ -54,7 +54,9 @@ from .replication import (
     Replication,
     Row,
     Timer,
+    check_positive_ints,
     mean_se,
+    merge_settings,
     normalise_scale,
     pm,
     seed_list,
@@ -129,18 +131,9 @@ def resolve_settings(scale: str = "quick", settings: Mapping | None = None) -> d
     """``SETTINGS[scale]`` with ``settings`` merged in; a ValueError names an unknown key or a
     bad value (counts must be positive integers, ``n_test`` ≥ 4, rates positive, α starts in
     (0, 1), ``gram_models`` among :data:`MODELS`)."""
-    merged = dict(SETTINGS[normalise_scale(scale)])
-    settings = dict(settings or {})
-    unknown = sorted(set(settings) - set(merged))
-    if unknown:
-        hint = " (pass seeds= to run() for the seeds)" if "seeds" in unknown else ""
-        raise ValueError(f"unknown setting(s) {', '.join(map(repr, unknown))} for {NAME}{hint}: "
-                         f"choose from {', '.join(merged)}")
-    merged.update(settings)
-    for key in _POSITIVE_INTS:
-        value = merged[key]
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise ValueError(f"setting {key!r} must be a positive integer, got {value!r}")
+    hint = " (pass seeds= to run() for the seeds)" if "seeds" in (settings or {}) else ""
+    merged = merge_settings(SETTINGS[normalise_scale(scale)], settings, NAME, hint)
+    check_positive_ints(merged, _POSITIVE_INTS)
     if merged["n_test"] < 4:
         raise ValueError(f"setting 'n_test' must be at least 4 (the balanced set has n_test // 4 "
                          f"sentences per attractor count), got {merged['n_test']}")

@@ -41,7 +41,9 @@ from .replication import (
     Replication,
     Row,
     Timer,
+    check_positive_ints,
     mean_se,
+    merge_settings,
     normalise_scale,
     pm,
     seed_list,
@@ -70,16 +72,9 @@ PROTOTYPE_RANGE = (40, 60)  # design notes: 2–3 unit LSTMs reached maxN 40–6
 def anbn_settings(scale: str = "quick", settings: dict | None = None) -> dict:
     """:data:`SETTINGS` at ``scale`` with ``settings`` overriding entries (checked: an unknown
     key or a value out of range is a ValueError naming it)."""
-    merged = dict(SETTINGS[normalise_scale(scale)])
-    unknown = sorted(set(settings or {}) - set(merged))
-    if unknown:
-        raise ValueError(f"unknown a^n b^n setting(s) {', '.join(map(repr, unknown))}: "
-                         f"choose from {', '.join(merged)}")
-    merged.update(settings or {})
-    for key in ("epochs", "hidden", "train_max_n", "test_max_n", "repeats", "batch_size"):
-        value = merged[key]
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise ValueError(f"setting {key!r} must be a positive integer, got {value!r}")
+    merged = merge_settings(SETTINGS[normalise_scale(scale)], settings, "anbn")
+    check_positive_ints(merged, ("epochs", "hidden", "train_max_n", "test_max_n", "repeats",
+                                 "batch_size"))
     if isinstance(merged["lr"], bool) or not isinstance(merged["lr"], (int, float)) \
             or not merged["lr"] > 0:
         raise ValueError(f"setting 'lr' must be a positive number, got {merged['lr']!r}")

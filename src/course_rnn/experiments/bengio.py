@@ -43,7 +43,9 @@ from .replication import (
     Replication,
     Row,
     Timer,
+    check_positive_ints,
     mean_se,
+    merge_settings,
     normalise_scale,
     pm,
     seed_list,
@@ -104,20 +106,13 @@ def resolve_settings(scale: str = "quick", seeds: int | Iterable[int] | None = N
     """``SETTINGS[scale]`` with ``settings`` merged in (unknown key or bad value: ValueError
     naming it) and both seed entries as lists. ``seeds`` (a count N or a list) replaces the seeds
     of *both* MLP variants: ``seeds=N`` trains N models of each."""
-    merged = dict(SETTINGS[normalise_scale(scale)])
-    unknown = sorted(set(settings or {}) - set(merged))
-    if unknown:
-        raise ValueError(f"unknown setting(s) {', '.join(map(repr, unknown))} for {NAME}: "
-                         f"choose from {', '.join(merged)}")
-    merged.update(settings or {})
+    merged = merge_settings(SETTINGS[normalise_scale(scale)], settings, NAME)
     for key in _SEED_KEYS.values():
         try:
             merged[key] = seed_list(merged[key] if seeds is None else seeds, default=1)
         except ValueError as err:
             raise ValueError(f"setting {key!r}: {err}" if seeds is None else str(err)) from None
-    for key in _POSITIVE:
-        if isinstance(merged[key], bool) or not isinstance(merged[key], int) or merged[key] < 1:
-            raise ValueError(f"setting {key!r} must be a positive integer, got {merged[key]!r}")
+    check_positive_ints(merged, _POSITIVE)
     orders = merged["kn_orders"]
     if (isinstance(orders, (str, bytes)) or not isinstance(orders, Sequence) or not orders
             or any(isinstance(k, bool) or not isinstance(k, int) or k < 2 for k in orders)

@@ -52,7 +52,9 @@ from .replication import (
     Replication,
     Row,
     Timer,
+    check_positive_ints,
     mean_se,
+    merge_settings,
     normalise_scale,
     seed_list,
     steps,
@@ -96,18 +98,9 @@ FIGURE_7_GROUPS = (
 # -- settings and data ----------------------------------------------------------------------------
 def _settings(scale: str, overrides: Mapping | None) -> dict:
     """``SETTINGS[scale]`` with ``overrides`` applied; an unknown key or a bad value: ValueError."""
-    cfg = dict(SETTINGS[scale])
-    overrides = dict(overrides or {})
-    unknown = sorted(set(overrides) - set(cfg))
-    if unknown:
-        raise ValueError(f"unknown setting(s) {', '.join(map(repr, unknown))} for elman-clusters: "
-                         f"known are {', '.join(sorted(cfg))}")
-    cfg.update(overrides)
+    cfg = merge_settings(SETTINGS[scale], overrides, "elman-clusters")
     model_class(cfg["model"])  # ValueError naming the unknown kind
-    for key in ("hidden", "sentences", "epochs", "chunk", "probe"):
-        if isinstance(cfg[key], bool) or not isinstance(cfg[key], (int, np.integer)) \
-                or cfg[key] < 1:
-            raise ValueError(f"setting {key!r} must be a positive integer, got {cfg[key]!r}")
+    check_positive_ints(cfg, ("hidden", "sentences", "epochs", "chunk", "probe"))
     for key in ("data_seed", "probe_seed"):
         if isinstance(cfg[key], bool) or not isinstance(cfg[key], (int, np.integer)):
             raise ValueError(f"setting {key!r} must be an integer seed, got {cfg[key]!r}")

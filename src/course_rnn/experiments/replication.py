@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import math
 import platform
+import re
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -38,6 +39,28 @@ def normalise_scale(scale: str | None) -> str:
     if scale not in SCALES:
         raise ValueError(f"unknown scale {scale!r}: choose one of {', '.join(SCALES)}")
     return scale
+
+
+def merge_settings(base: Mapping, overrides: Mapping | None, experiment: str,
+                   hint: str = "") -> dict:
+    """A copy of ``base`` (one scale's settings) with ``overrides`` applied. An unknown key is a
+    ValueError naming it and the known ones (``hint`` is added to the message)."""
+    merged = dict(base)
+    overrides = dict(overrides or {})
+    unknown = sorted(set(overrides) - set(merged))
+    if unknown:
+        raise ValueError(f"unknown setting(s) {', '.join(map(repr, unknown))} for {experiment}"
+                         f"{hint}: choose from {', '.join(merged)}")
+    merged.update(overrides)
+    return merged
+
+
+def check_positive_ints(settings: Mapping, keys: Iterable[str]) -> None:
+    """ValueError naming the first of ``keys`` whose setting is not a positive integer."""
+    for key in keys:
+        value = settings[key]
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(f"setting {key!r} must be a positive integer, got {value!r}")
 
 
 def seed_list(seeds: int | Iterable[int] | None, default: int) -> list[int]:
@@ -128,6 +151,24 @@ class Replication:
                 f"{self.seconds:.1f} s.\n\n")
         return head + self.table() + "\n"
 
+    def unrecorded(self) -> list[str]:
+        """Figures printed in the ``ours`` column that appear nowhere in ``numbers``, at their
+        printed precision (as a fraction or as a percentage); empty when the table is backed.
+
+        A reader of results.json can recompute every figure of our column; the tests check it.
+        """
+        recorded = [abs(v) for v in _flat_numbers(_jsonable(self.numbers)) if math.isfinite(v)]
+        missing = []
+        for row in self.rows:
+            for token in _NUMBER.findall(row.ours):
+                value = float(token.replace(",", ""))
+                digits = len(token.split(".")[1]) if "." in token else 0
+                tolerance = 0.5 * 10 ** -digits + 1e-9
+                if not any(abs(v - value) <= tolerance or abs(100 * v - value) <= tolerance
+                           for v in recorded):
+                    missing.append(f"{row.quantity}: {token}")
+        return missing
+
     def to_json(self) -> dict:
         return {
             "experiment": self.experiment, "title": self.title, "scale": self.scale,
@@ -157,6 +198,21 @@ class Replication:
             paths[name] = out / f"{name}.png"
             figure.savefig(paths[name], dpi=120, bbox_inches="tight")
         return paths
+
+
+# A printed number: 12,345.6 (thousands separated) or 12.5; signs and units are ignored.
+_NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
+
+
+def _flat_numbers(value) -> list[float]:
+    """Every number inside nested dicts and lists (booleans left out)."""
+    if isinstance(value, Mapping):
+        return [x for v in value.values() for x in _flat_numbers(v)]
+    if isinstance(value, (list, tuple)):
+        return [x for v in value for x in _flat_numbers(v)]
+    if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
+        return [float(value)]
+    return []
 
 
 def _jsonable(value):

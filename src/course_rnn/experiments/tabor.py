@@ -46,6 +46,7 @@ from .replication import (
     Row,
     Timer,
     mean_se,
+    merge_settings,
     normalise_scale,
     pm,
     seed_list,
@@ -100,12 +101,7 @@ def grammar(number: int, stream: bool) -> tuple[TaborGrammar, Vocab]:
 def resolve_settings(scale: str, seeds, settings: Mapping | None) -> dict:
     """``SETTINGS[scale]`` with ``settings`` merged in (unknown key: ValueError) and every seed
     count turned into a list. ``seeds`` (a count or a list) replaces the seeds of every group."""
-    merged = dict(SETTINGS[normalise_scale(scale)])
-    unknown = sorted(set(settings or {}) - set(merged))
-    if unknown:
-        raise ValueError(f"unknown setting(s) {', '.join(map(repr, unknown))} for {NAME}: "
-                         f"choose from {', '.join(merged)}")
-    merged.update(settings or {})
+    merged = merge_settings(SETTINGS[normalise_scale(scale)], settings, NAME)
     for key in ("seeds", "eos_seeds", "hc_seeds"):
         if seeds is not None:
             merged[key] = seed_list(seeds, default=1)

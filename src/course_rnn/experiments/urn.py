@@ -58,6 +58,7 @@ from .replication import (
     Row,
     Timer,
     mean_se,
+    merge_settings,
     normalise_scale,
     pm,
     seed_list,
@@ -111,13 +112,7 @@ PAPER_VOCAB = {"cross-serial": (10, 20), "Dyck": (12, 12)}
 
 def _settings(table: Mapping[str, dict], scale: str, overrides: Mapping | None) -> dict:
     """``table[scale]`` with ``overrides`` applied; an unknown key is a ValueError naming it."""
-    cfg = dict(table[scale])
-    unknown = sorted(set(overrides or {}) - set(cfg))
-    if unknown:
-        raise ValueError(f"unknown setting(s) {', '.join(map(repr, unknown))}: "
-                         f"choose from {', '.join(cfg)}")
-    cfg.update(overrides or {})
-    return cfg
+    return merge_settings(table[scale], overrides, "this experiment")
 
 
 def _verdict(ok: bool) -> str:
