@@ -123,12 +123,17 @@ STABLE = {"seed": 0, "first_epoch_beyond": 5, "min_after": 30, "max_after": 30}
     (summary(45, 3), summary(19, 0), "every seed", "agrees"),
     (summary(15, 0), summary(19, 0), "differs: no LSTM seed", "agrees"),
     (summary(30, 1), summary(30, 1), "differs: another model", "differs: 1/3 seeds"),
+    # the paper-scale case: the GRU passes n = 20 on some seeds, so "only the LSTM" is false
+    (summary(60, 3), summary(25, 1), "the LSTM counts furthest (GRU also passes n = 20",
+     "differs: 1/3 seeds"),
 ])
 def test_verdicts_follow_the_numbers(lstm, gru, lstm_note, gru_note):
     rows = anbn.claims({"SRN": summary(0, 0), "GRU": gru, "LSTM": lstm}, STABLE, 20, 60)
     notes = {row.quantity.split(":")[0]: row.note for row in rows}
     assert notes["GRU"].startswith(gru_note)
     assert lstm_note in rows[2].note
+    only = gru["seeds_beyond_train"] == 0 < lstm["seeds_beyond_train"]
+    assert ("only the LSTM" in rows[2].note) == only
     prototype = rows[3].note
     assert prototype.startswith("agrees") == (40 <= lstm["max_correct_n_best_seed"] <= 60)
     assert rows[4].note == "stable once it counts"

@@ -184,7 +184,11 @@ def claims(summary: dict[str, dict], unstable: dict, train_max_n: int,
         elif rivals and s["max_correct_n_best_seed"] <= max(rivals):
             verdict = "differs: another model's best seed reaches as far as the LSTM's"
         else:
-            verdict = (f"agrees in direction: only the LSTM counts beyond n = {train_max_n}"
+            also = [n for n, v in summary.items() if n != "LSTM" and v["seeds_beyond_train"]]
+            lead = (f"only the LSTM counts beyond n = {train_max_n}" if not also else
+                    f"the LSTM counts furthest ({', '.join(also)} also passes n = {train_max_n} "
+                    "on some seeds)")
+            verdict = ("agrees in direction: " + lead
                        + (f", for {k}/{total} seeds only (seed-dependent)" if k < total
                           else ", every seed"))
         rows.append(Row(
