@@ -129,3 +129,21 @@ def test_grammar_2_model_runs():
     model = FLNN(len(vocab), seed=0)
     scores = evaluate(model, g2, g2.sentences(1), vocab)
     assert scores["positions"] == 2 * 3 and 0 <= scores["percent_correct"] <= 100
+
+
+def test_public_pieces_equal_the_forward_pass():
+    """word_maps() and readout_at() are the model's own eqs. 4-7, step by step."""
+    vocab = Vocab("abc")
+    model = FLNN(len(vocab), rbf_size=3, seed=1)
+    inputs = torch.tensor([vocab.encode("a b c", bos=True)])
+    trace = model.trace(inputs)
+    s, w = model.word_maps()
+    z = model.start.clone()
+    for t, x in enumerate(inputs[0]):
+        z = w[x] + s[x] * z
+        assert torch.allclose(z, trace["hidden"][0, t], atol=1e-6)
+    probs = model.readout_at(trace["hidden"][0])
+    expected = torch.softmax(trace["logits"][0, :, Vocab.eos_id:], dim=-1)
+    assert torch.allclose(probs, expected, atol=1e-6)
+    with pytest.raises(ValueError, match=r"states must be \[N, 2\]"):
+        model.readout_at(torch.zeros(3))

@@ -203,11 +203,7 @@ def readout(model: FLNN, states) -> np.ndarray:
     points ``states [N, H]`` – eqs. 5–7 with the model's own weights."""
     z = torch.as_tensor(np.asarray(states, dtype=float), dtype=model.centers.dtype,
                         device=model.centers.device)
-    if z.ndim != 2 or z.shape[1] != model.hidden_size:
-        raise ValueError(f"states must be [N, {model.hidden_size}], got {tuple(z.shape)}")
-    distance2 = ((z[:, None, :] - model.centers[None]) ** 2).sum(-1)
-    rbf = torch.exp(-distance2 / model.rbf_variance)
-    return torch.softmax(rbf @ model.readout.T, dim=-1).cpu().double().numpy()
+    return model.readout_at(z).cpu().double().numpy()
 
 
 def basins(model: FLNN, candidates, xlim=(-2.5, 1.0), ylim=(-2.0, 2.0),

@@ -108,8 +108,7 @@ def _stepper(model: SequenceModel, inputs: torch.Tensor) -> _Stepper:
 
     if isinstance(model, FLNN):
         # z_t = w_j + s_j z_{t-1} (Tabor 2011, eq. 4); the RBF readout is not stepped here
-        scale, offset = model._word_maps(model.scale[None], model.offset[None])
-        scale, offset = scale[0], offset[0]
+        scale, offset = model.word_maps()
         start = model.start.expand(inputs.shape[0], model.hidden_size)
 
         def step(t, x_t, z):

@@ -130,14 +130,33 @@ class FLNN(SequenceModel):
             z = w[:, x] + s[:, x, None] * z  # z(t) = w_j + s_j z(t-1)           (4)
             states.append(z)
         hidden = torch.stack(states, dim=2)  # [K, B, T, H]
-        distance2 = ((hidden.unsqueeze(3) - centers[:, None, None]) ** 2).sum(-1)  # [K,B,T,R]
-        rbf = torch.exp(-distance2 / self.rbf_variance)  # g_i = exp(-|w_i - z|^2 / b_i^2)  (5)
-        net = torch.einsum("kbtr,kor->kbto", rbf, readout)  # net_i = sum_j w_ij g_j        (7)
+        rbf, net = self._read_out(hidden, centers, readout)
         never = net.new_full((*net.shape[:-1], EOS), IMPOSSIBLE_LOGIT)  # <pad>, <s>
         return {"hidden": hidden, "rbf": rbf, "logits": torch.cat([never, net], dim=-1)}
 
+    def _read_out(self, hidden, centers, readout):
+        """Hidden2 ``[K,B,T,R]`` and output nets ``[K,B,T,O]`` at states ``hidden [K,B,T,H]``."""
+        distance2 = ((hidden.unsqueeze(3) - centers[:, None, None]) ** 2).sum(-1)  # [K,B,T,R]
+        rbf = torch.exp(-distance2 / self.rbf_variance)  # g_i = exp(-|w_i - z|^2 / b_i^2)  (5)
+        net = torch.einsum("kbtr,kor->kbto", rbf, readout)  # net_i = sum_j w_ij g_j        (7)
+        return rbf, net
+
     def _weights(self) -> list[torch.Tensor]:
         return [self.scale, self.offset, self.centers, self.readout]
+
+    # -- the pieces, one at a time (for analyses of the state space) --------------------------
+    def word_maps(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """``(s [V], w [V, H])``: every vocabulary index's map ``z -> w + s z`` (eq. 4)."""
+        scale, offset = self._word_maps(self.scale[None], self.offset[None])
+        return scale[0], offset[0]
+
+    def readout_at(self, states: torch.Tensor) -> torch.Tensor:
+        """Next-word probabilities over ``(</s>, *alphabet)`` at arbitrary Hidden1 points
+        ``states [N, H]``: eqs. 5–7 (RBF layer, output nets, softmax) with this model's weights."""
+        if states.ndim != 2 or states.shape[1] != self.hidden_size:
+            raise ValueError(f"states must be [N, {self.hidden_size}], got {tuple(states.shape)}")
+        _, net = self._read_out(states[None, None], self.centers[None], self.readout[None])
+        return torch.softmax(net[0, 0], dim=-1)  # o_i = e^{net_i} / sum_j e^{net_j}     (6)
 
     # -- the SequenceModel interface ---------------------------------------------------------
     def trace(self, inputs: torch.Tensor) -> dict[str, torch.Tensor]:
