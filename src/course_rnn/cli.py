@@ -89,6 +89,7 @@ def replicate(args, experiments) -> int:
     matplotlib.use("Agg")  # figures go to files; no display is needed
     import torch
 
+    from .experiments.replication import check_output_folder
     from .utils import pick_device
 
     device = pick_device(args.device)  # ValueError for a bad or missing device, before any work
@@ -96,10 +97,7 @@ def replicate(args, experiments) -> int:
         torch.set_num_threads(args.threads or 1)
     names = list(experiments) if args.experiment == "all" else [args.experiment]
     for name in names:  # refuse to overwrite before hours of work, not after
-        folder = _out_folder(args, name)
-        if (folder / "results.json").exists() and not args.overwrite:
-            raise FileExistsError(f"{folder / 'results.json'} already exists: choose another "
-                                  "folder (--out) or pass --overwrite")
+        check_output_folder(_out_folder(args, name), args.overwrite)
     for name in names:
         print(f"== {name}: {experiments[name].title} (scale {args.scale}, device {device})",
               flush=True)

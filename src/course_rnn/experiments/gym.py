@@ -478,8 +478,7 @@ def run(scale: str = "quick", seeds=None, device=None, progress: bool | None = N
         rows = run_gym(gym_scale, seeds=seeds, device=device, progress=progress,
                        settings=settings, models=models, languages=languages)
     cells = [{"model": k[0], "language": k[1], **v} for k, v in cell_means(rows).items()]
-    settings_used = gym_settings(gym_scale) if not settings else _merge(gym_settings(gym_scale),
-                                                                          settings)
+    settings_used = _merge(gym_settings(gym_scale), settings or {})
     return Replication(
         experiment="gym", title=EXPERIMENTS[0].title, scale=scale, seeds=seeds,
         device=str(device), settings=settings_used,

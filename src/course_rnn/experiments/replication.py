@@ -183,12 +183,7 @@ class Replication:
 
         An existing ``results.json`` there is never replaced unless ``overwrite`` is True.
         """
-        out = Path(out)
-        if out.exists() and not out.is_dir():
-            raise ValueError(f"output path {str(out)!r} exists and is not a folder")
-        if (out / "results.json").exists() and not overwrite:
-            raise FileExistsError(f"{out / 'results.json'} already exists: choose another folder "
-                                  "(--out) or pass --overwrite")
+        out = check_output_folder(out, overwrite)
         text = json.dumps(self.to_json(), indent=1, allow_nan=True) + "\n"  # fails before writing
         out.mkdir(parents=True, exist_ok=True)
         paths = {"json": out / "results.json", "table": out / "table.md"}
@@ -213,6 +208,18 @@ def _flat_numbers(value) -> list[float]:
     if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
         return [float(value)]
     return []
+
+
+def check_output_folder(out: str | Path, overwrite: bool = False) -> Path:
+    """``out`` as a Path, if a result may be saved there: ValueError when it is a file,
+    FileExistsError when it holds a ``results.json`` and ``overwrite`` is False."""
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"output path {str(out)!r} exists and is not a folder")
+    if (out / "results.json").exists() and not overwrite:
+        raise FileExistsError(f"{out / 'results.json'} already exists: choose another folder "
+                              "(--out) or pass --overwrite")
+    return out
 
 
 def _jsonable(value):

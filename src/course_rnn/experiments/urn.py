@@ -110,11 +110,6 @@ PAPER_PARAMS = {
 PAPER_VOCAB = {"cross-serial": (10, 20), "Dyck": (12, 12)}
 
 
-def _settings(table: Mapping[str, dict], scale: str, overrides: Mapping | None) -> dict:
-    """``table[scale]`` with ``overrides`` applied; an unknown key is a ValueError naming it."""
-    return merge_settings(table[scale], overrides, "this experiment")
-
-
 def _verdict(ok: bool) -> str:
     return "agrees" if ok else "**differs**"
 
@@ -375,7 +370,7 @@ def run_dyck(scale: str = "quick", seeds=None, device=None, progress: bool | Non
     """
     with Timer() as timer:
         scale = normalise_scale(scale)
-        cfg = _settings(DYCK_SETTINGS, scale, settings)
+        cfg = merge_settings(DYCK_SETTINGS[scale], settings, "urn-dyck")
         seeds = seed_list(seeds, DYCK_SEEDS[scale])
         device = pick_device(device)
         dyck = Dyck()
@@ -542,7 +537,7 @@ def run_cross_serial(scale: str = "quick", seeds=None, device=None,
     """
     with Timer() as timer:
         scale = normalise_scale(scale)
-        cfg = _settings(CROSS_SERIAL_SETTINGS, scale, settings)
+        cfg = merge_settings(CROSS_SERIAL_SETTINGS[scale], settings, "urn-cross-serial")
         seeds = seed_list(seeds, CROSS_SERIAL_SEEDS[scale])
         device = pick_device(device)
         if cfg["test_family"] < 3 or cfg["max_total"] < 2:
