@@ -104,6 +104,10 @@ def replicate(args, experiments) -> int:
         result = experiments[name].run(scale=args.scale, seeds=args.seeds, device=device,
                                        progress=False if args.quiet else None)
         paths = result.save(_out_folder(args, name), overwrite=args.overwrite)
+        if result.runs:
+            print(f"-- training runs ({len(result.runs) - len(result.unconverged())} of "
+                  f"{len(result.runs)} converged)")
+            print(result.convergence_report())
         print(result.table())
         print(f"{result.seconds:.1f} s; wrote " + ", ".join(str(p) for p in paths.values()),
               flush=True)

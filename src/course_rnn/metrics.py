@@ -12,11 +12,15 @@ actually come next in a string (``EOS`` and the alphabet; never ``<pad>`` or ``<
 * :func:`cross_serial_accuracy` – Bernardy & Lappin 2023's whole-string criterion.
 * :func:`agreement_accuracy` – does the model prefer the verb form that agrees with the subject?
   Reported by number of attractors (Linzen et al. 2016).
+
+And one number about the data rather than the model: :func:`optimal_loss`, the lowest training
+loss any language model can reach on a corpus – what "has fitted its training set" means.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
+import math
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -41,6 +45,34 @@ def next_symbol_logits(model, vocab: Vocab, strings: Sequence, batch_size: int =
         logits = model(batch.inputs)[..., first:].float().cpu().numpy()
         out.extend(logits[i, : int(n)] for i, n in enumerate(batch.lengths))
     return out
+
+
+def optimal_loss(strings: Sequence) -> float:
+    """The exact minimum of the mean next-symbol cross-entropy (nats per symbol, EOS included)
+    on ``strings``: the conditional entropy of the next symbol given the whole prefix, under the
+    corpus' own distribution,
+
+        L* = (1/N) Σ_prefixes c(prefix) · H(next | prefix),
+
+    ``c(prefix)``: how many strings of the corpus start with it, ``N``: predicted symbols. A model
+    that sees the whole prefix can reach ``L*`` and none can go below it, so a training loss
+    within a small tolerance of ``L*`` means the model fitted its training set (for a^n b^n with
+    n uniform on 1 … 20, ``L*`` ≈ 0.136 nats: only the end of the a's is uncertain).
+    """
+    if len(strings) == 0:
+        raise ValueError("optimal_loss needs at least one string")
+    following: dict[tuple, Counter] = defaultdict(Counter)
+    predicted = 0
+    for s in strings:
+        symbols = as_symbols(s)
+        for t in range(len(symbols) + 1):
+            following[symbols[:t]][symbols[t] if t < len(symbols) else EOS] += 1
+        predicted += len(symbols) + 1
+    total = 0.0
+    for counts in following.values():
+        n = sum(counts.values())
+        total -= sum(c * math.log(c / n) for c in counts.values())
+    return total / predicted
 
 
 def _summary(correct: Iterable[bool]) -> float:

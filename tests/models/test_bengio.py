@@ -1,12 +1,12 @@
-"""The Bengio et al. (2003) neural n-gram model: shapes, parameters, errors, and that it learns."""
+"""The Bengio et al. (2003) neural n-gram model: shapes, parameters, errors (that it learns:
+tests/training/test_tasks.py)."""
 
-import math
 
 import pytest
 import torch
 
 from course_rnn.corpus import build_vocab, map_unknown
-from course_rnn.models.bengio import BengioMLP, ngram_pairs, perplexity, train
+from course_rnn.models.bengio import BengioMLP, ngram_pairs
 
 SENTENCES = [
     ["the", "cat", "sat", "on", "the", "mat", "."],
@@ -65,8 +65,6 @@ def test_bad_input_is_a_clear_error(vocab):
         BengioMLP(10, context=0)
     with pytest.raises(ValueError, match="not in the vocabulary.*map_unknown"):
         ngram_pairs([["the", "zebra"]], vocab, context=3)
-    with pytest.raises(ValueError, match="epochs"):
-        train(model, ngram_pairs(SENTENCES, vocab, 3), epochs=0)
 
 
 def test_ngram_pairs_pad_with_bos_and_end_with_eos(vocab):
@@ -81,23 +79,6 @@ def test_unknown_words_can_be_mapped_first():
     vocab = build_vocab(SENTENCES, min_count=15)  # only the frequent words survive
     contexts, targets = ngram_pairs(map_unknown([["the", "zebra", "."]], vocab), vocab, 2)
     assert vocab.index("<unk>") in targets.tolist()
-
-
-def test_a_short_training_run_lowers_perplexity_reproducibly(vocab):
-    data = ngram_pairs(SENTENCES, vocab, context=3)
-    torch.manual_seed(0)
-    model = BengioMLP(len(vocab), context=3, embedding_dim=8, hidden=16, direct=True)
-    before = perplexity(model, data)
-    assert before == pytest.approx(len(vocab), rel=0.5)  # a fresh model is close to uniform
-    losses = train(model, data, epochs=8, batch_size=64, lr=3e-2, seed=3)
-    after = perplexity(model, data)
-    assert after < 2 < 10 < before  # the data's own entropy allows about 1.3
-    assert after == pytest.approx(math.exp(losses[-1]), rel=0.5)
-
-    torch.manual_seed(0)
-    again = BengioMLP(len(vocab), context=3, embedding_dim=8, hidden=16, direct=True)
-    assert train(again, data, epochs=8, batch_size=64, lr=3e-2, seed=3) == losses
-
 
 def test_config_rebuilds_the_model():
     model = BengioMLP(50, context=2, embedding_dim=4, hidden=3, direct=True)

@@ -1,4 +1,5 @@
-"""SequenceClassifier: the last real hidden state → a label; fit_classifier and its accuracy."""
+"""SequenceClassifier: the last real hidden state → a label, and its accuracy (training it with
+`fit` is tested in tests/training/test_tasks.py)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,6 @@ from course_rnn.models import build_model
 from course_rnn.models.classifier import (
     SequenceClassifier,
     classifier_accuracy,
-    classifier_loss,
-    fit_classifier,
     predict_proba,
 )
 
@@ -63,30 +62,7 @@ def test_models_without_hidden_states_use_their_trace():
     assert logits.shape == (2, 2) and model.generators.grad is not None
 
 
-def test_fit_classifier_learns_a_long_range_label_and_reports_accuracy():
-    clf = classifier("lstm", hidden=8)
-    before = classifier_loss(clf, VOCAB, TRAIN)
-    history = fit_classifier(clf, VOCAB, TRAIN, valid=TRAIN, epochs=12, batch_size=12, lr=0.05,
-                             progress=False)
-    assert len(history) == 12 and history["epoch"][-1] == 12
-    assert classifier_loss(clf, VOCAB, TRAIN) < 0.2 * before
-    result = classifier_accuracy(clf, VOCAB, TRAIN, by=[len(s) for s, _ in TRAIN])
-    assert result["accuracy"] == 1.0 and result["n"] == len(TRAIN)
-    assert set(result["by"]) == set(range(1, 7)) and all(v == 1.0 for v in result["by"].values())
-    assert sum(result["count"].values()) == len(TRAIN)
-    assert history.last["valid_accuracy"] == pytest.approx(1.0)
-    probs = predict_proba(clf, VOCAB, ["acc", "bcc"])
-    assert probs.shape == (2, 2) and torch.allclose(probs.sum(-1), torch.ones(2))
-    assert probs[0, 0] > 0.5 and probs[1, 1] > 0.5
-
-
-def test_same_seed_same_numbers_and_the_global_rng_is_untouched():
-    runs = []
-    for _ in range(2):
-        clf = classifier("decay_rnn", seed=3, variant="drnn")
-        runs.append(fit_classifier(clf, VOCAB, TRAIN, epochs=2, batch_size=5, seed=7,
-                                   progress=False)["train_loss"])
-    assert runs[0] == runs[1]
+def test_a_seeded_classifier_leaves_the_global_rng_untouched():
     torch.manual_seed(123)
     expected = torch.rand(1)
     torch.manual_seed(123)
@@ -94,34 +70,15 @@ def test_same_seed_same_numbers_and_the_global_rng_is_untouched():
     assert torch.equal(torch.rand(1), expected), "building a seeded classifier used the global RNG"
 
 
-def test_step_metrics_track_alpha_after_every_kth_step():
-    clf = classifier("decay_rnn", variant="drnn", alpha_init=0.3)
-    history = fit_classifier(
-        clf, VOCAB, TRAIN, epochs=2, batch_size=8, lr=0.05, progress=False,
-        step_metrics={"alpha": lambda c: c.model.alpha.item()}, step_every=2,
-    )
-    steps_per_epoch = -(-len(TRAIN) // 8)
-    assert len(history.steps) == 1 + (2 * steps_per_epoch) // 2
-    alphas = history.step_values("alpha")
-    assert alphas[0] == pytest.approx(0.3) and alphas[-1] != pytest.approx(0.3)
-    assert [s["step"] for s in history.steps[:3]] == [0, 2, 4]
-    assert all(0 < a < 1 for a in alphas)
-
-
-def test_early_stopping_restores_the_best_weights():
-    clf = classifier("srn")
-    history = fit_classifier(clf, VOCAB, TRAIN, valid=TRAIN[:6], epochs=40, batch_size=4, lr=0.5,
-                             patience=2, progress=False)
-    if history.stopped_early:
-        assert len(history) < 40
-    best = min(history["valid_loss"])
-    assert classifier_loss(clf, VOCAB, TRAIN[:6]) == pytest.approx(best, rel=1e-5)
-
-
-def test_explicit_cpu_device():
-    clf = classifier("gru")
-    fit_classifier(clf, VOCAB, TRAIN[:4], epochs=1, device="cpu", progress=False)
-    assert clf.device.type == "cpu" and next(clf.head.parameters()).device.type == "cpu"
+def test_accuracy_by_key_and_probabilities():
+    clf = classifier("lstm", hidden=8)
+    result = classifier_accuracy(clf, VOCAB, TRAIN, by=[len(s) for s, _ in TRAIN])
+    assert result["n"] == len(TRAIN) and set(result["by"]) == set(range(1, 7))
+    assert sum(result["count"].values()) == len(TRAIN)
+    right = sum(result["by"][k] * result["count"][k] for k in result["by"])
+    assert right == pytest.approx(result["accuracy"] * len(TRAIN))
+    probs = predict_proba(clf, VOCAB, ["acc", "bcc"])
+    assert probs.shape == (2, 2) and torch.allclose(probs.sum(-1), torch.ones(2))
 
 
 def test_clear_errors():
@@ -131,22 +88,6 @@ def test_clear_errors():
     with pytest.raises(ValueError, match="at least 2 classes"):
         SequenceClassifier(model, 1)
     clf = SequenceClassifier(model, 2)
-    with pytest.raises(TypeError, match="SequenceClassifier"):
-        fit_classifier(model, VOCAB, TRAIN)
-    with pytest.raises(ValueError, match="empty"):
-        fit_classifier(clf, VOCAB, [], progress=False)
-    with pytest.raises(ValueError, match="labels are integers in 0..1"):
-        fit_classifier(clf, VOCAB, [("ab", 2)], progress=False)
-    with pytest.raises(ValueError, match="labels are integers"):
-        fit_classifier(clf, VOCAB, [("ab", True)], progress=False)
-    with pytest.raises(ValueError, match=r"\(string, label\) pair"):
-        fit_classifier(clf, VOCAB, ["ab"], progress=False)
-    with pytest.raises(ValueError, match="vocab_size"):
-        fit_classifier(clf, Vocab(["a"]), [("a", 0)], progress=False)
-    with pytest.raises(ValueError, match="not in the vocabulary"):
-        fit_classifier(clf, VOCAB, [("az", 0)], progress=False)
-    with pytest.raises(ValueError, match="epochs"):
-        fit_classifier(clf, VOCAB, TRAIN, epochs=0, progress=False)
     with pytest.raises(ValueError, match="by has"):
         classifier_accuracy(clf, VOCAB, TRAIN, by=[0])
     batch = make_batch(VOCAB, ["ab"])

@@ -1,4 +1,5 @@
-"""The fractal learning neural network (Tabor 2011): shapes, equations, errors, both trainers."""
+"""The fractal learning neural network (Tabor 2011): shapes, equations, errors (its trainers are
+tested in tests/training/)."""
 
 import pytest
 import torch
@@ -10,8 +11,6 @@ from course_rnn.models.flnn import (
     IMPOSSIBLE_LOGIT,
     evaluate,
     exact_targets,
-    train_backprop,
-    train_hill_climb,
 )
 
 G1 = TaborGrammar1()
@@ -71,12 +70,6 @@ def test_bad_inputs_and_parameters():
         FLNN(6, hidden_size=0)
     with pytest.raises(ValueError, match="rbf_variance"):
         FLNN(6, rbf_variance=0.0)
-    with pytest.raises(ValueError, match="epochs"):
-        train_backprop(model, ["a b c"], VOCAB, epochs=0)
-    with pytest.raises(ValueError, match="vocab"):
-        train_backprop(FLNN(7), ["a b c"], VOCAB, epochs=1)
-    with pytest.raises(ValueError, match="'d'"):
-        train_backprop(model, ["a b d"], VOCAB, epochs=1)
 
 
 def test_same_seed_same_weights():
@@ -90,37 +83,6 @@ def test_exact_targets_align_with_batches():
     assert targets[0, 0, VOCAB.index("a")] == 1.0
     assert targets[0, 3, VOCAB.eos_id] == pytest.approx(0.8)
     assert torch.allclose(targets.sum(-1), torch.ones(1, 4))
-
-
-def test_backprop_learns_grammar_1_training_corpus():
-    torch.set_num_threads(1)
-    model = FLNN(len(VOCAB), seed=3)
-    history = train_backprop(model, G1.training_corpus(), VOCAB, epochs=600, seed=0)
-    scores = evaluate(model, G1, G1.training_corpus(), VOCAB)
-    assert scores["positions"] == 129 + 16  # Table 4's 129 words, plus the prediction after <s>
-    assert scores["percent_correct"] == 100.0
-    # not the forgetful optimum (KL ~0.26-0.32 per position), which can also score 100%
-    assert scores["kl_per_position"] < 0.1 < history[0]["loss"]
-    assert history[-1]["percent_correct"] == 100.0
-    # a fractal: 'a' contracts, 'c' expands (PDDA 1 uses 1/2 and 2)
-    assert model.scale[0] < 0.8 and model.scale[2] > 1.25
-
-
-def test_hill_climber_lowers_the_error_one_weight_at_a_time():
-    model = FLNN(len(VOCAB), seed=0)
-    corpus = G1.sentences(2)
-    before = evaluate(model, G1, corpus, VOCAB)["kl_per_position"]
-    history = train_hill_climb(model, corpus, VOCAB, iterations=15, seed=0, radius=0.01)
-    after = evaluate(model, G1, corpus, VOCAB)["kl_per_position"]
-    losses = [h["loss"] for h in history]
-    assert len(history) == 15 and after < before
-    assert all(x > y for x, y in zip(losses, losses[1:]))  # a strict descent
-    assert after == pytest.approx(losses[-1], rel=1e-4)  # the weights kept are the best found
-    sampled = train_hill_climb(FLNN(len(VOCAB), seed=0), corpus, VOCAB, iterations=5, seed=1,
-                               radius=0.01, directions=4)
-    assert sampled[-1]["loss"] < before
-    with pytest.raises(ValueError, match="directions"):
-        train_hill_climb(model, corpus, VOCAB, iterations=1, directions=0)
 
 
 def test_grammar_2_model_runs():

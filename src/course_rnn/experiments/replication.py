@@ -10,6 +10,14 @@ calls the very same function and saves what comes back into a folder:
 
 Scales: ``"quick"`` is what the book runs (a few minutes at most on a laptop CPU; the chapters
 call it ``"default"``, an accepted alias); ``"paper"`` is the paper's own size, meant for a GPU.
+
+**Verdicts wait for convergence.** A row of the paper-vs-ours table says ``agrees``, ``differs``,
+``budget-limited``, ``not converged`` or ``not comparable``, and :func:`judge` decides which from
+the numbers: a comparison is only made between runs that met their convergence criterion
+(:mod:`course_rnn.training.convergence`), and a disagreement counts as ``differs`` only if it
+survives training the deciding runs to twice their budget; when the doubled budget closes more
+than half of the gap, the verdict is ``budget-limited``. Both budgets' figures are kept in the
+row's ``evidence`` (saved in results.json).
 """
 
 from __future__ import annotations
@@ -27,7 +35,7 @@ import numpy as np
 import torch
 
 from ..analysis.report import markdown_table
-from ..training import progress_enabled
+from ..training import History, converged, progress_enabled
 
 SCALES = ("quick", "paper")
 _ALIASES = {"default": "quick"}  # the chapters' name for the book's scale
@@ -107,19 +115,119 @@ def pm(mean: float, se: float | None = None, digits: int = 3) -> str:
     return f"{mean:.{digits}f} ± {se:.{digits}f}"
 
 
+#: What one row of a paper-vs-ours table concludes (see :func:`judge`).
+VERDICTS = ("agrees", "differs", "budget-limited", "not converged", "not comparable")
+
+
+@dataclass
+class Measurement:
+    """One of our figures set against the paper's.
+
+    ``value``: our figure; ``agrees``: whether it agrees with the paper by the row's rule;
+    ``gap``: how far it is from agreeing (≥ 0, in the figure's own units; 0 when it agrees);
+    ``runs``: the training runs behind it (histories, Convergence records or booleans).
+    """
+
+    value: float
+    agrees: bool
+    gap: float
+    runs: Sequence = ()
+
+    def __post_init__(self):
+        if isinstance(self.gap, bool) or not isinstance(self.gap, (int, float, np.number)) \
+                or not self.gap >= 0:
+            raise ValueError(f"gap must be a number ≥ 0, got {self.gap!r}")
+        self.runs = list(self.runs)
+
+    @property
+    def converged(self) -> bool:
+        return all(converged(r) for r in self.runs)
+
+    def unconverged(self) -> int:
+        return sum(not converged(r) for r in self.runs)
+
+    def to_json(self) -> dict:
+        return {"value": _jsonable(self.value), "agrees": bool(self.agrees),
+                "gap": float(self.gap), "runs": len(self.runs),
+                "runs_converged": len(self.runs) - self.unconverged()}
+
+
+@dataclass
+class Verdict:
+    """:func:`judge`'s conclusion: ``label`` (one of :data:`VERDICTS`), ``reason`` in words,
+    and the measurements at the first and (when one was needed) the doubled budget."""
+
+    label: str
+    reason: str
+    first: Measurement | None = None
+    doubled: Measurement | None = None
+
+    def to_json(self) -> dict:
+        return {"verdict": self.label, "reason": self.reason,
+                "budget_1x": self.first.to_json() if self.first else None,
+                "budget_2x": self.doubled.to_json() if self.doubled else None}
+
+
+def judge(first: Measurement, doubled: Callable[[], Measurement] | None = None) -> Verdict:
+    """The verdict of one paper-vs-ours comparison.
+
+    1. Any run behind ``first`` that did not converge: **not converged** (no comparison).
+    2. ``first.agrees``: **agrees**.
+    3. Otherwise the deciding runs are trained to twice their budget (``doubled()``, called only
+       here): if that agrees or closes more than half of the gap, **budget-limited**; if the
+       doubled runs did not converge, **not converged**; else **differs**.
+
+    ``doubled`` is required for a disagreement: a "differs" that was never re-checked at a
+    larger budget is not one.
+    """
+    if not isinstance(first, Measurement):
+        raise TypeError(f"judge takes a Measurement, got {type(first).__name__}")
+    if not first.converged:
+        return Verdict("not converged", f"{first.unconverged()} of {len(first.runs)} runs did "
+                                        "not meet their convergence criterion", first)
+    if first.agrees:
+        return Verdict("agrees", "every run converged and the figure agrees", first)
+    if doubled is None:
+        raise ValueError("a disagreement must be re-checked at twice the budget: pass "
+                         "doubled=, a function that trains the deciding runs twice as long")
+    second = doubled()
+    if not isinstance(second, Measurement):
+        raise TypeError(f"doubled() must return a Measurement, got {type(second).__name__}")
+    if second.agrees or second.gap < first.gap / 2:
+        return Verdict("budget-limited", f"twice the budget moved the gap from {first.gap:.4g} "
+                                         f"to {second.gap:.4g}", first, second)
+    if not second.converged:
+        return Verdict("not converged", f"at twice the budget {second.unconverged()} of "
+                                        f"{len(second.runs)} runs did not converge", first,
+                       second)
+    return Verdict("differs", f"the gap persists at twice the budget ({first.gap:.4g} → "
+                              f"{second.gap:.4g})", first, second)
+
+
 @dataclass
 class Row:
     """One line of a paper-vs-ours table.
 
     ``paper`` is the paper's figure as printed (say where: "99.42 ± 0.20 (Table 4)"), or "—"
-    where the paper gives none; ``ours`` is what this run measured, formatted; ``note`` says
-    what differs (scale, convention) or whether the two agree.
+    where the paper gives none; ``ours`` is what this run measured, formatted; ``verdict`` is a
+    :class:`Verdict` from :func:`judge` (or one of :data:`VERDICTS`, e.g. "not comparable", or
+    "" for a row that only informs); ``note`` says what differs (scale, convention) and why.
     """
 
     quantity: str
     paper: str
     ours: str
     note: str = ""
+    verdict: str | Verdict = ""
+    evidence: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        if isinstance(self.verdict, Verdict):
+            self.evidence = {**self.verdict.to_json(), **self.evidence}
+            self.verdict = self.verdict.label
+        if self.verdict not in (*VERDICTS, ""):
+            raise ValueError(f"unknown verdict {self.verdict!r}: choose one of "
+                             f"{', '.join(VERDICTS)} (or a Verdict from judge)")
 
 
 @dataclass
@@ -137,11 +245,24 @@ class Replication:
     figures: dict = field(default_factory=dict)  # name -> matplotlib Figure
     artefacts: dict = field(default_factory=dict)  # trained models etc., for the chapter; not saved
     seconds: float = float("nan")
+    runs: dict[str, History] = field(default_factory=dict)  # name -> curve + convergence
 
     def table(self) -> str:
         """The paper-vs-ours table in Markdown."""
         return markdown_table([vars(r) for r in self.rows],
-                              columns=["quantity", "paper", "ours", "note"])
+                              columns=["quantity", "paper", "ours", "verdict", "note"])
+
+    def convergence_report(self) -> str:
+        """One line per training run: whether it met its criterion, after how long, and why."""
+        lines = []
+        for name, history in self.runs.items():
+            record = history.convergence
+            lines.append(f"{name}: {record}" if record else f"{name}: no convergence record")
+        return "\n".join(lines)
+
+    def unconverged(self) -> list[str]:
+        """The names of the runs that did not meet their convergence criterion."""
+        return [name for name, h in self.runs.items() if not converged(h)]
 
     def markdown(self) -> str:
         """``table.md``: a heading, how it was run, and the table."""
@@ -175,6 +296,7 @@ class Replication:
             "seeds": self.seeds, "device": self.device, "seconds": self.seconds,
             "settings": _jsonable(self.settings), "numbers": _jsonable(self.numbers),
             "table": [vars(r) for r in self.rows], "figures": sorted(self.figures),
+            "runs": {name: h.to_json(max_points=100) for name, h in self.runs.items()},
             "torch": torch.__version__, "python": platform.python_version(),
         }
 

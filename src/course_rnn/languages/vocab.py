@@ -95,6 +95,13 @@ class Batch:
     def to(self, device) -> Batch:
         return Batch(*(t.to(device) for t in (self.inputs, self.targets, self.mask, self.lengths)))
 
+    def rows(self, index: torch.Tensor) -> Batch:
+        """The strings at ``index``, padded only as far as the longest of them: the same batch
+        that :func:`make_batch` builds from those strings, without encoding them again."""
+        steps = int(self.lengths[index].max()) if len(index) else 0
+        return Batch(self.inputs[index, :steps], self.targets[index, :steps],
+                     self.mask[index, :steps], self.lengths[index])
+
     def __len__(self) -> int:
         return self.inputs.shape[0]
 
@@ -123,14 +130,22 @@ def iterate_batches(
     shuffle: bool = True,
     seed: int | None = 0,
 ):
-    """Yield :class:`Batch` objects over ``seqs`` (shuffled reproducibly from ``seed``)."""
+    """Yield :class:`Batch` objects over ``seqs`` (shuffled reproducibly from ``seed``). The
+    strings are encoded once; each batch is padded to its own longest string."""
     if batch_size < 1:
         raise ValueError(f"batch_size must be positive, got {batch_size}")
     if len(seqs) == 0:
         raise ValueError("cannot iterate over an empty corpus")
-    order = list(range(len(seqs)))
+    everything = make_batch(vocab, seqs)
+    for index in batch_order(len(seqs), batch_size, shuffle, seed):
+        yield everything.rows(index)
+
+
+def batch_order(n: int, batch_size: int, shuffle: bool = True, seed: int | None = 0):
+    """Index tensors of consecutive batches over ``n`` items, in a random order drawn from
+    ``seed`` when ``shuffle`` (the same order for the same seed on every machine)."""
     if shuffle:
-        g = torch.Generator().manual_seed(0 if seed is None else seed)
-        order = torch.randperm(len(seqs), generator=g).tolist()
-    for start in range(0, len(order), batch_size):
-        yield make_batch(vocab, [seqs[i] for i in order[start : start + batch_size]])
+        order = torch.randperm(n, generator=torch.Generator().manual_seed(seed or 0))
+    else:
+        order = torch.arange(n)
+    return order.split(batch_size)

@@ -24,13 +24,13 @@ Token ids come from a :class:`~course_rnn.languages.vocab.Vocab` (see
 The paper's Brown-corpus models: n = 3 or 5, m = 30 or 60 embedding units, h = 0, 50 or 100
 hidden units, with or without direct connections (MLP1, test perplexity 268: n = 5, m = 60,
 h = 50, direct; the defaults here are its sizes without ``W``). They were trained by SGD for
-days; here Adam runs for seconds to minutes on a CPU.
+days; here :func:`course_rnn.training.fit` (the ``NextWord`` task) trains them with Adam until the
+validation perplexity stops improving, minutes on a CPU.
 """
 
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Sequence
 
 import torch
@@ -39,7 +39,6 @@ from torch.nn import functional as F
 
 from ..corpus import check_sentences
 from ..languages.vocab import Vocab
-from ..utils import pick_device, seed_everything
 
 
 class BengioMLP(nn.Module):
@@ -105,7 +104,11 @@ class BengioMLP(nn.Module):
 
     def forward(self, contexts: torch.Tensor) -> torch.Tensor:
         """Next-word logits ``[B, V]`` for ``contexts[B, n−1]`` (oldest word first)."""
-        contexts = self.check_inputs(contexts)
+        return self.scores(self.check_inputs(contexts))
+
+    def scores(self, contexts: torch.Tensor) -> torch.Tensor:
+        """:meth:`forward` without the input checks, for contexts already checked once (the
+        training loop checks a whole data set before its first step)."""
         x = self.C(contexts).flatten(1)  # x = (C(w_{t-n+1}), …, C(w_{t-1}))
         y = self.b.expand(len(x), -1)  # y = b
         if self.W is not None:
@@ -160,21 +163,25 @@ def _encode(sentence: Sequence[str], vocab: Vocab) -> list[int]:
         ) from None
 
 
-def _check_pairs(model: BengioMLP, pairs: tuple[torch.Tensor, torch.Tensor]) -> None:
+def check_pairs(model: BengioMLP, pairs: tuple[torch.Tensor, torch.Tensor],
+                what: str = "data") -> None:
+    """TypeError or ValueError (naming ``what``) unless ``pairs`` is ``(contexts, targets)`` of
+    equal, non-zero length with every index inside ``model``'s vocabulary."""
     if not (isinstance(pairs, (tuple, list)) and len(pairs) == 2):
-        raise TypeError("data must be a (contexts, targets) pair of tensors, see ngram_pairs")
+        raise TypeError(f"{what} must be a (contexts, targets) pair of tensors, see ngram_pairs")
     contexts, targets = pairs
     if not (isinstance(contexts, torch.Tensor) and isinstance(targets, torch.Tensor)):
-        raise TypeError("data must be a (contexts, targets) pair of tensors, see ngram_pairs")
+        raise TypeError(f"{what} must be a (contexts, targets) pair of tensors, see ngram_pairs")
     if len(contexts) == 0 or len(contexts) != len(targets):
-        raise ValueError(
-            f"need as many contexts as targets, at least one: {len(contexts)} vs {len(targets)}"
-        )
+        raise ValueError(f"{what}: need as many contexts as targets, at least one: "
+                         f"{len(contexts)} vs {len(targets)}")
+    model.check_inputs(contexts)
     if targets.min() < 0 or targets.max() >= model.vocab_size:
-        raise ValueError(f"target index out of range for vocabulary size {model.vocab_size}")
+        raise ValueError(f"{what}: target index out of range for vocabulary size "
+                         f"{model.vocab_size}")
 
 
-# -- evaluation and training ---------------------------------------------------------------------
+# -- evaluation ------------------------------------------------------------------------------------
 
 
 @torch.no_grad()
@@ -182,7 +189,7 @@ def perplexity(
     model: BengioMLP, data: tuple[torch.Tensor, torch.Tensor], batch_size: int = 4096
 ) -> float:
     """exp(mean −log P(target | context)) over the (contexts, targets) pairs ``data``."""
-    _check_pairs(model, data)
+    check_pairs(model, data)
     was_training = model.training
     model.eval()
     total = 0.0
@@ -192,50 +199,3 @@ def perplexity(
     model.train(was_training)
     return math.exp(total / len(data[1]))
 
-
-def train(
-    model: BengioMLP,
-    data: tuple[torch.Tensor, torch.Tensor],
-    *,
-    epochs: float = 1.0,
-    batch_size: int = 256,
-    lr: float = 3e-3,
-    weight_decay: float = 0.0,
-    seed: int = 0,
-    max_seconds: float | None = None,
-    device: str | torch.device | None = None,
-) -> list[float]:
-    """Minimise the cross-entropy of the targets with Adam; return the loss of every step.
-
-    ``epochs`` may be fractional (0.25 = a quarter pass over the shuffled pairs). ``seed`` fixes
-    the order of the batches; seed the model's initial weights yourself, before building it
-    (``course_rnn.utils.seed_everything``). ``max_seconds`` stops early on a wall-clock budget
-    (handy in a notebook, but then the result depends on the machine's speed: leave it ``None``
-    for reproducible numbers).
-    """
-    _check_pairs(model, data)
-    if epochs <= 0 or batch_size < 1 or lr <= 0:
-        raise ValueError(
-            f"need epochs > 0, batch_size ≥ 1, lr > 0: got {epochs}, {batch_size}, {lr}"
-        )
-    generator = seed_everything(seed)
-    model.to(pick_device(device)).train()
-    optimiser = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=weight_decay)
-    contexts, targets = data
-    steps = max(1, round(epochs * len(targets) / batch_size))
-    order = torch.cat(
-        [torch.randperm(len(targets), generator=generator) for _ in range(math.ceil(epochs))]
-    )
-    losses, start = [], time.perf_counter()
-    for step in range(steps):
-        batch = order[step * batch_size : (step + 1) * batch_size]
-        logits = model(contexts[batch])
-        loss = F.cross_entropy(logits, targets[batch].to(logits.device))
-        optimiser.zero_grad()
-        loss.backward()
-        optimiser.step()
-        losses.append(loss.item())
-        if max_seconds is not None and time.perf_counter() - start > max_seconds:
-            break
-    model.eval()
-    return losses

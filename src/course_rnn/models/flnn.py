@@ -19,7 +19,8 @@ An FLNN is a dynamical automaton built from neurons (Figure 2b). Reading one-hot
 
 The paper trains on the *exact* next-word distributions of the grammar with the summed
 Kullback-Leibler error, by a hill climber that tries a ±0.001 step along every weight and keeps
-the best. Here both that climber and ordinary backpropagation through time are available.
+the best. Both that climber (:func:`course_rnn.training.hill_climb`) and ordinary backpropagation
+through time (:func:`course_rnn.training.fit` with the ``ExactDistributions`` task) train it.
 
 Course conventions. Inputs are :class:`~course_rnn.languages.vocab.Vocab` indices
 (``<pad>``=0, ``<s>``=1, ``</s>``=2, then the alphabet). ``<s>`` (and ``</s>``, should it be
@@ -31,7 +32,6 @@ at ``IMPOSSIBLE_LOGIT`` so that ``forward`` still returns the full vocabulary.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 
 import numpy as np
@@ -39,9 +39,8 @@ import torch
 from torch import nn
 
 from ..languages.base import as_symbols
-from ..languages.tabor import TaborGrammar, TaborGrammar1, tabor_percent_correct, tabor_rmse
+from ..languages.tabor import TaborGrammar, tabor_percent_correct, tabor_rmse
 from ..languages.vocab import Vocab, make_batch
-from ..utils import seed_everything
 from .base import SequenceModel
 
 #: logit of the symbols that can never come next (``<pad>``, ``<s>``): softmax gives them 0.
@@ -110,6 +109,9 @@ class FLNN(SequenceModel):
     # Every weight tensor below carries a leading "population" axis K: the module itself is
     # K = 1, and the hill climber evaluates all its candidate steps in one call.
 
+    #: the names of :meth:`weight_tensors`, in order
+    WEIGHT_NAMES = ("scale", "offset", "centers", "readout")
+
     def _word_maps(self, scale, offset):
         """Every vocabulary index's affine map ``z -> w + s z`` (eq. 4): ``s [K,V]``, ``w [K,V,H]``.
 
@@ -121,8 +123,10 @@ class FLNN(SequenceModel):
         return (torch.cat([fixed_s, scale], dim=1),
                 torch.cat([fixed_w.expand(k, 3, self.hidden_size), offset], dim=1))
 
-    def _run(self, inputs, scale, offset, centers, readout) -> dict[str, torch.Tensor]:
-        """Hidden1, Hidden2 and logits, each ``[K, B, T, ...]``, for ``inputs [B, T]``."""
+    def run_population(self, inputs, scale, offset, centers, readout) -> dict[str, torch.Tensor]:
+        """Hidden1, Hidden2 and logits, each ``[K, B, T, ...]``, for checked ``inputs [B, T]``
+        and ``K`` weight settings (each weight with a leading axis ``K``, in the order of
+        :meth:`weight_tensors`)."""
         s, w = self._word_maps(scale, offset)
         z = self.start.expand(scale.shape[0], inputs.shape[0], self.hidden_size)
         states = []
@@ -141,7 +145,8 @@ class FLNN(SequenceModel):
         net = torch.einsum("kbtr,kor->kbto", rbf, readout)  # net_i = sum_j w_ij g_j        (7)
         return rbf, net
 
-    def _weights(self) -> list[torch.Tensor]:
+    def weight_tensors(self) -> list[torch.Tensor]:
+        """The four trained weights, in the order of :attr:`WEIGHT_NAMES`."""
         return [self.scale, self.offset, self.centers, self.readout]
 
     # -- the pieces, one at a time (for analyses of the state space) --------------------------
@@ -163,7 +168,7 @@ class FLNN(SequenceModel):
         """``{"hidden": [B,T,H] (Hidden1 state z), "rbf": [B,T,R] (Hidden2 g),
         "logits": [B,T,V]}`` after each input."""
         inputs = self.check_inputs(inputs)
-        out = self._run(inputs, *(p.unsqueeze(0) for p in self._weights()))
+        out = self.run_population(inputs, *(p.unsqueeze(0) for p in self.weight_tensors()))
         return {name: value.squeeze(0) for name, value in out.items()}
 
     def forward(self, inputs: torch.Tensor) -> torch.Tensor:
@@ -217,146 +222,3 @@ def evaluate(model: SequenceModel, language: TaborGrammar, sentences: Sequence,
         "kl_per_position": float(kl_error(logits, targets, batch.mask) / batch.mask.sum()),
         "positions": int(batch.mask.sum()),
     }
-
-
-# ---------------------------------------------------------------------------------------------
-# Trainers
-# ---------------------------------------------------------------------------------------------
-
-
-def _prepare(model: FLNN, language: TaborGrammar, sentences: Sequence, vocab: Vocab):
-    if not isinstance(model, FLNN):
-        raise TypeError(f"expected an FLNN, got {type(model).__name__}")
-    if not isinstance(language, TaborGrammar):
-        raise TypeError(f"language must be a Tabor grammar, got {type(language).__name__}")
-    if len(vocab) != model.vocab_size:
-        raise ValueError(f"vocab has {len(vocab)} symbols but the model was built for "
-                         f"{model.vocab_size}")
-    if len(sentences) == 0:
-        raise ValueError("cannot train on zero sentences")
-    batch = make_batch(vocab, [language.symbols(s) for s in sentences])
-    targets = exact_targets(language, sentences, vocab)
-    return batch.inputs.to(model.device), targets.to(model.device), batch.mask.to(model.device)
-
-
-def train_backprop(
-    model: FLNN,
-    sentences: Sequence,
-    vocab: Vocab,
-    epochs: int = 1000,
-    lr: float = 0.02,
-    seed: int = 0,
-    language: TaborGrammar | None = None,
-    scale_lr_factor: float = 0.1,
-) -> list[dict]:
-    """Full-batch Adam on the KL error against the exact targets, averaged per position
-    (backpropagation through time, which the paper names as the alternative to its climber).
-
-    The self-weights ``s_j`` learn ``scale_lr_factor`` times slower than the other weights.
-    At full speed they tend to collapse to 0: every word then resets the state, which predicts
-    the next word well everywhere except after ``c`` – a forgetful local optimum (measured:
-    3 of 5 seeds at lr 0.02; 0 of 6 with the slower self-weights).
-
-    ``language`` defaults to :class:`~course_rnn.languages.tabor.TaborGrammar1`. Returns one
-    dict per epoch: ``epoch``, ``loss`` (mean KL per position), ``percent_correct`` (on
-    ``sentences``), ``seconds``."""
-    if isinstance(epochs, bool) or not isinstance(epochs, int) or epochs < 1:
-        raise ValueError(f"epochs must be a positive integer, got {epochs!r}")
-    if not lr > 0 or not scale_lr_factor > 0:
-        raise ValueError(f"lr and scale_lr_factor must be positive, got {lr!r}, "
-                         f"{scale_lr_factor!r}")
-    seed_everything(seed)  # full-batch training: the seed only matters for bit-reproducibility
-    inputs, targets, mask = _prepare(model, language or TaborGrammar1(), sentences, vocab)
-    optimiser = torch.optim.Adam([
-        {"params": [model.scale], "lr": lr * scale_lr_factor},
-        {"params": [model.offset, model.centers, model.readout]},
-    ], lr=lr)
-    positions = mask.sum()
-    history = []
-    start = time.perf_counter()
-    for epoch in range(1, epochs + 1):
-        logits = model(inputs)
-        loss = kl_error(logits, targets, mask) / positions
-        optimiser.zero_grad()
-        loss.backward()
-        optimiser.step()
-        probs = torch.softmax(logits.detach(), -1)[..., EOS:]
-        history.append({
-            "epoch": epoch,
-            "loss": float(loss.detach()),
-            "percent_correct": tabor_percent_correct(probs, targets[..., EOS:], mask),
-            "seconds": time.perf_counter() - start,
-        })
-    return history
-
-
-@torch.no_grad()
-def train_hill_climb(
-    model: FLNN,
-    sentences: Sequence,
-    vocab: Vocab,
-    iterations: int,
-    seed: int = 0,
-    radius: float = 0.001,
-    directions: int | None = None,
-    language: TaborGrammar | None = None,
-    target_error: float = 0.001,
-) -> list[dict]:
-    """Tabor's "gradient sampling" (§3.2): at each step, try moving every single weight by
-    ``+radius`` and by ``-radius`` (the basis directions and their negatives on a sphere of
-    radius 0.001), keep the move that lowers the summed KL error the most, repeat. Stops early
-    when no move helps (a flat or minimal point at this radius) or when the mean error per
-    position drops below ``target_error`` (the paper's 0.001).
-
-    ``directions``: try only this many randomly chosen basis directions per step (drawn from
-    ``seed``) instead of all of them. ``language`` defaults to Grammar 1. Returns one dict per
-    step: ``iteration``, ``loss`` (mean KL per position), ``weight`` (which parameter moved).
-    """
-    if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1:
-        raise ValueError(f"iterations must be a positive integer, got {iterations!r}")
-    if not radius > 0:
-        raise ValueError(f"radius must be positive, got {radius!r}")
-    inputs, targets, mask = _prepare(model, language or TaborGrammar1(), sentences, vocab)
-    rng = np.random.default_rng(seed)
-    weights = model._weights()
-    names = [name for name, p in zip(("scale", "offset", "centers", "readout"), weights)
-             for _ in range(p.numel())]
-    flat = torch.cat([p.detach().reshape(-1) for p in weights])
-    n = flat.numel()
-    if directions is not None and not (isinstance(directions, int) and 1 <= directions <= n):
-        raise ValueError(f"directions must be an integer in 1..{n}, got {directions!r}")
-    positions = mask.sum()
-
-    def population_error(candidates: torch.Tensor) -> torch.Tensor:
-        """Summed KL error of each row of ``candidates [K, n]`` (flattened weight settings)."""
-        shaped, at = [], 0
-        for p in weights:
-            shaped.append(candidates[:, at: at + p.numel()].reshape(-1, *p.shape))
-            at += p.numel()
-        logits = model._run(inputs, *shaped)["logits"]
-        return kl_error(logits, targets, mask)
-
-    error = float(population_error(flat[None])[0])
-    history = []
-    for iteration in range(1, iterations + 1):
-        tried = np.arange(n) if directions is None else rng.choice(n, directions, replace=False)
-        tried_t = torch.as_tensor(tried, device=flat.device)
-        moves = torch.zeros(2 * len(tried), n, device=flat.device)
-        rows = torch.arange(len(tried), device=flat.device)
-        moves[rows, tried_t] = radius
-        moves[rows + len(tried), tried_t] = -radius
-        errors = population_error(flat + moves)
-        best = int(torch.argmin(errors))
-        if float(errors[best]) >= error:
-            break  # flat at this radius: no single-weight step helps
-        flat = flat + moves[best]
-        error = float(errors[best])
-        history.append({"iteration": iteration, "loss": error / float(positions),
-                        "weight": names[int(tried[best % len(tried)])]})
-        if error / float(positions) < target_error:
-            break
-    at = 0
-    for p in weights:
-        p.copy_(flat[at: at + p.numel()].reshape(p.shape))
-        at += p.numel()
-    return history

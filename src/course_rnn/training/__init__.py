@@ -1,0 +1,58 @@
+"""Training: one loop for every model of the course, and the record of whether it learned.
+
+==================================  ==========================================================
+:func:`fit`                         the loop (any model, any task); returns a :class:`History`
+:mod:`~.tasks`                      what is learned from what: :class:`LanguageModelling`,
+                                    :class:`Classification`, :class:`NextWord`,
+                                    :class:`ExactDistributions`
+:mod:`~.convergence`                when a model has learned: :class:`Plateau`,
+                                    :class:`Target`, :class:`Optimum`; the
+                                    :class:`Convergence` record
+:mod:`~.optim`                      optimizers by name, schedules (:class:`StepDecay`,
+                                    :class:`Cosine`, :class:`ReduceOnPlateau`), init hooks
+:func:`hill_climb`                  Tabor's gradient-sampling climber for the FLNN
+:func:`save_checkpoint` / load      a trained sequence model in one file
+==================================  ==========================================================
+
+Dependencies point one way: ``training`` imports ``languages`` and ``models``; no model imports
+``training``.
+"""
+
+from .checkpoints import load_checkpoint, save_checkpoint
+from .convergence import (
+    STOPS,
+    Convergence,
+    Optimum,
+    Plateau,
+    Target,
+    all_converged,
+    converged,
+)
+from .hill_climb import RADII, hill_climb
+from .loop import History, fit, progress_enabled
+from .optim import (
+    OPTIMIZERS,
+    SCHEDULES,
+    Cosine,
+    ReduceOnPlateau,
+    StepDecay,
+    normal_embeddings,
+)
+from .tasks import (
+    Classification,
+    ExactDistributions,
+    LanguageModelling,
+    NextWord,
+    Task,
+    evaluate_loss,
+    perplexity,
+)
+
+__all__ = [
+    "fit", "History", "progress_enabled",
+    "Task", "LanguageModelling", "Classification", "NextWord", "ExactDistributions",
+    "evaluate_loss", "perplexity",
+    "Plateau", "Target", "Optimum", "Convergence", "STOPS", "converged", "all_converged",
+    "OPTIMIZERS", "SCHEDULES", "StepDecay", "Cosine", "ReduceOnPlateau", "normal_embeddings",
+    "hill_climb", "RADII", "save_checkpoint", "load_checkpoint",
+]

@@ -1,0 +1,189 @@
+"""When has a model learned? Three criteria, and the record every training run leaves behind.
+
+A comparison between models means something only once each model has finished learning. "Trained
+for 6 epochs" says how long we waited, not whether it was long enough, so every run of the course
+names a **criterion** and reports whether it was met:
+
+* :class:`Plateau` – the monitored figure (usually the validation loss) stopped improving: over the
+  last ``patience`` evaluations its best value improved by less than ``min_delta`` (relative)
+  on the best value before them. This is early stopping's rule.
+* :class:`Target` – a figure reached a target, e.g. training accuracy ≥ 0.99.
+* :class:`Optimum` – a loss came within ``tolerance`` of the language's **exact optimum**: the
+  entropy of the next symbol given the prefix, which no model can beat. The formal languages of
+  the course know their own next-symbol distributions, so here "has the model fitted its
+  training set?" has an exact answer.
+
+A run that hits its budget (the cap on epochs) without meeting its criterion says so; the
+:class:`Convergence` record keeps the criterion, whether it was met and why, the epochs and
+optimizer steps used, the best and final figures, and the learning curve lives beside it in the
+training history.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+
+
+def _check_number(value, name: str, *, positive: bool = False, integer: bool = False) -> None:
+    ok_type = (int,) if integer else (int, float)
+    if isinstance(value, bool) or not isinstance(value, ok_type) or not math.isfinite(value):
+        kind = "an integer" if integer else "a number"
+        raise ValueError(f"{name} must be {kind}, got {value!r}")
+    if positive and not value > 0:
+        raise ValueError(f"{name} must be positive, got {value!r}")
+    if not positive and value < 0:
+        raise ValueError(f"{name} must not be negative, got {value!r}")
+
+
+def _mode(mode: str) -> str:
+    if mode not in ("min", "max"):
+        raise ValueError(f"mode must be 'min' or 'max', got {mode!r}")
+    return mode
+
+
+@dataclass(frozen=True)
+class Plateau:
+    """Met when ``metric`` has not improved by more than ``min_delta`` (relative to its size)
+    over the last ``patience`` evaluations. ``metric=None`` watches the run's monitor (the
+    validation loss when there is a validation set, else the training loss)."""
+
+    metric: str | None = None
+    patience: int = 10
+    min_delta: float = 1e-3
+    mode: str = "min"
+
+    def __post_init__(self):
+        _check_number(self.patience, "patience", positive=True, integer=True)
+        _check_number(self.min_delta, "min_delta")
+        _mode(self.mode)
+
+    def describe(self, monitor: str) -> str:
+        return (f"{self.metric or monitor} plateau: better by < {self.min_delta:g} (relative) "
+                f"over {self.patience} evaluations")
+
+    def check(self, curve: Sequence[float], monitor: str) -> tuple[bool, str]:
+        name = self.metric or monitor
+        if len(curve) <= self.patience:
+            return False, f"{name}: only {len(curve)} evaluations, a plateau needs " \
+                          f"{self.patience + 1}"
+        sign = 1.0 if self.mode == "min" else -1.0
+        before = min(sign * v for v in curve[: -self.patience])
+        recent = min(sign * v for v in curve[-self.patience:])
+        gain = (before - recent) / max(abs(before), 1e-12)
+        if gain < self.min_delta:
+            return True, (f"{name} improved by {max(gain, 0.0):.2%} over the last "
+                          f"{self.patience} evaluations (< {self.min_delta:g})")
+        return False, f"{name} still improving ({gain:.2%} over the last {self.patience})"
+
+
+@dataclass(frozen=True)
+class Target:
+    """Met when ``metric`` reaches ``value`` (≥ for ``mode="max"``, ≤ for ``mode="min"``)."""
+
+    metric: str
+    value: float
+    mode: str = "max"
+
+    def __post_init__(self):
+        if not isinstance(self.metric, str) or not self.metric:
+            raise ValueError(f"metric must be a name such as 'train_accuracy', got {self.metric!r}")
+        if isinstance(self.value, bool) or not isinstance(self.value, (int, float)):
+            raise ValueError(f"value must be a number, got {self.value!r}")
+        _mode(self.mode)
+
+    def describe(self, monitor: str) -> str:
+        return f"{self.metric} {'≥' if self.mode == 'max' else '≤'} {self.value:g}"
+
+    def check(self, curve: Sequence[float], monitor: str) -> tuple[bool, str]:
+        last = curve[-1]
+        met = last >= self.value if self.mode == "max" else last <= self.value
+        return met, f"{self.metric} = {last:.4g} ({'' if met else 'not yet '}" \
+                    f"{self.describe(monitor)})"
+
+
+@dataclass(frozen=True)
+class Optimum:
+    """Met when ``metric`` (a loss in nats) is within ``tolerance`` of ``optimum``, the exact
+    minimum the language allows (see e.g. :meth:`course_rnn.languages.AnBn.optimal_loss`)."""
+
+    optimum: float
+    tolerance: float = 0.01
+    metric: str = "train_loss"
+
+    def __post_init__(self):
+        _check_number(self.optimum, "optimum")
+        _check_number(self.tolerance, "tolerance", positive=True)
+
+    def describe(self, monitor: str) -> str:
+        return f"{self.metric} within {self.tolerance:g} nats of the exact optimum " \
+               f"{self.optimum:.4f}"
+
+    def check(self, curve: Sequence[float], monitor: str) -> tuple[bool, str]:
+        gap = curve[-1] - self.optimum
+        met = gap <= self.tolerance
+        return met, (f"{self.metric} = {curve[-1]:.4f}, {gap:+.4f} from the optimum "
+                     f"{self.optimum:.4f} ({'within' if met else 'outside'} {self.tolerance:g})")
+
+
+Criterion = Plateau | Target | Optimum
+
+
+def check_criterion(criterion) -> Criterion:
+    if not isinstance(criterion, (Plateau, Target, Optimum)):
+        raise TypeError(f"until= takes a Plateau, Target or Optimum criterion, got "
+                        f"{type(criterion).__name__}")
+    return criterion
+
+
+#: How a run ended: its criterion was met, its monitor stalled (``patience`` evaluations without
+#: a better value) before the criterion was met, or its budget (the cap on epochs) ran out.
+STOPS = ("criterion met", "stalled", "budget spent")
+
+
+@dataclass
+class Convergence:
+    """Whether one training run learned, and the figures that say so (JSON-able)."""
+
+    criterion: str  # what "learned" meant for this run, in words
+    converged: bool
+    stopped: str  # one of STOPS
+    reason: str  # why, with the figures
+    epochs: float  # epochs trained (fractional when evaluating within epochs)
+    steps: int  # optimizer steps (hill-climbing moves for the climber)
+    monitor: str  # the figure whose best value is kept ("valid_loss", "train_loss", ...)
+    best_epoch: float | None = None
+    best: float | None = None  # best value of the monitor
+    final: dict = field(default_factory=dict)  # the last evaluation's figures
+
+    def __str__(self) -> str:
+        head = "converged" if self.converged else "NOT converged"
+        return f"{head} after {self.epochs:g} epochs ({self.steps} steps): {self.reason}"
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: Mapping) -> Convergence:
+        return cls(**data)
+
+
+def all_converged(runs) -> bool:
+    """True when every item of ``runs`` (Convergence records, histories or booleans) converged."""
+    return all(converged(r) for r in runs)
+
+
+def converged(run) -> bool:
+    """Whether ``run`` converged: a bool, a :class:`Convergence`, anything with a
+    ``.convergence`` (a training history) or a JSON dict of a Convergence."""
+    if isinstance(run, bool):
+        return run
+    if isinstance(run, Convergence):
+        return run.converged
+    if isinstance(run, Mapping) and "converged" in run:
+        return bool(run["converged"])
+    record = getattr(run, "convergence", None)
+    if isinstance(record, Convergence):
+        return record.converged
+    raise TypeError(f"cannot tell whether a {type(run).__name__} converged")

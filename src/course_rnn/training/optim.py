@@ -1,0 +1,184 @@
+"""How the weights move: optimizers by name, learning-rate schedules, and initialisation hooks.
+
+Optimizers (``optimizer=`` of :func:`~course_rnn.training.fit`)::
+
+    "sgd"      w ← w − η (g + λ w)                   with momentum μ: v ← μ v + g, w ← w − η v
+    "adam"     Kingma & Ba (2015): per-weight steps scaled by running moments of g
+    "rmsprop"  per-weight steps scaled by a running mean of g²
+
+``weight_decay`` λ adds λ w to every gradient (an L2 penalty ½ λ |w|², as Bengio et al. 2003 used).
+
+Schedules change the learning rate η once per evaluation (an epoch, unless ``eval_every`` says
+otherwise)::
+
+    StepDecay(every=k, factor=γ)     η_e = η₀ γ^⌊e/k⌋
+    Cosine(min_lr=η_min)             η_e = η_min + ½ (η₀ − η_min)(1 + cos(π e / E))     E: the cap
+    ReduceOnPlateau(factor, patience) η ← γ η when the monitor has not improved for ``patience``
+
+Initialisation hooks run once, after seeding and before the first step; e.g.
+:func:`normal_embeddings` re-draws embedding tables from N(0, std²) (PyTorch's default is N(0, 1),
+far too large for a word-embedding table trained with a small learning rate).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+
+OPTIMIZERS = {"adam": torch.optim.Adam, "sgd": torch.optim.SGD, "rmsprop": torch.optim.RMSprop}
+
+
+def _positive(value, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+        raise ValueError(f"{name} must be a positive number, got {value!r}")
+    return float(value)
+
+
+def _fraction(value, name: str, *, closed: bool = False) -> float:
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and (
+        0 <= value <= 1 if closed else 0 < value < 1)
+    if not ok:
+        raise ValueError(f"{name} must be a number in {'[0, 1]' if closed else '(0, 1)'}, "
+                         f"got {value!r}")
+    return float(value)
+
+
+def parameter_groups(model: nn.Module, lr: float, lr_factors: Mapping[str, float] | None):
+    """Parameters in groups: those whose name starts with a key of ``lr_factors`` learn at
+    ``factor × lr`` (e.g. ``{"scale": 0.1}`` for the FLNN's self-weights), the rest at ``lr``."""
+    if not lr_factors:
+        return [{"params": [p for p in model.parameters() if p.requires_grad], "lr": lr}]
+    named = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
+    groups, used = [], set()
+    for prefix, factor in lr_factors.items():
+        factor = _positive(factor, f"lr_factors[{prefix!r}]")
+        chosen = [p for n, p in named if n.startswith(prefix) and n not in used]
+        if not chosen:
+            raise ValueError(f"lr_factors: no parameter of {type(model).__name__} is named "
+                             f"{prefix!r}…; its parameters are {', '.join(n for n, _ in named)}")
+        used.update(n for n, _ in named if n.startswith(prefix))
+        groups.append({"params": chosen, "lr": lr * factor})
+    rest = [p for n, p in named if n not in used]
+    if rest:
+        groups.append({"params": rest, "lr": lr})
+    return groups
+
+
+def make_optimizer(name: str, groups, lr: float, momentum: float = 0.0,
+                   weight_decay: float = 0.0) -> torch.optim.Optimizer:
+    """The optimizer ``name`` (see :data:`OPTIMIZERS`) over parameter ``groups`` (or an
+    iterable of parameters)."""
+    if name not in OPTIMIZERS:
+        raise ValueError(f"unknown optimizer {name!r}: choose one of {', '.join(OPTIMIZERS)}")
+    _positive(lr, "lr")
+    _fraction(momentum, "momentum", closed=True)
+    if isinstance(weight_decay, bool) or not isinstance(weight_decay, (int, float)) \
+            or weight_decay < 0:
+        raise ValueError(f"weight_decay must be a number ≥ 0, got {weight_decay!r}")
+    options = {"lr": lr, "weight_decay": weight_decay}
+    if name == "adam":
+        if momentum:
+            raise ValueError("momentum is for 'sgd' and 'rmsprop'; Adam keeps its own moments")
+    else:
+        options["momentum"] = momentum
+    return OPTIMIZERS[name](groups, **options)
+
+
+# -- schedules ------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class StepDecay:
+    """Multiply the learning rate by ``factor`` every ``every`` evaluations."""
+
+    every: int = 10
+    factor: float = 0.5
+
+    def build(self, optimizer, evaluations: int):
+        if isinstance(self.every, bool) or not isinstance(self.every, int) or self.every < 1:
+            raise ValueError(f"StepDecay.every must be a positive integer, got {self.every!r}")
+        _fraction(self.factor, "StepDecay.factor")
+        return torch.optim.lr_scheduler.StepLR(optimizer, self.every, self.factor)
+
+
+@dataclass(frozen=True)
+class Cosine:
+    """Anneal the learning rate along half a cosine, from its start to ``min_lr`` at the cap."""
+
+    min_lr: float = 0.0
+
+    def build(self, optimizer, evaluations: int):
+        if isinstance(self.min_lr, bool) or not isinstance(self.min_lr, (int, float)) \
+                or self.min_lr < 0:
+            raise ValueError(f"Cosine.min_lr must be a number ≥ 0, got {self.min_lr!r}")
+        return torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, max(1, evaluations),
+                                                          self.min_lr)
+
+
+@dataclass(frozen=True)
+class ReduceOnPlateau:
+    """Multiply the learning rate by ``factor`` once the monitored loss has not improved for
+    ``patience`` evaluations (keep it below the run's own stopping patience)."""
+
+    factor: float = 0.5
+    patience: int = 3
+    min_lr: float = 0.0
+
+    def build(self, optimizer, evaluations: int):
+        _fraction(self.factor, "ReduceOnPlateau.factor")
+        if isinstance(self.patience, bool) or not isinstance(self.patience, int) \
+                or self.patience < 0:
+            raise ValueError(f"ReduceOnPlateau.patience must be an integer ≥ 0, got "
+                             f"{self.patience!r}")
+        return torch.optim.lr_scheduler.ReduceLROnPlateau(
+            optimizer, factor=self.factor, patience=self.patience, min_lr=self.min_lr)
+
+
+SCHEDULES = {"constant": None, "step": StepDecay(), "cosine": Cosine(),
+             "plateau": ReduceOnPlateau()}
+Schedule = StepDecay | Cosine | ReduceOnPlateau
+
+
+def make_schedule(schedule, optimizer, evaluations: int):
+    """A torch scheduler for ``schedule`` (a name of :data:`SCHEDULES` or a schedule object;
+    None or "constant": no schedule)."""
+    if schedule is None:
+        return None
+    if isinstance(schedule, str):
+        if schedule not in SCHEDULES:
+            raise ValueError(f"unknown schedule {schedule!r}: choose one of "
+                             f"{', '.join(SCHEDULES)}")
+        schedule = SCHEDULES[schedule]
+        if schedule is None:
+            return None
+    if not isinstance(schedule, (StepDecay, Cosine, ReduceOnPlateau)):
+        raise TypeError(f"schedule must be a name or a StepDecay/Cosine/ReduceOnPlateau, got "
+                        f"{type(schedule).__name__}")
+    return schedule.build(optimizer, evaluations)
+
+
+def step_schedule(scheduler, monitored: float) -> None:
+    if scheduler is None:
+        return
+    if isinstance(scheduler, torch.optim.lr_scheduler.ReduceLROnPlateau):
+        scheduler.step(monitored)
+    else:
+        scheduler.step()
+
+
+# -- initialisation hooks ------------------------------------------------------------------------
+def normal_embeddings(std: float = 0.01) -> Callable[[nn.Module], None]:
+    """An ``init=`` hook: every ``nn.Embedding`` of the model drawn again from N(0, std²)."""
+    std = _positive(std, "std")
+
+    def init(model: nn.Module) -> None:
+        tables = [m for m in model.modules() if isinstance(m, nn.Embedding)]
+        if not tables:
+            raise ValueError(f"normal_embeddings: {type(model).__name__} has no nn.Embedding")
+        with torch.no_grad():
+            for table in tables:
+                table.weight.normal_(0.0, std)
+
+    init.__name__ = f"normal_embeddings(std={std:g})"
+    return init

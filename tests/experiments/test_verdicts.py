@@ -1,0 +1,94 @@
+"""Verdicts wait for convergence: "not converged" when any run behind a row did not converge,
+"budget-limited" when twice the budget closes more than half the gap, "differs" only when the gap
+survives it; both budgets' figures are kept."""
+
+import json
+
+import pytest
+
+from course_rnn.experiments.replication import (
+    VERDICTS,
+    Measurement,
+    Replication,
+    Row,
+    judge,
+)
+from course_rnn.training import Convergence, History
+
+
+def record(ok: bool) -> Convergence:
+    return Convergence(criterion="c", converged=ok, stopped="criterion met" if ok else
+                       "budget spent", reason="r", epochs=10, steps=100, monitor="train_loss")
+
+
+def never():
+    raise AssertionError("the doubled budget must not be trained for this verdict")
+
+
+def test_any_unconverged_run_means_not_converged():
+    first = Measurement(0.5, agrees=False, gap=0.4, runs=[record(True), record(False)])
+    verdict = judge(first, doubled=never)
+    assert verdict.label == "not converged" and "1 of 2 runs" in verdict.reason
+    # even an agreeing figure is no agreement when a run behind it had not finished
+    assert judge(Measurement(0.9, True, 0.0, [record(False)]), never).label == "not converged"
+
+
+def test_agreement_needs_no_second_budget():
+    verdict = judge(Measurement(0.9, True, 0.0, [record(True), True]), doubled=never)
+    assert verdict.label == "agrees" and verdict.doubled is None
+
+
+def test_a_gap_that_closes_at_twice_the_budget_is_budget_limited():
+    first = Measurement(0.6, agrees=False, gap=0.3, runs=[record(True)])
+    closes = judge(first, lambda: Measurement(0.8, False, 0.1, [record(True)]))
+    assert closes.label == "budget-limited" and "0.3 to 0.1" in closes.reason
+    agrees_later = judge(first, lambda: Measurement(0.9, True, 0.0, [record(False)]))
+    assert agrees_later.label == "budget-limited"
+
+
+def test_a_gap_that_survives_twice_the_budget_differs():
+    first = Measurement(0.6, agrees=False, gap=0.3, runs=[record(True)])
+    verdict = judge(first, lambda: Measurement(0.62, False, 0.28, [record(True)]))
+    assert verdict.label == "differs" and "persists" in verdict.reason
+    saved = verdict.to_json()
+    assert saved["budget_1x"]["gap"] == 0.3 and saved["budget_2x"]["gap"] == 0.28
+    assert saved["budget_2x"]["runs_converged"] == 1
+    unfinished = judge(first, lambda: Measurement(0.62, False, 0.28, [record(False)]))
+    assert unfinished.label == "not converged"
+
+
+def test_a_disagreement_without_a_doubled_budget_is_refused():
+    with pytest.raises(ValueError, match="twice the budget"):
+        judge(Measurement(0.6, False, 0.3, [record(True)]))
+    with pytest.raises(ValueError, match="gap must be a number ≥ 0"):
+        Measurement(0.6, False, -0.3)
+    with pytest.raises(TypeError, match="Measurement"):
+        judge(0.6)
+
+
+def test_rows_carry_the_verdict_and_its_evidence_into_results_json(tmp_path):
+    verdict = judge(Measurement(0.6, False, 0.3, [record(True)]),
+                    lambda: Measurement(0.61, False, 0.29, [record(True)]))
+    rows = [Row("accuracy", "0.90 (Table 1)", "0.60", "note", verdict=verdict),
+            Row("parameters", "—", "12", verdict="not comparable"), Row("info", "—", "1")]
+    assert [r.verdict for r in rows] == ["differs", "not comparable", ""]
+    assert rows[0].evidence["budget_2x"]["value"] == 0.61
+    with pytest.raises(ValueError, match="unknown verdict 'maybe'"):
+        Row("x", "1", "2", verdict="maybe")
+    history = History()
+    history.epochs = [{"epoch": 1, "train_loss": 0.5, "seconds": 0.1}]
+    history.convergence = record(True)
+    result = Replication(experiment="demo", title="Demo", scale="quick", seeds=[0],
+                         device="cpu", settings={}, numbers={"accuracy": 0.6, "p": 12, "i": 1},
+                         rows=rows, runs={"LSTM seed 0": history})
+    assert "| verdict |" in result.table() and "| differs |" in result.table()
+    assert result.convergence_report() == "LSTM seed 0: " + str(record(True))
+    assert result.unconverged() == []
+    result.save(tmp_path)
+    saved = json.loads((tmp_path / "results.json").read_text())
+    assert saved["table"][0]["verdict"] == "differs"
+    assert saved["table"][0]["evidence"]["budget_1x"]["gap"] == 0.3
+    assert saved["runs"]["LSTM seed 0"]["convergence"]["converged"] is True
+    assert saved["runs"]["LSTM seed 0"]["curve"]["train_loss"] == [0.5]
+    assert set(VERDICTS) == {"agrees", "differs", "budget-limited", "not converged",
+                             "not comparable"}

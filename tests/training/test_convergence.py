@@ -1,0 +1,52 @@
+"""Convergence criteria on synthetic learning curves: plateau, target, optimum, and a budget
+that runs out first."""
+
+import pytest
+
+from course_rnn.training import Convergence, Optimum, Plateau, Target, all_converged, converged
+
+
+def test_plateau_needs_enough_evaluations_and_a_flat_tail():
+    rule = Plateau(patience=3, min_delta=0.01)
+    falling = [1.0, 0.8, 0.6, 0.5, 0.4]
+    assert rule.check(falling, "valid_loss")[0] is False
+    met, why = rule.check([1.0, 0.5, 0.5], "valid_loss")  # too short to tell
+    assert not met and "a plateau needs 4" in why
+    flat = [1.0, 0.5, 0.499, 0.4995, 0.4999]
+    met, why = rule.check(flat, "valid_loss")
+    assert met and "valid_loss improved by 0.20%" in why
+    rising = [1.0, 0.5, 0.6, 0.7, 0.8]  # overfitting: the best is 3 evaluations back
+    assert rule.check(rising, "valid_loss")[0]
+
+
+def test_plateau_for_a_figure_that_should_grow():
+    rule = Plateau(metric="valid_accuracy", patience=2, min_delta=0.01, mode="max")
+    assert rule.check([0.5, 0.9, 0.9, 0.905], "valid_loss")[0]
+    assert not rule.check([0.5, 0.7, 0.8, 0.95], "valid_loss")[0]
+    assert "valid_accuracy" in rule.describe("valid_loss")
+
+
+def test_target_and_optimum():
+    assert Target("train_accuracy", 0.95).check([0.5, 0.96], "m")[0]
+    assert not Target("train_accuracy", 0.95).check([0.5, 0.94], "m")[0]
+    assert Target("valid_loss", 0.2, mode="min").check([0.19], "m")[0]
+    optimum = Optimum(0.136, tolerance=0.01)
+    met, why = optimum.check([0.5, 0.3], "m")
+    assert not met and "+0.1640 from the optimum 0.1360" in why
+    assert optimum.check([0.5, 0.14], "m")[0]
+    # the SRN of chapter 3: a plateau far above the optimum is not "fitted"
+    srn = [0.6, 0.35, 0.30, 0.30, 0.30, 0.30]
+    assert Plateau(patience=3).check(srn, "train_loss")[0]
+    assert not optimum.check(srn, "train_loss")[0]
+
+
+def test_records_and_their_summaries():
+    record = Convergence(criterion="c", converged=False, stopped="budget spent", reason="r",
+                         epochs=3, steps=30, monitor="train_loss")
+    assert "NOT converged after 3 epochs (30 steps): r" == str(record)
+    assert Convergence.from_json(record.to_json()) == record
+    assert not converged(record) and converged(True)
+    assert converged({"converged": True})
+    assert all_converged([True, {"converged": True}]) and not all_converged([True, record])
+    with pytest.raises(TypeError, match="cannot tell"):
+        converged(3)
