@@ -10,7 +10,7 @@ import torch
 
 from course_rnn.cli import main
 from course_rnn.experiments import all_experiments, get_experiment
-from course_rnn.experiments.replication import Replication, Row
+from course_rnn.experiments.replication import VERDICTS, Replication, Row
 
 EXPERIMENTS = all_experiments()
 SEVEN = {"bengio-kn", "elman-clusters", "anbn", "decay-rnn-agreement", "tabor-table4",
@@ -99,10 +99,21 @@ def test_replicate_quick_smoke(name, tmp_path):
     assert results["numbers"] and results["seconds"] > 0
     assert results["table"], "a paper-vs-ours table with at least one row"
     table = (out / "table.md").read_text()
-    assert "| quantity | paper | ours | note |" in table
+    assert "| quantity | paper | ours | verdict | note |" in table
     for row in results["table"]:
         assert row["quantity"] and row["paper"] and row["ours"]
         assert row["ours"].replace("|", "\\|") in table
+        assert row["verdict"] in (*VERDICTS, "")
+    # every training run is saved with its convergence record, and the command says, per run,
+    # whether it converged and why
+    assert results["runs"], "an experiment that trains records its runs"
+    printed = done.stdout
+    assert "-- training runs (" in printed
+    for run_name, run in results["runs"].items():
+        record = run["convergence"]
+        assert record["criterion"] and record["reason"] and record["stopped"]
+        assert f"{run_name}: {'converged' if record['converged'] else 'NOT converged'}" \
+            in printed
     for figure in results["figures"]:
         assert (out / f"{figure}.png").read_bytes()[:4] == b"\x89PNG"
     assert results["figures"], "at least one figure"
