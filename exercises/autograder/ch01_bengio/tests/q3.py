@@ -3,6 +3,9 @@ OK_FORMAT = True
 test = {   'name': 'q3',
     'points': 3,
     'suites': [   {   'cases': [   {   'code': '>>> p = kn_unigram(toy)\n'
+                                               ">>> vocabulary = {w for s in toy for w in s} | {'</s>', '<unk>'}\n"
+                                               ">>> assert set(p) == vocabulary, f'the keys are the training words, </s> and <unk>: extra {sorted(set(p) - vocabulary)}, missing {sorted(vocabulary - "
+                                               "set(p))}'\n"
                                                ">>> assert abs(sum(p.values()) - 1) < 1e-09, f'the probabilities sum to {sum(p.values())}, not 1'\n"
                                                '>>> lm = KneserNeyLM(order=2).fit(toy)\n'
                                                ">>> for w in ('san', 'francisco', '</s>', '<unk>'):\n"

@@ -11,10 +11,10 @@ test = {   'name': 'q1',
                                        'hidden': False,
                                        'locked': False,
                                        'points': 0},
-                                   {   'code': '>>> case = bengio_case(0, direct=False)\n'
-                                               '>>> with torch.no_grad():\n'
-                                               '...     want = library_model(*case[1:])(case[0])\n'
-                                               ">>> assert torch.allclose(bengio_logits(*case), want, atol=1e-05), 'without W (None), y is wrong'\n",
+                                   {   'code': ">>> for case, missing in [(bengio_case(0, direct=False), 'without W (None)'), (bengio_case(0, hidden=0), 'without a hidden layer (H, d, U None)')]:\n"
+                                               '...     with torch.no_grad():\n'
+                                               '...         want = library_model(*case[1:])(case[0])\n'
+                                               "...     assert torch.allclose(bengio_logits(*case), want, atol=1e-05), f'{missing}, y is wrong'\n",
                                        'hidden': False,
                                        'locked': False,
                                        'points': 0}],

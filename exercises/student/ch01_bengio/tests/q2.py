@@ -6,11 +6,14 @@ test = {   'name': 'q2',
                                        'hidden': False,
                                        'locked': False,
                                        'points': 0},
-                                   {   'code': '>>> try:\n'
-                                               '...     perplexity([0.5, 0.0])\n'
-                                               "...     raise AssertionError('a probability 0 means infinite perplexity: raise ValueError')\n"
-                                               '... except ValueError:\n'
-                                               '...     pass\n',
+                                   {   'code': ">>> for probabilities, why in [([0.5, 0.0], 'a probability 0 means infinite perplexity'), ([], 'no tokens: the perplexity is undefined'), ([0.5, 1.2], "
+                                               "'1.2 is not a probability'), ([0.4, -0.5], '-0.5 is not a probability')]:\n"
+                                               '...     try:\n'
+                                               '...         perplexity(probabilities)\n'
+                                               '...     except ValueError:\n'
+                                               '...         continue\n'
+                                               "...     raise AssertionError(f'{why}: raise ValueError')\n"
+                                               ">>> assert abs(perplexity([1.0, 1.0]) - 1) < 1e-09, 'a model sure of every token has perplexity 1'\n",
                                        'hidden': False,
                                        'locked': False,
                                        'points': 0}],
