@@ -1,317 +1,76 @@
-"""The grader's promises: reference → full marks, blank → 0, partly wrong → partial credit, and
-hostile or broken submissions scored without crashing the batch or being believed.
-
-All submissions are graded in ONE batch (``grade_folder``, 2 at a time), as an instructor would.
+"""The grader's promises to honest students: reference → full marks, blank → 0, one mistake →
+partial credit, a right answer in another form the public tests accept → full marks. The
+submissions are graded in the one batch of ``conftest.batch``; the rest are unit tests of the
+comparison and scoring rules.
 """
 
-import csv
 import json
-from pathlib import Path
 
 import pytest
 
-from course_rnn.grading import ROOT, check_up_to_date, grade_folder, values_match
+from course_rnn.grading import (
+    ROOT,
+    Assignment,
+    Case,
+    asked_errors,
+    check_up_to_date,
+    load_assignment,
+    score,
+    values_match,
+)
+from course_rnn.grading.assignments import check_key, errors_caught
 
-ASSIGNMENTS = ("ch01_bengio", "ch02_srn", "ch03_lstm_cell", "ch04_decay_rnn", "ch05_pdda",
-               "ch06_dyck_urn")
-TIME_LIMIT = 12.0  # the hard limit; a cell gets half of it
-OUTSIDE = "grading-escape-{}.txt"  # files a hostile submission tries to create outside its folder
-
-
-def student(name: str) -> dict:
-    return json.loads((ROOT / "student" / name / f"{name}.ipynb").read_text())
-
-
-def solution(name: str) -> dict:
-    return json.loads((ROOT / "autograder" / name / "solution.ipynb").read_text())
-
-
-def code(text: str) -> dict:
-    return {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [],
-            "source": text}
-
-
-def answer(nb: dict, function: str, source: str) -> dict:
-    """Replace the cell that defines ``function`` with ``source``."""
-    for cell in nb["cells"]:
-        if "".join(cell["source"]).startswith(f"def {function}("):
-            cell["source"] = source
-            return nb
-    raise AssertionError(f"no answer cell for {function}")
-
-
-def with_cells(nb: dict, *sources: str, at: int | None = None) -> dict:
-    cells = [code(s) for s in sources]
-    if at is None:
-        nb["cells"] += cells
-    else:
-        nb["cells"][at:at] = cells
-    return nb
-
-
-# -- the submissions ---------------------------------------------------------------------------
-LIBRARY_ANSWERS = {  # answers that call the library's reference implementations
-    "ch03_lstm_cell": {
-        "lstm_step": "from course_rnn.models.lstm import LSTMCell\n"
-        "def lstm_step(x, h, c, W, U, b):\n"
-        "    with torch.no_grad():\n"
-        "        return LSTMCell.from_torch(torch_cell(W, U, b))(x, (h, c))\n",
-    },
-    "ch05_pdda": {
-        "pdda_step": "from course_rnn.languages.tabor import PDDA1\n"
-        "def pdda_step(z, symbol):\n    return PDDA1().step(z, symbol)\n",
-        "pdda_accepts": "def pdda_accepts(sentence):\n    return PDDA1().accepts(sentence)\n",
-    },
-    "ch01_bengio": {
-        "bengio_logits": "def bengio_logits(contexts, C, H, d, U, W, b):\n"
-        "    return library_model(C, H, d, U, W, b)(contexts)\n",
-        "kn_unigram": "def kn_unigram(sentences, discount=0.75):\n"
-        "    lm = KneserNeyLM(order=2, discount=discount).fit(sentences)\n"
-        "    return {w: lm.prob_by_order(w)[1] for w in lm.vocabulary}\n",
-        "kn_perplexity": "def kn_perplexity(lm, sentences):\n    return lm.perplexity(sentences)\n",
-    },
-    "ch02_srn": {
-        "srn_step": "from course_rnn.models.srn import SRNCell\n"
-        "def srn_step(x, h, W, U, b):\n"
-        "    return SRNCell.from_torch(torch_cell(W, U, b))(x, h)\n",
-        "srn_run": "def srn_run(xs, W, U, b, h0=None):\n"
-        "    with torch.no_grad():\n"
-        "        return torch_rnn(W, U, b)(xs, None if h0 is None else h0[None])[0]\n",
-        "loss_lower_bound": "from course_rnn.analysis.hidden import exact_cross_entropy\n"
-        "from course_rnn.languages.vocab import Vocab\n"
-        "from course_rnn.models.srn import SRN\n"
-        "def loss_lower_bound():\n"
-        "    vocab = Vocab(elman.alphabet)\n"
-        "    return exact_cross_entropy(SRN(len(vocab), 4, seed=0), vocab, elman)['entropy']\n",
-    },
-    "ch04_decay_rnn": {
-        "dale_matrix": "def dale_matrix(W):\n"
-        "    model = DecayRNN(vocab_size=1, hidden_size=W.shape[0])\n"
-        "    with torch.no_grad():\n"
-        "        model.weight_hh.copy_(W)\n"
-        "        return model.recurrent_matrix()\n",
-        "decay_step": "def decay_step(x, h, U, b, W, alpha):\n"
-        "    with torch.no_grad():\n"
-        "        return library_cell(U, b, W, alpha).step(x, h)\n",
-        "count_attractors": "from course_rnn.languages import agreement as grammar\n"
-        "def count_attractors(words, subject_index, verb_index):\n"
-        "    return grammar.count_attractors(words, subject_index, verb_index)\n",
-    },
-    "ch06_dyck_urn": {
-        "attractors": "def attractors(string):\n    return dyck.attractors(string)\n",
-        "skew": "from course_rnn.models.urn import skew_symmetric\n"
-        "def skew(params, n):\n    return skew_symmetric(params, n)\n",
-    },
-}
-
-
-def library_backed(name: str) -> dict:
-    nb = solution(name)
-    for function, source in LIBRARY_ANSWERS[name].items():
-        answer(nb, function, source)
-    return nb
-
-
-def partly_wrong() -> dict:
-    """The output gate forgets the tanh: C_t right, h_t wrong; q3 is answered right."""
-    nb = solution("ch03_lstm_cell")
-    return answer(nb, "lstm_step", (
-        "def lstm_step(x, h, c, W, U, b):\n"
-        "    i, f, g, o = (x @ W.T + h @ U.T + b).chunk(4, dim=-1)\n"
-        "    c_t = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)\n"
-        "    return torch.sigmoid(o) * c_t, c_t\n"))
-
-
-PARTLY_WRONG = {  # one mistake each in the other assignments: points per question expected
-    "ch01_bengio": (  # the context read newest word first: right only when it is one word
-        "bengio_logits", "def bengio_logits(contexts, C, H, d, U, W, b):\n"
-        "    x = C[contexts.flip(1)].flatten(1)\n"
-        "    y = b + (0 if W is None else x @ W.T)\n"
-        "    return y if H is None else y + torch.tanh(d + x @ H.T) @ U.T\n",
-        {"q1": 1.0, "q2": 3.0, "q3": 3.0, "q4": 3.0},
-    ),
-    "ch02_srn": (  # h0 ignored: only the case that starts from h0 fails
-        "srn_run", "def srn_run(xs, W, U, b, h0=None):\n"
-        "    h, states = xs.new_zeros(xs.shape[1], U.shape[1]), []\n"
-        "    for x in xs:\n"
-        "        h = srn_step(x, h, W, U, b)\n"
-        "        states.append(h)\n"
-        "    return torch.stack(states)\n",
-        {"q1": 3.0, "q2": 2.0, "q3": 3.0, "q4": 2.0},
-    ),
-    "ch04_decay_rnn": (  # ⌊0.8 H⌋ excitatory units instead of ⌈0.8 H⌉: wrong for H = 1, 6, 7
-        "dale_matrix", "def dale_matrix(W):\n"
-        "    signs = -torch.ones(W.shape[0])\n"
-        "    signs[: int(0.8 * W.shape[0])] = 1.0\n"
-        "    return torch.relu(W) * signs\n",
-        {"q1": 1.0, "q2": 2.0, "q3": 2.0, "q4": 3.0},
-    ),
-}
-
-
-def cheater() -> dict:
-    """Wrong answers plus every way of faking a pass from inside the process."""
-    nb = student("ch03_lstm_cell")
-    answer(nb, "lstm_step", "def lstm_step(x, h, c, W, U, b):\n    return h, c\n")
-    answer(nb, "lstm_run", "def lstm_run(xs, W, U, b):\n    return xs\n")
-    answer(nb, "forget_bias_for_half_life", "def forget_bias_for_half_life(T):\n    return 0.0\n")
-    return with_cells(nb, (
-        "import json, builtins, numpy, otter\n"
-        "torch.allclose = lambda *a, **k: True\n"
-        "torch.equal = lambda *a, **k: True\n"
-        "numpy.allclose = lambda *a, **k: True\n"
-        "otter.Notebook.check = lambda self, *a, **k: None\n"
-        "import course_rnn.grading as g\n"
-        "g.values_match = lambda *a, **k: True\n"
-        "g.to_value = lambda obj, depth=0: {'t': 'bool', 'v': True}\n"
-        "with open('results.jsonl', 'w') as f:\n"
-        "    for q, n in [('q1', 4), ('q2', 3), ('q3', 3)]:\n"
-        "        for i in range(1, n + 1):\n"
-        "            f.write(json.dumps({'id': f'{q}/{i}', 'value': {'t': 'bool', 'v': True},\n"
-        "                                'points': 99}) + '\\n')\n"))
-
-
-def escaper(outside: Path) -> dict:
-    """A correct notebook that also tries to write outside its folder, in several ways."""
-    target = str(outside / OUTSIDE)
-    return with_cells(solution("ch03_lstm_cell"), *(
-        f"open({target.format('open')!r}, 'w').write('x')",
-        f"import pathlib; pathlib.Path({target.format('pathlib')!r}).write_text('x')",
-        f"import os; os.system('touch {target.format('system')}')",
-        f"import subprocess; subprocess.run(['touch', {target.format('subprocess')!r}])",
-        f"import os; os.chdir('/'); open({target.format('chdir')!r}.lstrip('/'), 'w')",
-        f"import ctypes; ctypes.CDLL(None).system(b'touch {target.format('ctypes')}')",
-        f"import shutil; shutil.copy('submission.ipynb', {target.format('copy')!r})",
-        "import os.path; os.path.realpath = lambda p: '.'; "
-        f"open({target.format('patched')!r}, 'w')",
-    ))
-
-
-@pytest.fixture(scope="module")
-def graded(tmp_path_factory):
-    """Grade every submission below in one batch; return {submission: (row, result)}."""
-    folder = tmp_path_factory.mktemp("submissions")
-    outside = tmp_path_factory.mktemp("outside")
-    notebooks = {}
-    for name in ASSIGNMENTS:
-        notebooks[f"reference_{name}"] = solution(name)
-        notebooks[f"library_{name}"] = library_backed(name)
-        notebooks[f"blank_{name}"] = student(name)
-    for name, (function, source, _) in PARTLY_WRONG.items():
-        notebooks[f"partial_{name}"] = answer(solution(name), function, source)
-    notebooks |= {
-        "partial_ch03_lstm_cell": partly_wrong(),
-        "cheater_ch03_lstm_cell": cheater(),
-        "escaper_ch03_lstm_cell": escaper(outside),
-        "loop_ch03_lstm_cell": with_cells(solution("ch03_lstm_cell"), "while True: pass", at=2),
-        "stubborn_loop_ch03_lstm_cell": with_cells(solution("ch03_lstm_cell"), (
-            "import signal\nsignal.signal(signal.SIGALRM, signal.SIG_IGN)\n"
-            "while True:\n    try:\n        pass\n    except BaseException:\n        pass")),
-        "sysexit_ch03_lstm_cell": with_cells(solution("ch03_lstm_cell"), "import sys; sys.exit(3)",
-                                             "exit()", at=2),
-        "osexit_ch03_lstm_cell": with_cells(solution("ch03_lstm_cell"), "import os; os._exit(0)"),
-        "syntax_ch03_lstm_cell": answer(solution("ch03_lstm_cell"), "forget_bias_for_half_life",
-                                        "def forget_bias_for_half_life(T)\n    return 1"),
-        "loud_ch03_lstm_cell": with_cells(solution("ch03_lstm_cell"),
-                                          "for _ in range(40):\n    print('x' * 1_000_000)", at=2),
-    }
-    for stem, nb in notebooks.items():
-        (folder / f"{stem}.ipynb").write_text(json.dumps(nb))
-    (folder / "broken_ch03_lstm_cell.ipynb").write_text("{ this is not json")
-    (folder / "unknown.ipynb").write_text(json.dumps(student("ch03_lstm_cell") | {"metadata": {}}))
-
-    csv_path = folder / "grades.csv"
-    results = grade_folder(folder, csv_path, time_limit=TIME_LIMIT, jobs=2)
-    rows = {row["submission"]: row for row in csv.DictReader(csv_path.open())}
-    return {Path(r.submission).stem: (rows[r.submission], r) for r in results}, outside
-
-
-def total(graded, stem) -> float:
-    return graded[0][stem][1].total
-
-
-def full(graded, stem) -> float:
-    return sum(graded[0][stem][1].max_points.values())
+from .conftest import ASSIGNMENTS, FAIR, PARTLY_WRONG, full, points, row, total
 
 
 @pytest.mark.parametrize("name", ASSIGNMENTS)
-def test_reference_solution_gets_full_marks(graded, name):
-    assert total(graded, f"reference_{name}") == full(graded, f"reference_{name}") > 0
+def test_reference_solution_gets_full_marks(batch, name):
+    assert total(batch, f"reference_{name}") == full(batch, f"reference_{name}") > 0
+    assert row(batch, f"reference_{name}")["status"] == "ok"
 
 
 @pytest.mark.parametrize("name", ASSIGNMENTS)
-def test_answer_key_agrees_with_the_library(graded, name):
+def test_answer_key_agrees_with_the_library(batch, name):
     """Answers that call course_rnn's reference implementations also get full marks."""
-    assert total(graded, f"library_{name}") == full(graded, f"library_{name}")
+    assert total(batch, f"library_{name}") == full(batch, f"library_{name}")
 
 
 @pytest.mark.parametrize("name", ASSIGNMENTS)
-def test_blank_student_notebook_gets_zero(graded, name):
-    assert total(graded, f"blank_{name}") == 0
-
-
-def test_partly_wrong_gets_partial_credit_per_case(graded):
-    points = graded[0]["partial_ch03_lstm_cell"][1].points
-    assert points == {"q1": 1.0, "q2": 0.0, "q3": 3.0}  # q1: only the C_t case passes
+def test_blank_student_notebook_gets_zero(batch, name):
+    assert total(batch, f"blank_{name}") == 0
 
 
 @pytest.mark.parametrize("name", PARTLY_WRONG)
-def test_one_mistake_costs_only_the_cases_it_breaks(graded, name):
-    assert graded[0][f"partial_{name}"][1].points == PARTLY_WRONG[name][2]
+def test_one_mistake_costs_only_the_cases_it_breaks(batch, name):
+    assert points(batch, f"partial_{name}") == PARTLY_WRONG[name][2]
 
 
-def test_monkeypatching_the_checker_earns_nothing(graded):
-    assert total(graded, "cheater_ch03_lstm_cell") == 0
+@pytest.mark.parametrize("stem", FAIR)
+def test_right_answers_in_any_form_the_public_tests_accept_get_full_marks(batch, stem):
+    """0-d tensors and arrays, numpy scalars, tuples for arrays, lists for tuples, another dict
+    order: values are compared, not containers."""
+    assert total(batch, stem) == full(batch, stem), row(batch, stem)["notes"]
 
 
-def test_writes_outside_the_folder_are_refused_and_still_scored(graded):
-    outside = graded[1]
-    assert list(outside.iterdir()) == []
-    assert total(graded, "escaper_ch03_lstm_cell") == full(graded, "escaper_ch03_lstm_cell")
-    notes = " ".join(graded[0]["escaper_ch03_lstm_cell"][1].run.notes)
-    assert notes.count("PermissionError") >= 7
+def test_syntax_error_costs_only_that_question(batch):
+    assert points(batch, "syntax_ch03_lstm_cell") == {"q1": 4.0, "q2": 3.0, "q3": 0.0}
 
 
-def test_infinite_loop_in_a_cell_is_interrupted_and_the_rest_scored(graded):
-    assert total(graded, "loop_ch03_lstm_cell") == full(graded, "loop_ch03_lstm_cell")
+def test_batch_writes_one_row_per_submission_with_points_per_question(batch):
+    assert row(batch, "broken_ch03_lstm_cell")["total"] == "0.0"
+    assert row(batch, "broken_ch03_lstm_cell")["status"] == "unreadable"
+    assert row(batch, "unknown")["assignment"] == "?"
+    assert row(batch, "partial_ch03_lstm_cell")["q1"] == "1.0"
+    assert row(batch, "reference_ch06_dyck_urn")["q4"] == "2.0"
 
 
-def test_loop_that_ignores_interrupts_hits_the_time_limit(graded):
-    row, result = graded[0]["stubborn_loop_ch03_lstm_cell"]
-    assert result.run.status == "timeout" and result.total == 0
-    assert result.run.seconds < TIME_LIMIT + 10
+# -- comparison rules --------------------------------------------------------------------------
+def arr(data, shape, dtype="float"):
+    return {"t": "array", "dtype": dtype, "shape": shape, "data": data}
 
 
-def test_sys_exit_does_not_stop_the_notebook(graded):
-    assert total(graded, "sysexit_ch03_lstm_cell") == full(graded, "sysexit_ch03_lstm_cell")
-
-
-def test_os_exit_is_scored_zero_not_crashed_on(graded):
-    assert total(graded, "osexit_ch03_lstm_cell") == 0
-
-
-def test_syntax_error_costs_only_that_question(graded):
-    points = graded[0]["syntax_ch03_lstm_cell"][1].points
-    assert points == {"q1": 4.0, "q2": 3.0, "q3": 0.0}
-
-
-def test_huge_output_is_capped(graded):
-    _, result = graded[0]["loud_ch03_lstm_cell"]
-    assert result.total == full(graded, "loud_ch03_lstm_cell")
-    assert len(result.run.output) <= 64_000
-
-
-def test_batch_writes_one_row_per_submission_with_points_per_question(graded):
-    rows = {stem: row for stem, (row, _) in graded[0].items()}
-    assert len(rows) == 3 * len(ASSIGNMENTS) + len(PARTLY_WRONG) + 11
-    assert rows["broken_ch03_lstm_cell"]["total"] == "0.0"
-    assert rows["unknown"]["assignment"] == "?"
-    assert rows["partial_ch03_lstm_cell"]["q1"] == "1.0"
-    assert rows["reference_ch06_dyck_urn"]["q4"] == "2.0"
-
-
-def test_values_match_is_strict_about_type_and_shape():
-    a = {"t": "array", "dtype": "float", "shape": [2], "data": [1.0, 2.0]}
+def test_values_match_is_strict_about_shape_and_values():
+    a = arr([1.0, 2.0], [2])
     assert values_match(a, a)
     assert values_match({**a, "data": [1.0, 2.0 + 1e-7]}, a)
     assert not values_match({**a, "data": [1.0, 2.01]}, a)
@@ -319,7 +78,101 @@ def test_values_match_is_strict_about_type_and_shape():
     assert not values_match({"t": "bool", "v": True}, a)
     assert not values_match({**a, "data": [1.0, float("nan")]}, a)
     assert not values_match("garbage", a)
+    assert not values_match({**a, "data": "xx"}, a)  # malformed: never an error
+    assert not values_match({"t": "str", "v": "1.0"}, {"t": "float", "v": 1.0})
+
+
+def test_scalars_compare_as_scalars_however_they_come_back():
+    """A Python float, a 0-d array/tensor (shape []) and a 1-number int all equal a float key."""
+    key = {"t": "float", "v": 4.9682153687802035}
+    assert values_match({"t": "float", "v": 4.968215}, key)
+    assert values_match(arr([4.968215], []), key)  # an old-style 0-d array description
+    assert values_match({"t": "int", "v": 0}, {"t": "float", "v": 0.0})
+    assert not values_match(arr([4.968215], [1]), key)  # shape [1] is not a scalar
+    assert values_match({"t": "float", "v": 3.0}, {"t": "int", "v": 3})
+    assert not values_match({"t": "float", "v": 3.000001}, {"t": "int", "v": 3})
+
+
+def test_numbers_compare_whatever_holds_them():
+    key = {"t": "list", "items": [arr([-0.75, -2.5], [2]), arr([-1.75, -0.75], [2])]}
+    as_tuples = {"t": "list", "items": [
+        {"t": "list", "items": [{"t": "float", "v": -0.75}, {"t": "float", "v": -2.5}]},
+        {"t": "list", "items": [{"t": "float", "v": -1.75}, {"t": "float", "v": -0.75}]}]}
+    assert values_match(as_tuples, key)
+    assert values_match(arr([-0.75, -2.5, -1.75, -0.75], [2, 2]), key)
+    assert not values_match(arr([-0.75, -2.5, -1.75, -0.75], [4]), key)
+    mixed = {"t": "list", "items": [{"t": "str", "v": "ValueError"}, {"t": "float", "v": 1.0}]}
+    assert values_match({"t": "list", "items": [{"t": "str", "v": "ValueError"},
+                                                {"t": "int", "v": 1}]}, mixed)
+
+
+def test_dicts_compare_by_key_set_and_values_in_any_order():
+    key = {"t": "dict", "items": [["a", {"t": "float", "v": 0.5}], ["b", {"t": "float", "v": 1}]]}
+    assert values_match({"t": "dict", "items": [["b", {"t": "int", "v": 1}],
+                                                ["a", {"t": "float", "v": 0.5}]]}, key)
+    assert not values_match({"t": "dict", "items": [["a", {"t": "float", "v": 0.5}]]}, key)
+
+
+def test_dict_keys_are_numbers_by_value():
+    import numpy as np
+
+    from course_rnn.grading import to_value
+
+    assert to_value({0.0: 1, np.int64(1): 2}) == to_value({0: 1, 1: 2})
+
+
+# -- error cases -------------------------------------------------------------------------------
+def test_each_question_asks_for_the_errors_its_public_tests_expect():
+    asked = {name: asked_errors(ROOT / "autograder" / name / "tests") for name in ASSIGNMENTS}
+    assert asked["ch01_bengio"]["q2"] == {"ValueError"}
+    assert asked["ch02_srn"]["q3"] == {"ValueError"}
+    assert asked["ch05_pdda"]["q1"] == {"ValueError"}
+    assert asked["ch03_lstm_cell"] == dict.fromkeys(("q1", "q2", "q3"), frozenset())
+    assert errors_caught("try:\n    f()\nexcept (ValueError, KeyError):\n    pass") == {
+        "ValueError", "KeyError"}
+
+
+@pytest.mark.parametrize("name", ASSIGNMENTS)
+def test_every_expected_error_is_one_a_public_test_asks_for(name):
+    """No hidden rule goes unstated: an error in the answer key is one the question's public
+    tests ask for, and the question also has cases that expect a value."""
+    assignment = load_assignment(name)
+    check_key(assignment, assignment.expected)
+
+
+def synthetic(asked=("ValueError",)) -> Assignment:
+    cases = [Case("q1", 1, 1.0, "f(1)"), Case("q1", 2, 1.0, "f(-1)"), Case("q2", 1, 1.0, "g()")]
+    expected = {"q1/1": {"t": "float", "v": 2.0}, "q1/2": {"t": "raised", "v": "ValueError"},
+                "q2/1": {"t": "raised", "v": "TypeError"}}
+    return Assignment("x", cases, expected, {"q1": frozenset(asked), "q2": frozenset()})
+
+
+def test_raising_earns_an_error_case_only_beside_a_computed_value():
+    a = synthetic()
+    raised = {"value": {"t": "raised", "v": "ValueError"}}
+    two = {"value": {"t": "float", "v": 2.0}}
+    assert score(a, {"q1/1": raised, "q1/2": raised})[0] == {"q1": 0.0, "q2": 0.0}
+    assert score(a, {"q1/1": two, "q1/2": raised})[0] == {"q1": 2.0, "q2": 0.0}
+
+
+def test_an_error_the_question_does_not_ask_for_earns_nothing():
+    a = synthetic(asked=())
+    records = {"q1/1": {"value": {"t": "float", "v": 2.0}},
+               "q1/2": {"value": {"t": "raised", "v": "ValueError"}},
+               "q2/1": {"value": {"t": "raised", "v": "TypeError"}}}
+    got, notes = score(a, records)
+    assert got == {"q1": 1.0, "q2": 0.0}
+    assert any("does not ask" in n for n in notes)
+    with pytest.raises(RuntimeError, match="no public test"):
+        check_key(a, a.expected)
 
 
 def test_committed_student_versions_are_up_to_date():
     assert check_up_to_date() == [], "run: python -m course_rnn.grading assign"
+
+
+def test_committed_answer_keys_cover_every_hidden_case():
+    for name in ASSIGNMENTS:
+        assignment = load_assignment(name)
+        assert {c.id for c in assignment.cases} == set(assignment.expected), name
+        json.dumps(assignment.expected)

@@ -1,0 +1,75 @@
+"""Graded exercises: student versions from otter-grader, and a batch grader that a hostile class
+cannot fool, escape or stop.
+
+Three commands (``python -m course_rnn.grading assign | check | grade``):
+
+``assign``
+    Runs ``otter assign`` on every source notebook ``exercises/source/chNN_*.ipynb`` (solutions
+    and tests in otter's format) and writes the student notebook with its *public* tests to
+    ``exercises/student/chNN_*/`` and the instructor bundle (solution notebook, all tests,
+    hidden ones included) to ``exercises/autograder/chNN_*/``. It then runs the solution through
+    the grader and stores what every hidden test case evaluates to in ``expected.json``: those
+    values are the answer key.
+``check``
+    Regenerates into a temporary folder and lists every committed file that differs.
+``grade SUBMISSIONS [--csv grades.csv] [--jobs 2] [--time-limit 60] [--unsafe-no-sandbox]``
+    Grades every notebook in a folder, each in its own bubblewrap sandbox, and writes one CSV
+    row per submission with points per question.
+
+How a submission is graded, and why it cannot fake its score
+------------------------------------------------------------
+Students get instant feedback from ``grader.check("q1")`` (otter, public tests only); those carry
+no points. Every point comes from a *hidden* case, a *probe*: code whose last expression is a
+value computed by the student's functions (``lstm_step(*lstm_case(1))``), never a verdict.
+
+1. The parent (:mod:`.batch`) takes only regular files of bounded size (never following a
+   symlink, never opening a FIFO or device), extracts the code cells with a parser that bounds
+   depth and number length (:mod:`.safejson`) and never runs them.
+2. :mod:`.runner` starts one sandbox per submission (:mod:`.runner` says exactly what it sees
+   and may do): no answer key, solutions, other submissions or project tree inside, no network,
+   its own PID namespace, one unprivileged process with rlimits.
+3. Inside, :mod:`.child` runs the cells like a kernel (an exception or ``sys.exit()`` costs only
+   its cell; a cell gets ``cell_timeout`` seconds) and then the probes, and writes each value as
+   a JSON line to a pipe.
+4. The parent reads bounded, strictly parsed lines, kills the whole sandbox at the end or at
+   the time limit and waits until it is gone, compares each value with the key
+   (:mod:`.values`: numbers by value, floats within ``rtol=1e-4, atol=1e-6``) and writes the
+   CSV atomically.
+
+The child can report any value it likes, but a value earns the point only if it equals what the
+reference solution computes, which it never sees. Limits: no defence against a student who calls
+the course library's reference implementation instead of writing their own; the probe code (not
+the key) is visible inside the sandbox while it runs.
+"""
+
+from .assignments import (
+    ROOT,
+    Assignment,
+    Case,
+    asked_errors,
+    assign,
+    check_up_to_date,
+    hidden_cases,
+    load_assignment,
+    write_answer_key,
+)
+from .batch import Result, grade_folder, grade_notebook, read_submission, score, write_csv
+from .cli import main
+from .runner import (
+    TIME_LIMIT,
+    RunInfo,
+    SandboxError,
+    SandboxUnavailable,
+    run_notebook,
+    sandbox_problem,
+)
+from .safejson import escape, parse_json
+from .values import to_value, values_match
+
+__all__ = [
+    "ROOT", "TIME_LIMIT", "Assignment", "Case", "Result", "RunInfo", "SandboxError",
+    "SandboxUnavailable", "asked_errors", "assign", "check_up_to_date", "escape",
+    "grade_folder", "grade_notebook", "hidden_cases", "load_assignment", "main", "parse_json",
+    "read_submission", "run_notebook", "sandbox_problem", "score", "to_value", "values_match",
+    "write_answer_key", "write_csv",
+]

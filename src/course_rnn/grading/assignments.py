@@ -1,0 +1,236 @@
+"""Assignments: the source notebooks, ``otter assign``, hidden cases and the answer key."""
+
+from __future__ import annotations
+
+import ast
+import filecmp
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[3] / "exercises"
+GRADABLE_ERRORS = ("ValueError", "TypeError")  # a probe raising one reports it as its value
+
+
+@dataclass(frozen=True)
+class Case:
+    """One hidden test case: a probe ``code`` whose last expression is the graded value."""
+
+    question: str
+    index: int
+    points: float
+    code: str
+
+    @property
+    def id(self) -> str:
+        return f"{self.question}/{self.index}"
+
+
+@dataclass
+class Assignment:
+    """An assignment's hidden cases, its answer key, and the errors each question asks for
+    (an error a public test of the question expects, ``except ValueError:``)."""
+
+    name: str
+    cases: list[Case]
+    expected: dict = field(default_factory=dict)
+    asked_errors: dict[str, frozenset[str]] = field(default_factory=dict)
+
+    @property
+    def questions(self) -> dict[str, float]:
+        points: dict[str, float] = {}
+        for case in self.cases:
+            points[case.question] = points.get(case.question, 0.0) + case.points
+        return points
+
+
+def source_notebooks(root: Path = ROOT) -> list[Path]:
+    return sorted((Path(root) / "source").glob("ch[0-9][0-9]_*.ipynb"))
+
+
+def _read_otter_test(path: Path) -> dict:
+    """An otter OK-format test file is ``OK_FORMAT = True`` then ``test = {...}``: a literal."""
+    tree = ast.parse(path.read_text())
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", None) == "test":
+            return ast.literal_eval(node.value)
+    raise ValueError(f"{path} is not an OK-format otter test file (no `test = {{...}}`)")
+
+
+def doctest_to_code(doctest_text: str) -> str:
+    """Otter stores a test cell as a doctest (``>>> line`` / ``... line``); get the code back."""
+    lines = [
+        line[4:] for line in doctest_text.splitlines() if line.startswith((">>> ", "... "))
+    ]
+    return "\n".join(lines)
+
+
+def _test_cases(tests_dir: Path):
+    for path in sorted(Path(tests_dir).glob("*.py")):
+        test = _read_otter_test(path)
+        for suite in test["suites"]:
+            for index, case in enumerate(suite["cases"]):
+                yield test["name"], index, case
+
+
+def hidden_cases(tests_dir: Path) -> list[Case]:
+    """Every hidden, point-carrying test case of an assignment's otter test files."""
+    return [Case(name, index, float(case["points"]), doctest_to_code(case["code"]))
+            for name, index, case in _test_cases(tests_dir)
+            if case.get("hidden") and case.get("points", 0) > 0]
+
+
+def errors_caught(code: str) -> set[str]:
+    """The exception names a test's code catches (``except ValueError:``) or expects
+    (``pytest.raises(ValueError)``)."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.ExceptHandler) and node.type is not None:
+            targets = node.type.elts if isinstance(node.type, ast.Tuple) else [node.type]
+            names |= {t.id for t in targets if isinstance(t, ast.Name)}
+        elif (isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "raises"
+              and node.args and isinstance(node.args[0], ast.Name)):
+            names.add(node.args[0].id)
+    return names
+
+
+def asked_errors(tests_dir: Path) -> dict[str, frozenset[str]]:
+    """Per question, the errors its *public* tests ask for: the only errors a hidden case of
+    that question may expect, so that no hidden rule goes unstated."""
+    asked: dict[str, set[str]] = {}
+    for name, _, case in _test_cases(tests_dir):
+        asked.setdefault(name, set())
+        if not case.get("hidden"):
+            asked[name] |= errors_caught(doctest_to_code(case["code"]))
+    return {name: frozenset(errors) for name, errors in asked.items()}
+
+
+def load_assignment(name: str, root: Path = ROOT) -> Assignment:
+    bundle = Path(root) / "autograder" / name
+    if not bundle.is_dir():
+        known = sorted(p.name for p in (Path(root) / "autograder").glob("ch*"))
+        raise ValueError(f"unknown assignment {name!r}; known: {', '.join(known)}")
+    expected_path = bundle / "expected.json"
+    expected = json.loads(expected_path.read_text()) if expected_path.exists() else {}
+    tests = bundle / "tests"
+    return Assignment(name, hidden_cases(tests), expected, asked_errors(tests))
+
+
+def _otter_assign(source: Path, dist: Path) -> None:
+    """``otter assign`` into ``dist`` (``dist/student`` and ``dist/autograder``)."""
+    command = [sys.executable, "-m", "otter", "assign", "--no-run-tests", "--no-pdfs"]
+    done = subprocess.run(
+        [*command, str(source), str(dist)], capture_output=True, text=True, cwd=source.parent
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"otter assign failed on {source.name}:\n{done.stderr[-3000:]}")
+
+
+def _normalise_notebook(path: Path) -> None:
+    """Drop what changes from run to run (cell ids are random in nbformat ≥ 4.5)."""
+    nb = json.loads(path.read_text())
+    for i, cell in enumerate(nb["cells"]):
+        cell["id"] = f"cell-{i:03d}"
+    path.write_text(json.dumps(nb, indent=1, ensure_ascii=False, sort_keys=True) + "\n")
+
+
+def _copy_tests(src: Path, dst: Path) -> None:
+    dst.mkdir(parents=True)
+    for test in sorted(src.glob("*.py")):
+        shutil.copy(test, dst / test.name)
+
+
+def assign(
+    root: Path = ROOT, out: Path | None = None, names: list[str] | None = None, keys: bool = True
+) -> list[str]:
+    """Generate ``student/<name>/`` and ``autograder/<name>/`` (under ``out``, default ``root``)
+    for every source notebook, with answer keys when ``keys``. Returns the assignment names.
+    ``otter assign`` runs two notebooks at a time (it is mostly Python start-up)."""
+    root, out = Path(root), Path(out or root)
+    sources = [s for s in source_notebooks(root) if not names or s.stem in names]
+    with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(max_workers=2) as pool:
+        dists = {s: Path(tmp) / s.stem for s in sources}
+        list(pool.map(lambda s: _otter_assign(s, dists[s]), sources))
+        for source, dist in dists.items():
+            name = source.stem
+            student, bundle = out / "student" / name, out / "autograder" / name
+            for target in (student, bundle):
+                shutil.rmtree(target, ignore_errors=True)
+            student.mkdir(parents=True)
+            shutil.copy(dist / "student" / source.name, student / source.name)
+            _normalise_notebook(student / source.name)
+            _copy_tests(dist / "student" / "tests", student / "tests")
+            bundle.mkdir(parents=True)
+            shutil.copy(dist / "autograder" / source.name, bundle / "solution.ipynb")
+            _normalise_notebook(bundle / "solution.ipynb")
+            _copy_tests(dist / "autograder" / "tests", bundle / "tests")
+    for source in sources:
+        if keys:
+            write_answer_key(source.stem, out)
+    return [s.stem for s in sources]
+
+
+def write_answer_key(name: str, root: Path = ROOT) -> dict:
+    """Run the solution (sandboxed where the sandbox works: it is the instructor's code, so
+    the unsandboxed runner is allowed here) and store every hidden case's value."""
+    from .runner import run_notebook, sandbox_problem
+
+    bundle = Path(root) / "autograder" / name
+    tests = bundle / "tests"
+    assignment = Assignment(name, hidden_cases(tests), asked_errors=asked_errors(tests))
+    sandboxed = sandbox_problem() is None
+    run = run_notebook((bundle / "solution.ipynb").read_bytes(), assignment.cases,
+                       sandboxed=sandboxed, public_tests=Path(root) / "student" / name / "tests")
+    missing = [c.id for c in assignment.cases if "value" not in run.records.get(c.id, {})]
+    if missing:
+        problems = {c: run.records.get(c, "no value") for c in missing}
+        raise RuntimeError(f"{name}: the solution fails hidden cases {problems}\n{run.output}")
+    key = {case.id: run.records[case.id]["value"] for case in assignment.cases}
+    check_key(assignment, key)
+    lines = [f"{json.dumps(k)}: {json.dumps(v, sort_keys=True)}" for k, v in sorted(key.items())]
+    (bundle / "expected.json").write_text("{\n" + ",\n".join(lines) + "\n}\n")
+    return key
+
+
+def check_key(assignment: Assignment, key: dict) -> None:
+    """An expected error must be one a public test of its question asks for, and the question
+    must also have a case that expects a value (raising on every input is not an answer)."""
+    for case in assignment.cases:
+        value = key[case.id]
+        if value["t"] != "raised":
+            continue
+        if value["v"] not in assignment.asked_errors.get(case.question, ()):
+            raise RuntimeError(
+                f"{assignment.name} {case.id}: the reference raises {value['v']}, but no public "
+                f"test of {case.question} asks for it; state the rule in a public test")
+        if all(key[c.id]["t"] == "raised" for c in assignment.cases
+               if c.question == case.question):
+            raise RuntimeError(f"{assignment.name} {case.question}: every hidden case expects "
+                               "an error; add one that expects a value")
+
+
+def check_up_to_date(root: Path = ROOT) -> list[str]:
+    """Files under ``student/`` and ``autograder/`` (answer keys aside) that ``assign`` would
+    change, add or remove. Empty when the committed versions are current."""
+    root = Path(root)
+    with tempfile.TemporaryDirectory() as tmp:
+        fresh = Path(tmp)
+        shutil.copytree(root / "source", fresh / "source")
+        assign(fresh, fresh, keys=False)
+        stale = []
+        for part in ("student", "autograder"):
+            new = {p.relative_to(fresh) for p in (fresh / part).rglob("*") if p.is_file()}
+            old = {p.relative_to(root) for p in (root / part).rglob("*") if p.is_file()}
+            for rel in sorted(new | old):
+                if rel.name == "expected.json" or "__pycache__" in rel.parts:
+                    continue  # floats: the reference-gets-full-marks test checks the key
+                if rel not in old or rel not in new:
+                    stale.append(str(rel))
+                elif not filecmp.cmp(fresh / rel, root / rel, shallow=False):
+                    stale.append(str(rel))
+        return stale

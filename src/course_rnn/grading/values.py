@@ -1,0 +1,180 @@
+"""Graded values: how a probe's value is described (inside the sandbox), checked (outside) and
+compared with the answer key.
+
+A description is a small JSON object: ``{"t": "float", "v": 0.5}``, ``{"t": "array", "dtype":
+"float", "shape": [2], "data": [...]}``, ``{"t": "list", "items": [...]}``, ``{"t": "dict",
+"items": [[key, value], ...]}``, ``{"t": "raised", "v": "ValueError"}`` … Comparison follows the
+rules a public test states with ``torch.allclose``/``np.allclose``/``==``: numbers compare by value
+whatever holds them (a Python number, a 0-d array or tensor, a list, a tuple, an array or a
+tensor of the same shape), floats within ``rtol``/``atol``, everything else exactly.
+"""
+
+from __future__ import annotations
+
+import math
+
+RTOL, ATOL = 1e-4, 1e-6
+MAX_ITEMS = 100_000  # numbers in one reported array
+MAX_DEPTH = 8  # containers inside containers
+MAX_STR = 10_000
+
+_SCALARS = ("none", "bool", "int", "float", "str", "raised")
+_DTYPES = {"b": "bool", "i": "int", "u": "int", "f": "float"}
+
+
+# -- inside the sandbox ------------------------------------------------------------------------
+def to_value(obj, depth: int = 0):
+    """Describe ``obj``: tensors and arrays as shape + flat data (0-d ones as scalars),
+    containers recursively, scalars by kind. Anything else is refused (``TypeError``)."""
+    import numpy as np
+    import torch
+
+    if depth > MAX_DEPTH:
+        raise ValueError("value nested too deeply")
+    if isinstance(obj, torch.Tensor):
+        obj = obj.detach().cpu().numpy()
+    if isinstance(obj, np.ndarray) and obj.ndim == 0:
+        obj = obj[()]
+    if isinstance(obj, np.generic):
+        obj = obj.item()
+    if obj is None:
+        return {"t": "none"}
+    if isinstance(obj, bool):
+        return {"t": "bool", "v": obj}
+    if isinstance(obj, int):
+        return {"t": "int", "v": int(obj)}
+    if isinstance(obj, float):
+        return {"t": "float", "v": float(obj)}
+    if isinstance(obj, str):
+        return {"t": "str", "v": str(obj)[:MAX_STR]}
+    if isinstance(obj, np.ndarray):
+        if obj.size > MAX_ITEMS:
+            raise ValueError(f"array of {obj.size} numbers is too large to report")
+        dtype = _DTYPES.get(obj.dtype.kind)
+        if dtype is None:
+            raise TypeError(f"arrays of dtype {obj.dtype} are not gradable")
+        return {"t": "array", "dtype": dtype, "shape": list(obj.shape),
+                "data": obj.reshape(-1).tolist()}
+    if isinstance(obj, (list, tuple)):
+        return {"t": "list", "items": [to_value(x, depth + 1) for x in obj]}
+    if isinstance(obj, (set, frozenset)):
+        return {"t": "list", "items": [to_value(x, depth + 1) for x in sorted(obj, key=repr)]}
+    if isinstance(obj, dict):
+        items = sorted(((dict_key(k), v) for k, v in obj.items()), key=lambda kv: kv[0])
+        return {"t": "dict", "items": [[k, to_value(v, depth + 1)] for k, v in items]}
+    raise TypeError(f"values of type {type(obj).__name__} are not gradable")
+
+
+def dict_key(key) -> str:
+    """A dict key as text, numbers by value (``d[0]`` finds ``0``, ``0.0`` and ``np.int64(0)``)."""
+    if hasattr(key, "item") and callable(key.item) and getattr(key, "ndim", 0) == 0:
+        try:
+            key = key.item()
+        except (TypeError, ValueError):
+            pass
+    if isinstance(key, bool):
+        key = int(key)
+    if isinstance(key, float) and key.is_integer():
+        key = int(key)
+    return str(key)
+
+
+# -- outside: a reported description is data from an untrusted process --------------------------
+def is_valid(desc, depth: int = 0) -> bool:
+    """Whether ``desc`` is a well-formed description (any field of the wrong type: no)."""
+    if not isinstance(desc, dict) or depth > MAX_DEPTH + 1:
+        return False
+    kind = desc.get("t")
+    if kind == "none":
+        return set(desc) == {"t"}
+    if kind in ("bool", "int", "float", "str", "raised"):
+        if set(desc) != {"t", "v"}:
+            return False
+        v = desc["v"]
+        return {"bool": lambda: isinstance(v, bool),
+                "int": lambda: isinstance(v, int) and not isinstance(v, bool),
+                "float": lambda: isinstance(v, (int, float)) and not isinstance(v, bool),
+                "str": lambda: isinstance(v, str),
+                "raised": lambda: isinstance(v, str)}[kind]()
+    if kind == "array":
+        if set(desc) != {"t", "dtype", "shape", "data"} or desc["dtype"] not in _DTYPES.values():
+            return False
+        shape, data = desc["shape"], desc["data"]
+        if not isinstance(shape, list) or len(shape) > 32 or not all(
+                isinstance(s, int) and not isinstance(s, bool) and 0 <= s <= MAX_ITEMS
+                for s in shape):
+            return False
+        return (isinstance(data, list) and len(data) == math.prod(shape) <= MAX_ITEMS
+                and all(_is_number(x) for x in data))
+    if kind == "list":
+        items = desc.get("items")
+        return (set(desc) == {"t", "items"} and isinstance(items, list)
+                and all(is_valid(x, depth + 1) for x in items))
+    if kind == "dict":
+        items = desc.get("items")
+        return (set(desc) == {"t", "items"} and isinstance(items, list) and all(
+            isinstance(kv, list) and len(kv) == 2 and isinstance(kv[0], str)
+            and is_valid(kv[1], depth + 1) for kv in items))
+    return False
+
+
+def _is_number(x) -> bool:
+    return isinstance(x, (bool, int, float))
+
+
+def _numeric(desc):
+    """``(shape, flat numbers)`` when ``desc`` is a number, an array, or a list of numeric
+    values of one shape (a tuple of tensors, a list of floats…); otherwise None."""
+    kind = desc["t"]
+    if kind in ("bool", "int", "float"):
+        return (), [desc["v"]]
+    if kind == "array":
+        return tuple(desc["shape"]), desc["data"]
+    if kind != "list":
+        return None
+    parts = [_numeric(x) for x in desc["items"]]
+    if any(p is None for p in parts) or len({p[0] for p in parts}) > 1:
+        return None
+    inner = parts[0][0] if parts else ()
+    return (len(parts), *inner), [x for p in parts for x in p[1]]
+
+
+def _number_matches(got, want, rtol: float, atol: float) -> bool:
+    """``want`` from the key: an exact int/bool needs equality, a float closeness."""
+    if not _is_number(got):
+        return False
+    if isinstance(want, float):
+        if not math.isfinite(want):
+            return got == want
+        return math.isfinite(got) and abs(got - want) <= atol + rtol * abs(want)
+    return got == want
+
+
+def values_match(got, want, rtol: float = RTOL, atol: float = ATOL) -> bool:
+    """Whether a reported description ``got`` equals the key's ``want``: numbers by value
+    whatever their container (shape must agree), floats within tolerance, strings, ``None``,
+    raised errors and dict keys exactly, lists item by item."""
+    if not is_valid(got) or not isinstance(want, dict):
+        return False
+    kind = want["t"]
+    if kind == "raised" or got["t"] == "raised":
+        return got == want
+    expected = _numeric(want)
+    if expected is not None:
+        reported = _numeric(got)
+        return (reported is not None and reported[0] == expected[0]
+                and all(_number_matches(a, b, rtol, atol)
+                        for a, b in zip(reported[1], expected[1])))
+    if kind in ("none", "str"):
+        return got == want
+    if kind == "list":
+        return (got["t"] == "list" and len(got["items"]) == len(want["items"])
+                and all(values_match(a, b, rtol, atol) for a, b in zip(got["items"],
+                                                                      want["items"])))
+    if kind == "dict":
+        if got["t"] != "dict":
+            return False
+        mine, ref = dict(got["items"]), dict(want["items"])
+        return mine.keys() == ref.keys() and all(
+            values_match(mine[k], ref[k], rtol, atol) for k in ref)
+    return False
