@@ -10,7 +10,7 @@ CHROMIUM := /usr/bin/chromium
 # Executed notebooks (book build, nbval) and CI logs get no progress bars.
 export COURSE_RNN_PROGRESS ?= 0
 
-.PHONY: book test lint install web-assets npm chromium clean exercises grade replicate
+.PHONY: book test lint install web-assets npm chromium bubblewrap clean exercises grade replicate
 
 install: $(STAMP)
 
@@ -35,6 +35,10 @@ npm:
 chromium:
 	@$(call apt_install,test -x $(CHROMIUM),chromium)
 
+# The grader runs every submission in a bubblewrap sandbox (exercises/README.md).
+bubblewrap:
+	@$(call apt_install,command -v bwrap >/dev/null,bubblewrap)
+
 # MathJax, RequireJS and the ipywidgets manager, so that the site needs no network when read:
 # fetched once with `npm pack` (cached in book/_web_assets/npm/), unpacked for html_extra_path.
 web-assets: $(STAMP) npm
@@ -47,7 +51,7 @@ book: $(STAMP) web-assets
 	@echo "Open book/_build/html/index.html"
 
 # The site tests (tests/book/) check the built site, so the book is built (or updated) first.
-test: book chromium
+test: book chromium bubblewrap
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/python -m pytest
 
@@ -56,7 +60,7 @@ exercises: $(STAMP)
 	$(BIN)/python -m course_rnn.grading assign
 
 # Grade every notebook in a folder: make grade SUBMISSIONS=dir [CSV=grades.csv]
-grade: $(STAMP)
+grade: $(STAMP) bubblewrap
 	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=folder [CSV=grades.csv]"; exit 2; }
 	$(BIN)/python -m course_rnn.grading grade $(SUBMISSIONS) --csv $(or $(CSV),grades.csv)
 
