@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 import torch
 from hypothesis import given, settings
@@ -9,7 +11,14 @@ from hypothesis import strategies as st
 from torch.nn import functional as F
 
 from course_rnn.languages.vocab import Vocab
-from course_rnn.models.decay_rnn import VARIANTS, DecayRNN, dale_signs
+from course_rnn.models.decay_rnn import (
+    ALPHA_EPS,
+    ALPHA_PARAMETRISATIONS,
+    VARIANTS,
+    DecayRNN,
+    dale_signs,
+    time_constant,
+)
 
 VOCAB = Vocab(["a", "b"])
 
@@ -27,7 +36,10 @@ def paper_hidden_states(model: DecayRNN, inputs: torch.Tensor) -> torch.Tensor:
     """Bhatt et al. (2020), Section 4, written out independently of the model's code:
     c_t = W_rec h_{t-1} + U x_t + b,  h_t = ReLU(α h_{t-1} + (1 − α) c_t)."""
     U, b = model.weight_ih.detach(), model.bias.detach()
-    alpha = torch.sigmoid(model.alpha_logit.detach())
+    if model.alpha_parametrisation == "sigmoid":
+        alpha = torch.sigmoid(model.alpha_logit.detach())
+    else:
+        alpha = model.alpha_direct.detach().clamp(ALPHA_EPS, 1 - ALPHA_EPS)
     if model.variant == "drnn":
         D = torch.diag(dale_signs(model.hidden_size)).to(U.dtype)
         W_rec = torch.relu(model.weight_hh.detach()) @ D
@@ -67,10 +79,12 @@ def train(model: DecayRNN, steps: int = 30) -> list[float]:
 
 
 @pytest.mark.parametrize("variant", list(VARIANTS))
+@pytest.mark.parametrize("parametrisation", ALPHA_PARAMETRISATIONS)
 @settings(max_examples=8, deadline=None)
 @given(hidden_size=st.integers(1, 9), seed=st.integers(0, 2**16), steps=st.integers(1, 8))
-def test_forward_follows_the_papers_equations(variant, hidden_size, seed, steps):
-    model = DecayRNN(5, hidden_size, variant=variant, seed=seed).double()
+def test_forward_follows_the_papers_equations(variant, parametrisation, hidden_size, seed, steps):
+    model = DecayRNN(5, hidden_size, variant=variant, seed=seed,
+                     alpha_parametrisation=parametrisation).double()
     inputs = torch.randint(0, 5, (3, steps), generator=torch.Generator().manual_seed(seed))
     expected = paper_hidden_states(model, inputs)
     torch.testing.assert_close(model.hidden_states(inputs), expected, rtol=0, atol=1e-10)
@@ -144,6 +158,64 @@ def test_alpha_stays_inside_the_unit_interval_however_far_it_is_pushed():
     with torch.no_grad():
         model.alpha_logit.fill_(-50.0)
     assert model.alpha.item() >= 0.0
+
+
+def test_both_parametrisations_start_at_alpha_init_and_compute_the_same_function():
+    sigmoid = DecayRNN(5, 4, alpha_init=0.3, seed=2)
+    direct = DecayRNN(5, 4, alpha_init=0.3, seed=2, alpha_parametrisation="direct")
+    assert direct.alpha.item() == pytest.approx(0.3) and sigmoid.alpha.item() == pytest.approx(0.3)
+    assert not hasattr(direct, "alpha_logit") and not hasattr(sigmoid, "alpha_direct")
+    inputs = torch.tensor([[1, 3, 2, 4]])
+    torch.testing.assert_close(direct(inputs), sigmoid(inputs))  # same weights, same α
+    assert sigmoid.num_parameters() == direct.num_parameters()
+
+
+def test_a_step_on_the_logit_moves_alpha_by_alpha_times_one_minus_alpha():
+    """The sigmoid slows α near 0 and 1: dα/da = α(1 − α), five times smaller at 0.95 than at
+    0.5; the direct parameter moves α one-for-one wherever it is."""
+    for a0 in (0.5, 0.95):
+        sigmoid = DecayRNN(4, 3, alpha_init=a0)
+        sigmoid.alpha.backward()
+        assert sigmoid.alpha_logit.grad.item() == pytest.approx(a0 * (1 - a0), rel=1e-5)
+        direct = DecayRNN(4, 3, alpha_init=a0, alpha_parametrisation="direct")
+        direct.alpha.backward()
+        assert direct.alpha_direct.grad.item() == pytest.approx(1.0)
+    assert 0.5 * 0.5 / (0.95 * 0.05) == pytest.approx(5.26, abs=0.01)
+
+
+def test_the_direct_alpha_is_clamped_inside_the_unit_interval():
+    model = DecayRNN(4, 3, alpha_parametrisation="direct")
+    with torch.no_grad():
+        model.alpha_direct.fill_(1.7)
+    assert model.alpha.item() == pytest.approx(1 - ALPHA_EPS)
+    with torch.no_grad():
+        model.alpha_direct.fill_(-0.4)
+    assert model.alpha.item() == pytest.approx(ALPHA_EPS)
+
+
+@pytest.mark.parametrize("parametrisation", ALPHA_PARAMETRISATIONS)
+def test_training_moves_alpha_in_either_parametrisation(parametrisation):
+    model = DecayRNN(len(VOCAB), 6, seed=0, alpha_parametrisation=parametrisation)
+    before = model.alpha.item()
+    losses = train(model, steps=20)
+    assert model.alpha.item() != pytest.approx(before, abs=1e-4)
+    assert 0 < model.alpha.item() < 1 and losses[-1] < losses[0]
+
+
+def test_unknown_parametrisation_is_refused():
+    with pytest.raises(ValueError, match="alpha_parametrisation.*sigmoid, direct"):
+        DecayRNN(4, 3, alpha_parametrisation="tanh")
+
+
+def test_time_constant_is_minus_one_over_log_alpha():
+    assert time_constant(0.8) == pytest.approx(4.48, abs=0.01)
+    assert time_constant(0.5) == pytest.approx(1 / math.log(2))
+    assert time_constant(0.95) > 4 * time_constant(0.8)
+    # after τ steps an undriven state has shrunk by e
+    assert 0.8 ** time_constant(0.8) == pytest.approx(math.exp(-1))
+    for bad in (0.0, 1.0, 1.2, -0.1):
+        with pytest.raises(ValueError, match="strictly between 0 and 1"):
+            time_constant(bad)
 
 
 def test_the_decay_alone_carries_memory_in_the_ablated_variant():
@@ -263,8 +335,10 @@ def test_same_seed_same_weights_and_outputs():
     assert not torch.equal(a(inputs), DecayRNN(4, 6, seed=8)(inputs))
 
 
-def test_config_rebuilds_the_model():
-    model = DecayRNN(4, 6, variant="sdrnn", alpha_init=0.6, embedding_dim=3, seed=1)
+@pytest.mark.parametrize("parametrisation", ALPHA_PARAMETRISATIONS)
+def test_config_rebuilds_the_model(parametrisation):
+    model = DecayRNN(4, 6, variant="sdrnn", alpha_init=0.6, embedding_dim=3, seed=1,
+                     alpha_parametrisation=parametrisation)
     twin = DecayRNN(**model.config())
     twin.load_state_dict(model.state_dict())
     inputs = torch.tensor([[1, 3, 2]])

@@ -20,10 +20,21 @@ Three variants, compared in the paper:
 * ``"abdrnn"`` – the *Ablated* Decay RNN: ``c_t = U x_t + b`` (no recurrent matrix at all; the
   state still remembers through the decay ``α h_{t-1}``).
 
-As in the authors' code (bhattg/Decay-RNN-ACL-SRW2020), ``α`` starts at 0.8, the weights are
-drawn uniformly in ±1/√hidden, and ``α`` is kept in (0, 1) by a sigmoid of a raw parameter
-(the paper's footnote 4; their released code updates ``α`` directly). Their code adds two
-biases ``b_ih + b_hh`` where we keep the paper's single ``b``: the same function.
+As in the authors' code (bhattg/Decay-RNN-ACL-SRW2020), ``α`` starts at 0.8 and the weights are
+drawn uniformly in ±1/√hidden. Their code adds two biases ``b_ih + b_hh`` where we keep the
+paper's single ``b``: the same function.
+
+**How α is learned** (``alpha_parametrisation``) matters for what training does to it:
+
+* ``"sigmoid"`` (default; the paper's footnote 4): ``α = σ(a)`` with ``a`` the trained parameter.
+  A step of size ``δ`` on ``a`` moves ``α`` by about ``α(1 − α) δ``: near 0.95 that is five
+  times less than near 0.5, so α creeps towards 0 or 1 ever more slowly;
+* ``"direct"`` (the authors' released code): ``α`` itself is the trained parameter, so the
+  optimizer moves it at the same rate wherever it is. Their code leaves it unbounded; we clamp
+  it to ``[ε, 1 − ε]`` in the forward pass so that it stays a decay (outside, the gradient is 0).
+
+Either way ``τ = −1 / ln α`` (:func:`time_constant`) is the decay's time constant: after ``τ``
+steps without drive, a state has shrunk by a factor ``e``.
 
 There is no PyTorch built-in for this cell, so the fast path is a plain loop over time that
 precomputes ``U x_t + b`` for every step at once; :meth:`DecayRNN.step` is one step of the same
@@ -49,6 +60,11 @@ from .srn import (
     uniform_parameter,
 )
 
+#: How α is trained: through a sigmoid of a raw parameter, or directly (see the module docstring).
+ALPHA_PARAMETRISATIONS = ("sigmoid", "direct")
+#: The direct α is clamped to [ALPHA_EPS, 1 − ALPHA_EPS].
+ALPHA_EPS = 1e-4
+
 VARIANTS = {
     "drnn": "Decay RNN: recurrent weights obey Dale's principle",
     "sdrnn": "Slacked Decay RNN: recurrent weights of either sign",
@@ -63,6 +79,15 @@ def dale_signs(hidden_size: int, excitatory_fraction: float = 0.8) -> torch.Tens
     signs = -torch.ones(hidden_size)
     signs[:n_excitatory] = 1.0
     return signs
+
+
+def time_constant(alpha: float) -> float:
+    """``τ = −1 / ln α``: the number of steps after which a decay ``α`` has shrunk an undriven
+    state by a factor ``e`` (α = 0.8: τ ≈ 4.5 words; α = 0.5: τ ≈ 1.4; α = 0.95: τ ≈ 19.5)."""
+    alpha = float(alpha)
+    if not 0.0 < alpha < 1.0:
+        raise ValueError(f"a decay α must lie strictly between 0 and 1, got {alpha!r}")
+    return -1.0 / math.log(alpha)
 
 
 def decay_update(
@@ -82,9 +107,12 @@ class DecayRNN(SequenceModel):
     """A Decay RNN language model: input layer → decay cell → linear readout.
 
     ``DecayRNN(vocab_size, hidden_size=32, variant="drnn", alpha_init=0.8,
-    excitatory_fraction=0.8, embedding_dim=None, nonlinearity="relu", seed=None)``.
+    excitatory_fraction=0.8, embedding_dim=None, nonlinearity="relu", seed=None,
+    alpha_parametrisation="sigmoid")``.
     ``variant`` is ``"drnn"``, ``"sdrnn"`` or ``"abdrnn"`` (see the module docstring);
-    ``nonlinearity="tanh"`` is what the paper used for its language model (Appendix A.4).
+    ``nonlinearity="tanh"`` is what the paper used for its language model (Appendix A.4);
+    ``alpha_parametrisation`` is ``"sigmoid"`` (trains ``alpha_logit``) or ``"direct"`` (trains
+    ``alpha_direct``, the authors' choice).
     """
 
     kind = "decay_rnn"
@@ -99,6 +127,7 @@ class DecayRNN(SequenceModel):
         embedding_dim: int | None = None,
         nonlinearity: str = "relu",
         seed: int | None = None,
+        alpha_parametrisation: str = "sigmoid",
     ):
         super().__init__()
         if variant not in VARIANTS:
@@ -106,6 +135,9 @@ class DecayRNN(SequenceModel):
             raise ValueError(f"unknown Decay RNN variant {variant!r}: choose one of {choices}")
         if not isinstance(alpha_init, (int, float)) or not 0.0 < alpha_init < 1.0:
             raise ValueError(f"alpha_init must lie strictly between 0 and 1, got {alpha_init!r}")
+        if alpha_parametrisation not in ALPHA_PARAMETRISATIONS:
+            raise ValueError(f"unknown alpha_parametrisation {alpha_parametrisation!r}: choose "
+                             f"one of {', '.join(ALPHA_PARAMETRISATIONS)}")
         if not isinstance(excitatory_fraction, (int, float)) or not 0 <= excitatory_fraction <= 1:
             raise ValueError(f"excitatory_fraction must lie in [0, 1], got {excitatory_fraction!r}")
         self.vocab_size = check_positive(vocab_size, "vocab_size")
@@ -121,7 +153,9 @@ class DecayRNN(SequenceModel):
             embedding_dim=embedding_dim,
             nonlinearity=nonlinearity,
             seed=seed,
+            alpha_parametrisation=alpha_parametrisation,
         )
+        self.alpha_parametrisation = alpha_parametrisation
         with seeded(seed):
             self.input_layer = InputLayer(vocab_size, embedding_dim)
             self.weight_ih = uniform_parameter(H, self.input_layer.size, hidden_size=H)  # U
@@ -131,14 +165,20 @@ class DecayRNN(SequenceModel):
             else:
                 self.weight_hh = uniform_parameter(H, H, hidden_size=H)  # W
             self.readout = nn.Linear(H, self.vocab_size)
-        # α = σ(alpha_logit) stays in (0, 1) however far training pushes the raw parameter
-        self.alpha_logit = nn.Parameter(torch.logit(torch.tensor(float(alpha_init))))
+        if alpha_parametrisation == "sigmoid":
+            # α = σ(alpha_logit) stays in (0, 1) however far training pushes the raw parameter
+            self.alpha_logit = nn.Parameter(torch.logit(torch.tensor(float(alpha_init))))
+        else:  # the authors' code: α is the parameter itself
+            self.alpha_direct = nn.Parameter(torch.tensor(float(alpha_init)))
         self.register_buffer("dale", dale_signs(H, excitatory_fraction))  # D, fixed
 
     @property
     def alpha(self) -> torch.Tensor:
-        """The decay ``α = σ(alpha_logit)`` (a scalar tensor, with gradient)."""
-        return torch.sigmoid(self.alpha_logit)
+        """The decay ``α`` (a scalar tensor, with gradient): ``σ(alpha_logit)``, or
+        ``alpha_direct`` clamped to ``[ε, 1 − ε]``."""
+        if self.alpha_parametrisation == "sigmoid":
+            return torch.sigmoid(self.alpha_logit)
+        return self.alpha_direct.clamp(ALPHA_EPS, 1.0 - ALPHA_EPS)
 
     def recurrent_matrix(self) -> torch.Tensor | None:
         """The effective ``W_rec [hidden, hidden]`` applied as ``W_rec h``: ``ReLU(W) W_dale``
