@@ -40,7 +40,7 @@ def test_bubblewrap_works_here():
 
 # -- score faking: blank answers underneath, all must score 0 ---------------------------------
 FAKES = ("fake_key_ch03_lstm_cell", "fake_solution_ch03_lstm_cell", "fake_sibling_ch03_lstm_cell",
-         "fake_raise_ch05_pdda", "fake_raise_ch02_srn", "fake_typeerror_ch02_srn",
+         "fake_raise_ch05_pdda", "fake_typeerror_ch02_srn",
          "fake_forge_ch03_lstm_cell", "fake_left_behind_ch03_lstm_cell", "cheater_ch03_lstm_cell")
 
 
@@ -166,7 +166,7 @@ def test_malformed_result_lines_are_counted_and_ignored(batch):
 
 
 def test_a_malformed_line_costs_only_its_case():
-    c = _Collector(0, 1, None, {"q1/1", "q1/2", "q1/3"})
+    c = _Collector(0, 1, None, {"q1/1", "q1/2", "q1/3"}, bwrap_pid=0)
     c._results(b'{"id": "q1/1", "value": {"t": "int", "v": 1}}\n'
                b'{"id": "q1/2", "value": {"t": "int", "v": ' + b"9" * 5000 + b"}}\n"
                + b"x" * (5 * 2**20) + b"\n"

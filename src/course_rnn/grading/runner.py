@@ -339,6 +339,7 @@ def _spawn(spec: bytes, ids: list[str], *, time_limit: float, public_tests: Path
     try:
         if sandboxed:
             uid = SANDBOX_UID_BASE + slot if os.geteuid() == 0 else USERNS_UID
+            public_tests = Path(public_tests).resolve() if public_tests is not None else None
             fds = {"info": info_w, "spec": _memfd("spec", spec),
                    "notebook": _memfd("notebook", notebook),
                    "passwd": _memfd("passwd", f"sandbox:x:{uid}:{uid}::/tmp:/bin/false\n"
@@ -383,7 +384,8 @@ def _spawn(spec: bytes, ids: list[str], *, time_limit: float, public_tests: Path
         for fd in own:
             os.close(fd)
         own = []
-        collector = _Collector(output_r, results_r, info_r if sandboxed else None, set(ids))
+        collector = _Collector(output_r, results_r, info_r if sandboxed else None, set(ids),
+                               proc.pid)
         collector.start()
         try:
             code = proc.wait(timeout=max(0.1, start + time_limit - time.perf_counter()))
@@ -399,12 +401,11 @@ def _spawn(spec: bytes, ids: list[str], *, time_limit: float, public_tests: Path
             os.close(fd)
         if workdir is not None:
             shutil.rmtree(workdir, ignore_errors=True)
-    if sandboxed and collector.child_pid is None and status != "timeout":
-        status = "sandbox error"
     output = bytes(collector.output).decode("utf-8", errors="replace")
     notes = collector.notes()
-    if status == "sandbox error":
-        notes.insert(0, "the sandbox did not start: " + escape(output.strip(), 300))
+    if command is None and not collector.ready and status != "timeout":
+        status = "sandbox error"  # the child never said it was running: bwrap failed
+        notes.insert(0, "the run did not start: " + escape(output.strip(), 300))
     return RunInfo(status, time.perf_counter() - start, output, notes, collector.records)
 
 
@@ -417,33 +418,26 @@ def _kill(proc: subprocess.Popen, collector: _Collector, sandboxed: bool) -> Non
             pass
         proc.wait()
         return
-    collector.info_done.wait(timeout=1.0 if proc.poll() is None else 0.0)
-    pidfd = None
-    if collector.child_pid is not None:
-        try:
-            pidfd = os.pidfd_open(collector.child_pid)
-            if _parent_of(collector.child_pid) != proc.pid:  # reaped and reused meanwhile
-                os.close(pidfd)
-                pidfd = None
-        except (ProcessLookupError, OSError):
-            pidfd = None
+    collector.info_done.wait(timeout=2.0)
+    pidfd = collector.pidfd  # the namespace's PID 1, or None if it was gone before it was seen
     try:
-        if pidfd is not None:
-            # the namespace's PID 1: when it dies the kernel kills every process inside
+        if pidfd is not None:  # when PID 1 dies, the kernel kills every process inside
             signal.pidfd_send_signal(pidfd, signal.SIGKILL)
         if proc.poll() is None:
             proc.kill()  # bwrap itself (--die-with-parent kills PID 1 too)
         proc.wait()
         if pidfd is not None:
-            ready = selectors.DefaultSelector()
-            ready.register(pidfd, selectors.EVENT_READ)
-            if not ready.select(timeout=KILL_WAIT):
+            gone = selectors.DefaultSelector()
+            gone.register(pidfd, selectors.EVENT_READ)
+            dead = gone.select(timeout=KILL_WAIT)
+            gone.close()
+            if not dead:
                 raise SandboxError(f"sandbox PID 1 ({collector.child_pid}) still alive "
                                    f"{KILL_WAIT:g} s after SIGKILL")
-            ready.close()
     finally:
         if pidfd is not None:
             os.close(pidfd)
+            collector.pidfd = None
 
 
 def _parent_of(pid: int) -> int | None:
@@ -459,8 +453,11 @@ class _Collector(threading.Thread):
     """Reads the sandbox's output (keeps the start), its result lines (bounded, parsed
     strictly) and bwrap's info (PID 1's pid) until every writer is gone."""
 
-    def __init__(self, output_fd: int, results_fd: int, info_fd: int | None, ids: set[str]):
+    def __init__(self, output_fd: int, results_fd: int, info_fd: int | None, ids: set[str],
+                 bwrap_pid: int):
         super().__init__(daemon=True)
+        self.bwrap_pid = bwrap_pid
+        self.pidfd: int | None = None
         self.fds = {output_fd: "output", results_fd: "results"}
         if info_fd is not None:
             self.fds[info_fd] = "info"
@@ -471,6 +468,7 @@ class _Collector(threading.Thread):
         self.malformed = self.dropped = self.accepted_bytes = 0
         self.partial = bytearray()
         self.skipping = False
+        self.ready = False
         self.info = bytearray()
         self.child_pid: int | None = None
         self.info_done = threading.Event()
@@ -514,6 +512,14 @@ class _Collector(threading.Thread):
         match = re.search(rb'"child-pid"\s*:\s*(\d+)', self.info)
         if match and self.child_pid is None:
             self.child_pid = int(match.group(1))
+            try:  # held from now on, so that PID 1 can be killed and awaited without a race
+                pidfd = os.pidfd_open(self.child_pid)
+            except OSError:  # already gone (and reaped by bwrap): nothing is left inside
+                pidfd = None
+            if pidfd is not None and _parent_of(self.child_pid) != self.bwrap_pid:
+                os.close(pidfd)  # that pid was reused by an unrelated process
+                pidfd = None
+            self.pidfd = pidfd
             self.info_done.set()
 
     def _results(self, data: bytes) -> None:
@@ -553,6 +559,9 @@ class _Collector(threading.Thread):
     def _accept(self, record) -> bool:
         if not isinstance(record, dict):
             return False
+        if record == {"ready": True} and not self.ready and not self.records:
+            self.ready = True  # the child's first line, before any submitted code runs
+            return True
         if set(record) == {"cell", "error"}:
             if not isinstance(record["cell"], int) or not isinstance(record["error"], str):
                 return False
