@@ -9,7 +9,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -121,14 +120,28 @@ def load_assignment(name: str, root: Path = ROOT) -> Assignment:
     return Assignment(name, hidden_cases(tests), expected, asked_errors(tests))
 
 
-def _otter_assign(source: Path, dist: Path) -> None:
-    """``otter assign`` into ``dist`` (``dist/student`` and ``dist/autograder``)."""
-    command = [sys.executable, "-m", "otter", "assign", "--no-run-tests", "--no-pdfs"]
-    done = subprocess.run(
-        [*command, str(source), str(dist)], capture_output=True, text=True, cwd=source.parent
-    )
+_OTTER = """
+import json, os, sys
+from otter.assign import main
+for source, dist in json.loads(sys.argv[1]):
+    os.chdir(os.path.dirname(source))
+    try:
+        main(source, dist, no_run_tests=True, no_pdfs=True)
+    except BaseException as e:
+        sys.exit(f"otter assign failed on {os.path.basename(source)}: {type(e).__name__}: {e}")
+"""
+
+
+def _otter_assign(pairs: list[tuple[Path, Path]]) -> None:
+    """``otter assign`` of each source into its ``dist`` (``dist/student``, ``dist/autograder``),
+    all in one Python process (importing otter is most of the time)."""
+    if not pairs:
+        return
+    jobs = json.dumps([[str(Path(src).resolve()), str(Path(dist).resolve())]
+                       for src, dist in pairs])
+    done = subprocess.run([sys.executable, "-c", _OTTER, jobs], capture_output=True, text=True)
     if done.returncode != 0:
-        raise RuntimeError(f"otter assign failed on {source.name}:\n{done.stderr[-3000:]}")
+        raise RuntimeError(f"otter assign failed:\n{done.stderr[-3000:]}")
 
 
 def _normalise_notebook(path: Path) -> None:
@@ -149,13 +162,12 @@ def assign(
     root: Path = ROOT, out: Path | None = None, names: list[str] | None = None, keys: bool = True
 ) -> list[str]:
     """Generate ``student/<name>/`` and ``autograder/<name>/`` (under ``out``, default ``root``)
-    for every source notebook, with answer keys when ``keys``. Returns the assignment names.
-    ``otter assign`` runs two notebooks at a time (it is mostly Python start-up)."""
+    for every source notebook, with answer keys when ``keys``. Returns the assignment names."""
     root, out = Path(root), Path(out or root)
     sources = [s for s in source_notebooks(root) if not names or s.stem in names]
-    with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(max_workers=2) as pool:
+    with tempfile.TemporaryDirectory() as tmp:
         dists = {s: Path(tmp) / s.stem for s in sources}
-        list(pool.map(lambda s: _otter_assign(s, dists[s]), sources))
+        _otter_assign(list(dists.items()))
         for source, dist in dists.items():
             name = source.stem
             student, bundle = out / "student" / name, out / "autograder" / name
