@@ -291,3 +291,32 @@ def test_lstm_learns_a_periodic_language():
     assert loss.item() < 0.01, f"loss {loss.item():.4f} after training"
     assert seconds < 10, f"training took {seconds:.1f} s"
     assert torch.equal(model(inputs).argmax(-1), targets)
+
+
+# -- reading on from a given state (a stream read in pieces) -----------------------------------
+
+
+@pytest.mark.parametrize("model_class", MODELS)
+@pytest.mark.parametrize("num_layers", [1, 2])
+def test_run_from_a_carried_state_equals_one_long_run(model_class, num_layers):
+    model = model_class(vocab_size=5, hidden_size=4, num_layers=num_layers, seed=0).eval()
+    inputs = torch.randint(1, 5, (3, 11), generator=torch.Generator().manual_seed(0))
+    with torch.no_grad():
+        whole, end = model.run(inputs)
+        assert torch.allclose(whole, model(inputs))  # no state given: the zero state
+        first, middle = model.run(inputs[:, :4])
+        second, last = model.run(inputs[:, 4:], middle)
+    assert torch.allclose(torch.cat([first, second], dim=1), whole, atol=1e-6)
+    for a, b in zip(as_tuple(last), as_tuple(end)):
+        assert torch.allclose(a, b, atol=1e-6)
+
+
+@pytest.mark.parametrize("model_class", MODELS)
+def test_run_names_a_state_of_the_wrong_shape(model_class):
+    model = model_class(vocab_size=5, hidden_size=4, seed=0)
+    inputs = torch.ones(2, 3, dtype=torch.long)
+    good = model.initial_state(2)
+    wrong = torch.zeros(1, 3, 4)  # a batch of 3, not 2
+    for bad in [wrong, (wrong, wrong), (good, good, good) if model_class is LSTM else (good, good)]:
+        with pytest.raises(ValueError, match=r"state must be .*\[layers, batch, hidden\]"):
+            model.run(inputs, bad)

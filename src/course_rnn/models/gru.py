@@ -8,13 +8,15 @@ In PyTorch's convention (used here, so that our numbers equal ``torch.nn.GRU``'s
     n_t = tanh(W_n x_t + b_in + r_t ⊙ (U_n h_{t-1} + b_hn))  candidate state
     h_t = (1 − z_t) ⊙ n_t + z_t ⊙ h_{t-1}
 
-Two differences from the equations in Levy (2023) (and Cho et al. 2014), worth knowing when
-you read the gates of a trained model:
+Two things to know when you read the gates of a trained model next to Levy (2023):
 
-* the roles of ``z`` are swapped: here ``z_t = 1`` *keeps* the old state and ``z_t = 0``
-  takes the candidate (the lecture writes ``h_t = (1 − z_t) h_{t-1} + z_t h̃_t``);
-* the reset gate multiplies ``U_n h_{t-1}`` *after* the matrix product, not ``h_{t-1}``
-  before it (``U(r ⊙ h)`` in the lecture). Both versions learn equally well.
+* **which way z points.** Here ``z_t = 1`` *keeps* the old state and ``z_t = 0`` takes the
+  candidate. That is Cho et al.'s own form (2014, eq. 7: ``h_t = z ⊙ h_{t-1} + (1 − z) ⊙ h̃``).
+  The lecture writes ``h_t = (1 − z_t) ⊙ h_{t-1} + z_t ⊙ h̃_t``, the form of Chung et al.
+  (2014); the two are the same model with ``z`` and ``1 − z`` swapped.
+* **where the reset gate acts.** Here it multiplies ``U_n h_{t-1} + b_hn`` *after* the matrix
+  product (the form of cuDNN, which PyTorch follows); Cho et al. (eq. 8) and the lecture apply
+  it to ``h_{t-1}`` before it: ``U (r ⊙ h_{t-1})``. Both versions learn equally well.
 
 :class:`GRUCell` is the step written out; :class:`GRU` is the fast language model whose
 ``trace`` runs :class:`GRUCell` with the same weights.

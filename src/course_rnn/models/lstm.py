@@ -1,8 +1,11 @@
-"""Long short-term memory (Hochreiter & Schmidhuber 1997): a memory cell behind three gates.
+"""Long short-term memory: a memory cell behind three gates.
 
-Besides the hidden state ``h`` the LSTM carries a cell state ``C`` that is changed only by
-element-wise forgetting and adding, so information (a count, an open bracket) can survive many
-steps. The equations as in Levy (2023), with PyTorch's gate order ``i, f, C̃, o``::
+Hochreiter & Schmidhuber (1997) introduced the cell and its input and output gates; the forget
+gate, which lets the cell let go of its content, is Gers, Schmidhuber & Cummins (2000) and is
+part of every LSTM in use today (PyTorch's included). Besides the hidden state ``h`` the LSTM
+carries a cell state ``C`` that is changed only by element-wise forgetting and adding, so
+information (a count, an open bracket) can survive many steps. The equations as in Levy (2023),
+with PyTorch's gate order ``i, f, C̃, o``::
 
     i_t = σ(W_i x_t + U_i h_{t-1} + b_i)            input gate: how much new content to write
     f_t = σ(W_f x_t + U_f h_{t-1} + b_f)            forget gate: how much old memory to keep

@@ -249,6 +249,35 @@ class RecurrentLanguageModel(SequenceModel):
         """The zero state ``[num_layers, batch, hidden]`` the fast layer starts from."""
         return self.readout.weight.new_zeros(self.num_layers, batch, self.hidden_size)
 
+    def check_state(self, state, batch: int):
+        """``state`` if it has the shape of this model's recurrent state for ``batch`` strings
+        (what :meth:`initial_state` returns), else a ValueError saying what was expected."""
+        expected = self.initial_state(batch)
+        parts, wanted = _parts(state), _parts(expected)
+        if len(parts) != len(wanted) or any(
+                not isinstance(p, torch.Tensor) or p.shape != w.shape
+                for p, w in zip(parts, wanted)):
+            shape = " and ".join(str(tuple(w.shape)) for w in wanted)
+            got = " and ".join(str(tuple(p.shape)) if isinstance(p, torch.Tensor)
+                               else type(p).__name__ for p in parts)
+            raise ValueError(f"state must be {len(wanted)} tensor(s) of shape {shape} "
+                             f"([layers, batch, hidden]), got {got}")
+        return state
+
+    def run(self, inputs: torch.Tensor, state=None) -> tuple[torch.Tensor, object]:
+        """Logits ``[B, T, vocab]`` and the recurrent state after the last input, starting
+        from ``state`` (default: the zero state of :meth:`initial_state`).
+
+        This is how a long stream is read piece by piece, each piece starting where the last
+        one stopped (truncated backpropagation through time, :mod:`course_rnn.training.stream`).
+        """
+        inputs = check_time_steps(self.check_inputs(inputs))
+        x = self.input_layer(inputs, dtype=self.readout.weight.dtype)
+        state = (self.initial_state(inputs.shape[0]) if state is None
+                 else self.check_state(state, inputs.shape[0]))
+        outputs, final = self.rnn(x, state)
+        return self.readout(self.dropout(outputs)), final
+
     def hidden_states(self, inputs: torch.Tensor) -> torch.Tensor:
         """The top layer's hidden state after each input, ``[B, T, hidden]`` (fast path)."""
         inputs = check_time_steps(self.check_inputs(inputs))
@@ -291,6 +320,11 @@ class RecurrentLanguageModel(SequenceModel):
             state = state[0] if len(state) == 1 else state
             steps.append(record)
         return {key: torch.stack([r[key] for r in steps], dim=1) for key in steps[0]}
+
+
+def _parts(state) -> tuple:
+    """A recurrent state as a tuple of its tensors (the LSTM's is ``(h, C)``)."""
+    return tuple(state) if isinstance(state, (tuple, list)) else (state,)
 
 
 class SRN(RecurrentLanguageModel):
