@@ -143,3 +143,67 @@ def test_bad_input_is_named():
     with pytest.raises(ValueError):
         L.sample(-1)
     assert L.is_member("man") is False  # one word: not split into letters
+
+
+# -- the boundary-free stream ------------------------------------------------------------------
+
+
+def stream_prefix_probability(words: tuple[str, ...], sentences) -> float:
+    """P(a stream of independent sentences starts with ``words``), by brute force: over the
+    start ``j`` of the sentence that holds the last word, P(``words[:j]`` is a run of whole
+    sentences) × P(a sentence starts with ``words[j:]``)."""
+
+    @cache
+    def whole(end: int) -> float:  # P(words[:end] is a run of whole sentences)
+        if end == 0:
+            return 1.0
+        return sum(whole(j) * L.probability(words[j:end]) for j in range(end)
+                   if L.is_member(words[j:end]))
+
+    def starts(prefix) -> float:  # P(one sentence starts with prefix)
+        return sum(L.probability(s) for s in sentences if s[: len(prefix)] == prefix)
+
+    return sum(whole(j) * starts(words[j:]) for j in range(len(words))) if words else 1.0
+
+
+def test_stream_predictions_are_exact(members):
+    sentences = [s for s in members if s]
+    rng = np.random.default_rng(0)
+    for seed in range(3):
+        stream = L.corpus(3, seed=seed)[: int(rng.integers(2, 8))]
+        dists = L.stream_next_distributions(stream)
+        assert len(dists) == len(stream) + 1
+        for t, dist in enumerate(dists):
+            assert sum(dist.values()) == pytest.approx(1.0)
+            assert EOS not in dist  # a stream has no end marker
+            before = stream_prefix_probability(stream[:t], sentences)
+            for word in set(L.alphabet):
+                expected = stream_prefix_probability(stream[:t] + (word,), sentences) / before
+                assert dist.get(word, 0.0) == pytest.approx(expected, abs=1e-12)
+
+
+def test_stream_starts_like_a_sentence_and_doubts_its_ends():
+    first = L.stream_next_distributions(())[0]
+    sentence_start = L.next_distribution(())
+    assert first == pytest.approx(sentence_start)
+    # "woman break": VERB-AGPAT may end the sentence, VERB-DESTROY needs an object
+    after = L.stream_next_distributions(("woman", "break"))[2]
+    assert after["plate"] > 0 and after["man"] > 0 and after["rock"] > 0
+    # "man sleep" is always over: the next word starts a sentence, as after <s>
+    assert L.stream_next_distributions(("man", "sleep"))[2] == pytest.approx(first)
+
+
+def test_stream_loss_is_an_entropy_rate():
+    long = L.corpus(3000, seed=4)
+    loss = L.stream_loss(long)
+    # above the per-symbol entropy of single sentences (the ends are no longer marked) …
+    assert 1.5 < loss < 2.5
+    # … and the same on another long sample (a rate of the language, not of the sample)
+    assert L.stream_loss(L.corpus(3000, seed=5)) == pytest.approx(loss, abs=0.03)
+
+
+def test_bad_streams_are_named():
+    with pytest.raises(ValueError, match="word 2 .*'cookie'"):
+        L.stream_next_distributions(("man", "cookie"))
+    with pytest.raises(ValueError, match="empty"):
+        L.stream_loss(())

@@ -219,3 +219,64 @@ class ElmanTemplates(Language):
             for word in members:
                 dist[word] = dist.get(word, Fraction(0)) + p / total / len(members)
         return {symbol: float(p) for symbol, p in dist.items()}
+
+    # -- the stream: where do sentences end? ----------------------------------------------
+    def stream_next_distributions(self, stream: Iterable[str]) -> list[dict[str, float]]:
+        """Exact P(next word | every word so far) along Elman's boundary-free ``stream``
+        (sentences drawn independently and concatenated, as :meth:`corpus` makes them).
+
+        Entry ``t`` is the distribution of word ``t + 1`` given words ``1 … t`` (entry 0: the
+        first word). In a stream the reader does not know where a sentence ended: after
+        *woman break* either the object or the next sentence's subject may come. The exact
+        predictor tracks, as probabilities, every (template, words read of it) that is
+        consistent with the stream so far — a forward pass of the hidden Markov chain whose
+        states are template positions. The stream's last word gets no entry of its own beyond
+        the prediction after it (``len(stream) + 1`` entries in all).
+        """
+        words = self.symbols(stream)
+        # belief: {(template index, words of it read so far): probability}; the stream starts
+        # at a sentence boundary, which the empty belief with ``ended`` = 1 stands for
+        belief: dict[tuple[int, int], float] = {}
+        ended = 1.0
+        out = []
+        for t in range(len(words) + 1):
+            dist: dict[str, float] = {}
+            for (i, k), p in belief.items():  # the sentence goes on …
+                if k < len(self.templates[i]):
+                    members = ELMAN_CATEGORIES[self.templates[i][k]]
+                    for w in members:
+                        dist[w] = dist.get(w, 0.0) + p / len(members)
+            for template in self.templates:  # … or a new one starts (template drawn uniformly)
+                members = ELMAN_CATEGORIES[template[0]]
+                for w in members:
+                    dist[w] = dist.get(w, 0.0) + ended / len(self.templates) / len(members)
+            out.append(dist)
+            if t == len(words):
+                return out
+            word = words[t]
+            if dist.get(word, 0.0) <= 0.0:
+                raise ValueError(f"word {t + 1} ({word!r}) cannot follow the words before it: "
+                                 "this is not a stream of Elman's sentences")
+            new: dict[tuple[int, int], float] = {}
+            for (i, k), p in belief.items():
+                category = self.templates[i][k] if k < len(self.templates[i]) else None
+                if category is not None and word in self._members[category]:
+                    new[i, k + 1] = new.get((i, k + 1), 0.0) + p / len(ELMAN_CATEGORIES[category])
+            for i, template in enumerate(self.templates):
+                if word in self._members[template[0]]:
+                    new[i, 1] = new.get((i, 1), 0.0) + (
+                        ended / len(self.templates) / len(ELMAN_CATEGORIES[template[0]]))
+            total = sum(new.values())
+            belief = {key: p / total for key, p in new.items()}
+            ended = sum(p for (i, k), p in belief.items() if k == len(self.templates[i]))
+        return out  # pragma: no cover - the loop returns
+
+    def stream_loss(self, stream: Iterable[str]) -> float:
+        """What the exact predictor pays on ``stream``: the mean of −log P(w_t | w_1 … w_{t−1})
+        over its words (nats per word; the task of a network trained on the boundary-free
+        stream, with ``<s>`` once at the very start). No model can do better on average."""
+        words = self.symbols(stream)
+        if not words:
+            raise ValueError("the stream is empty")
+        dists = self.stream_next_distributions(words)
+        return float(-np.mean([np.log(dists[t][w]) for t, w in enumerate(words)]))
