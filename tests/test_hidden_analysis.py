@@ -10,6 +10,7 @@ import torch
 from torch import nn
 
 from course_rnn.analysis.hidden import (
+    ExactScorer,
     WordStates,
     adjusted_rand,
     average_by_word,
@@ -219,6 +220,25 @@ def test_exact_cross_entropy_of_an_untrained_model_is_worse():
     result = exact_cross_entropy(model, VOCAB, ELMAN, strings=strings)
     assert result["kl"] > 0.5 and result["strings"] == 2
     assert result["cross_entropy"] == pytest.approx(result["entropy"] + result["kl"])
+
+
+def test_exact_scorer_is_set_up_once_and_scores_any_model():
+    scorer = ExactScorer(ELMAN, VOCAB)
+    assert scorer(ExactModel())["kl"] == pytest.approx(0.0, abs=1e-6)
+    model = build_model("srn", vocab_size=len(VOCAB), hidden_size=4, seed=0).train()
+    first = scorer(model)
+    assert first == exact_cross_entropy(model, VOCAB, ELMAN)  # one computation, two doors
+    assert model.training, "the scorer leaves the model in the mode it found it in"
+    with torch.no_grad():
+        model.readout.bias += 1.0  # a softmax does not see a shift of every logit …
+        same = scorer(model)
+        model.readout.bias[VOCAB.eos_id] += 2.0  # … but does see one symbol favoured
+        other = scorer(model)
+    assert same["cross_entropy"] == pytest.approx(first["cross_entropy"], rel=1e-6)
+    assert other["cross_entropy"] != pytest.approx(first["cross_entropy"])
+    assert scorer.entropy == pytest.approx(first["entropy"]) and first["mass"] == pytest.approx(1)
+    with pytest.raises(ValueError, match="no strings"):
+        ExactScorer(ELMAN, VOCAB, strings=[])
 
 
 def test_exact_next_vectors_are_distributions():

@@ -11,16 +11,16 @@ This module does the same for any model of the course, from its ``trace``:
 * :func:`clades`, :func:`top_split`, :func:`best_clade` – read the tree as sets of words;
 * :func:`cut_tree`, :func:`purity`, :func:`adjusted_rand`, :func:`cluster_agreement` – how
   well the tree's clusters agree with known word classes;
-* :func:`support` and :func:`exact_cross_entropy` – for a language with a finite set of
-  strings and exact next-symbol probabilities, the model's expected cross-entropy per symbol
-  next to the entropy that no model can beat (their difference is the average KL divergence).
+* :func:`support`, :func:`exact_cross_entropy` and :class:`ExactScorer` – for a language with a
+  finite set of strings and exact next-symbol probabilities, the model's expected cross-entropy
+  per symbol next to the entropy that no model can beat (their difference is the average KL
+  divergence); the scorer computes the exact distributions once, for use during training.
 
 States come back as float64 numpy arrays; words are strings.
 """
 
 from __future__ import annotations
 
-import math
 from collections import Counter, defaultdict
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -277,48 +277,71 @@ def support(language, max_length: int = 10, limit: int = 100_000) -> list[tuple[
     return sorted(out)
 
 
-def exact_cross_entropy(
-    model, vocab, language, strings: Sequence | None = None, max_length: int = 10
-) -> dict:
-    """The model's expected next-symbol cross-entropy against the language's exact distribution.
+class ExactScorer:
+    """The expected next-symbol cross-entropy of a model against a language's exact
+    distribution, set up once and cheap to repeat (a training run calls it after every epoch).
 
     Every string ``s`` of ``strings`` (default: :func:`support` of the language) is weighted by
     its exact probability ``language.probability(s)``; at every position (the end included) the
     model's distribution ``q`` over ``vocab.output_symbols`` is compared with the exact ``p`` of
-    ``language.next_distribution``. Returns nats per symbol:
+    ``language.next_distribution``. Calling the scorer on a model returns nats per symbol:
 
     * ``cross_entropy`` – E[−Σ_x p(x) log q(x)], what the model pays;
     * ``entropy`` – E[−Σ_x p(x) log p(x)], what the best possible model pays;
     * ``kl`` – their difference, the average KL(p ‖ q) ≥ 0;
     * ``strings`` – how many strings were scored, and ``mass`` – their total probability.
-    """
-    from course_rnn.metrics import next_symbol_logits
 
-    if strings is None:
-        strings = support(language, max_length)
-    strings = [as_symbols(s) for s in strings]
-    symbols = vocab.output_symbols
-    index = {s: i for i, s in enumerate(symbols)}
-    weights = np.array([language.probability(s) for s in strings], dtype=np.float64)
-    if weights.sum() <= 0:
-        raise ValueError("the strings have zero probability under the language")
-    ce = ent = steps = 0.0
-    for s, w, logits in zip(strings, weights, next_symbol_logits(model, vocab, strings)):
-        logq = logits - np.logaddexp.reduce(logits, axis=1, keepdims=True)
-        for t, row in enumerate(logq):
-            p = language.next_distribution(s[:t])
-            for symbol, prob in p.items():
-                if prob > 0:
-                    ce -= w * prob * row[index[symbol]]
-                    ent -= w * prob * math.log(prob)
-        steps += w * (len(s) + 1)
-    return {
-        "cross_entropy": ce / steps,
-        "entropy": ent / steps,
-        "kl": (ce - ent) / steps,
-        "strings": len(strings),
-        "mass": float(weights.sum()),
-    }
+    The exact distributions are computed once, as a tensor ``[strings, positions, symbols]``;
+    each call is one forward pass over all strings.
+    """
+
+    def __init__(self, language, vocab, strings: Sequence | None = None, max_length: int = 10):
+        strings = support(language, max_length) if strings is None else strings
+        self.strings = [as_symbols(s) for s in strings]
+        if not self.strings:
+            raise ValueError("no strings to score")
+        weights = np.array([language.probability(s) for s in self.strings], dtype=np.float64)
+        if weights.sum() <= 0:
+            raise ValueError("the strings have zero probability under the language")
+        self.vocab, self.mass = vocab, float(weights.sum())
+        self.batch = make_batch(vocab, self.strings)
+        symbols = vocab.output_symbols
+        index = {s: i for i, s in enumerate(symbols)}
+        exact = np.zeros((*self.batch.inputs.shape, len(symbols)))
+        for row, s in enumerate(self.strings):
+            for t in range(len(s) + 1):
+                for symbol, prob in language.next_distribution(s[:t]).items():
+                    exact[row, t, index[symbol]] = prob
+        # weight every position by its string's probability; normalise by expected positions
+        steps = float(weights @ np.array([len(s) + 1 for s in self.strings]))
+        weighted = exact * weights[:, None, None] / steps
+        self.weighted = torch.tensor(weighted, dtype=torch.float64)
+        safe = np.where(exact > 0, exact, 1.0)
+        self.entropy = float(-(weighted * np.log(safe)).sum())
+
+    @torch.no_grad()
+    def __call__(self, model) -> dict:
+        was_training = model.training
+        model.eval()
+        try:
+            first = self.vocab.eos_id  # output symbols: EOS then the alphabet, contiguous
+            logits = model(self.batch.inputs.to(model.device))[..., first:]
+        finally:
+            model.train(was_training)
+        logq = torch.log_softmax(logits.double().cpu(), dim=-1)
+        cross_entropy = float(-(self.weighted * logq).sum())
+        return {"cross_entropy": cross_entropy, "entropy": self.entropy,
+                "kl": cross_entropy - self.entropy, "strings": len(self.strings),
+                "mass": self.mass}
+
+
+def exact_cross_entropy(
+    model, vocab, language, strings: Sequence | None = None, max_length: int = 10
+) -> dict:
+    """The model's expected cross-entropy per symbol against the language's exact distribution,
+    the entropy bound and their difference (the average KL divergence): see
+    :class:`ExactScorer`, which this calls once."""
+    return ExactScorer(language, vocab, strings, max_length)(model)
 
 
 def exact_next_vectors(language, vocab, strings: Sequence) -> tuple[list[str], np.ndarray]:
