@@ -324,6 +324,7 @@ def forge_results(ctx) -> dict:
         "text = ''.join(json.dumps(line) + '\\n' for line in lines)\n"
         "os.write(fd, text.encode())\n"
         "open('results.jsonl', 'w').write(text)\n"
+        "os.mkfifo('results.fifo')  # where a reader that trusts file names would hang\n"
         "import course_rnn.grading.child as child\n"
         "child.to_value = lambda *a, **k: {'t': 'bool', 'v': True}\n"))
 
@@ -372,6 +373,7 @@ def escape_writes(ctx) -> dict:
         "os.write(os.open('expected.json', os.O_RDWR | os.O_TRUNC, dir_fd=fd), b'{}')",
         f"import os; open({keydir + '/expected.json'!r}, 'w').write('{{}}')",
         f"import torch; torch.save(torch.zeros(3), {target.format('torch')!r})",
+        f"import torch; torch.from_file({target.format('from_file')!r}, shared=True, size=8)",
         f"import numpy as np; np.zeros(3).tofile({target.format('numpy')!r})",
         f"import os; os.mkfifo({target.format('fifo')!r})",
         f"import os; os.symlink('/etc/passwd', {target.format('symlink')!r})",

@@ -380,6 +380,7 @@ def _spawn(spec: bytes, ids: list[str], *, time_limit: float, public_tests: Path
                                     stderr=output_w, pass_fds=passed, env=env, cwd=cwd,
                                     start_new_session=True)
         except OSError as e:
+            own += [results_r, output_r] + ([info_r] if sandboxed else [])
             raise SandboxUnavailable(f"cannot start {argv[0]}: {e}") from e
         for fd in own:
             os.close(fd)
