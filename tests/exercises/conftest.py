@@ -565,6 +565,15 @@ REFUSED = ("fifo_ch03_lstm_cell", "zero_ch03_lstm_cell", "link_ch03_lstm_cell",
            "=HYPERLINK(1)_ch03_lstm_cell")
 
 
+def pytest_collection_modifyitems(items):
+    """Tests that read the batch are ``slow`` (the batch takes minutes): ``-m "not slow"`` skips
+    them while editing; ``make test`` runs them."""
+    here = Path(__file__).parent
+    for item in items:
+        if here in Path(item.path).parents and "batch" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture(scope="session")
 def batch(tmp_path_factory):
     """Grade every submission in one run of the real command; what the host saw after it."""
