@@ -9,8 +9,10 @@ from course_rnn.analysis.dynamics import (
     basins,
     center_embedded,
     end_drift,
+    last_word_optimum,
     loop_map,
     mean_visitation_set,
+    nesting_depth,
     random_sentences,
     readout,
     spread,
@@ -19,7 +21,12 @@ from course_rnn.analysis.dynamics import (
     without_end_marker,
 )
 from course_rnn.languages.base import EOS
-from course_rnn.languages.tabor import PDDA1, TaborGrammar1, TaborGrammar2
+from course_rnn.languages.tabor import (
+    PDDA1,
+    TaborGrammar1,
+    TaborGrammar2,
+    tabor_percent_correct,
+)
 from course_rnn.languages.vocab import Vocab
 from course_rnn.models.flnn import FLNN, exact_targets
 
@@ -40,6 +47,7 @@ def test_stream_targets_fold_the_end_into_the_next_sentence():
     s1, s2 = without_end_marker(G1), without_end_marker(G2)
     assert without_end_marker(s1) is s1 and s1.name == "tabor1-stream"
     assert s1.next_distribution("a b c") == {"a": 1.0, "b": 0.0, "c": 0.0, EOS: 0.0}
+    assert isinstance(s1, TaborGrammar1) and not s1.end_marker
     assert s1.next_distribution("a") == G1.next_distribution("a")  # no end possible there
     d = s2.next_distribution("a b")
     assert d["a"] == pytest.approx(0.5) and d["x"] == pytest.approx(0.5) and d[EOS] == 0
@@ -109,3 +117,45 @@ def test_deep_sentences_have_exact_levels_and_are_grammatical():
         for s in random_sentences(g, 6, 10, seed=1):
             assert g.is_member(s) and g.recursion_level(s) == 6
     assert random_sentences(G1, 5, 3, seed=2) == random_sentences(G1, 5, 3, seed=2)
+
+
+def test_levels_of_recursion_are_not_nesting_depth():
+    assert nesting_depth(G1, "a b c a b c") == 1 and G1.recursion_level("a b c a b c") == 2
+    assert nesting_depth(G1, "a a b c b c") == 2
+    for k in (1, 4, 7):
+        assert nesting_depth(G1, center_embedded(G1, k)) == k == G1.recursion_level(
+            center_embedded(G1, k))
+    assert nesting_depth(G2, "a x y b") == 2
+    for s in random_sentences(G1, 6, 20, seed=3):
+        assert 1 <= nesting_depth(G1, s) <= 6
+
+
+def test_correct_positions_are_tabors_percent_correct():
+    s1 = without_end_marker(G1)
+    model = FLNN(len(V1), rbf_size=3, seed=2)
+    corpus = s1.training_corpus()
+    visits = visitation_set(model, s1, corpus, V1)
+    right = visits.correct()
+    assert right.shape == (len(visits.states),) and right.dtype == bool
+    assert 100 * right.mean() == pytest.approx(tabor_percent_correct(visits.probs, visits.targets))
+    assert visitation_set(pdda_flnn(), G1, corpus, V1).states.shape == visits.states.shape
+    # a few sentences scored against the corpus's distributions
+    few = visitation_set(model, s1, [center_embedded(G1, 3)], V1)
+    assert few.correct(visits.candidates()).shape == (10,)
+
+
+def test_last_word_optimum_is_the_floor_of_a_forgetful_network():
+    s1 = without_end_marker(G1)
+    corpus = s1.training_corpus()
+    floor = last_word_optimum(s1, corpus, V1)
+    # only after 'c' is the last word not enough: a new sentence (a) or a pending B or C
+    assert floor == pytest.approx(0.2032, abs=1e-4)
+    model = FLNN(len(V1), rbf_size=3, seed=0)
+    with torch.no_grad():
+        model.scale.zero_()  # every word resets the state: a predictor of the last word
+        model.offset.copy_(torch.tensor([[-1.0, -1.0], [-1.0, 1.0], [1.0, 1.0]]))
+    from course_rnn.models.flnn import evaluate
+    assert evaluate(model, s1, corpus, V1)["kl_per_position"] > floor
+    assert last_word_optimum(G1, corpus, V1) > 0
+    with pytest.raises(ValueError):
+        last_word_optimum(s1, [], V1)

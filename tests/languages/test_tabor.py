@@ -232,3 +232,47 @@ def test_rmse_and_bad_shapes():
         tabor_rmse([[0.5, 0.5]], [[1.0, 0.0, 0.0]])
     with pytest.raises(ValueError, match="no positions"):
         tabor_rmse([[0.5, 0.5]], [[1.0, 0.0]], mask=[False])
+
+
+# -- Tabor's convention: a stream of sentences without an end marker ----------------------------
+
+
+@pytest.mark.parametrize("g", GRAMMARS, ids=lambda g: g.name)
+def test_without_an_end_marker_the_end_goes_to_the_next_sentence(g):
+    stream = type(g)(end_marker=False)
+    assert stream.name == g.name + "-stream" and not stream.end_marker and g.end_marker
+    first = g.next_distribution(())
+    for sentence in g.sentences(2):
+        for t in range(len(sentence) + 1):
+            with_end, without = g.next_distribution(sentence[:t]), stream.next_distribution(
+                sentence[:t])
+            assert without[EOS] == 0 and sum(without.values()) == pytest.approx(1)
+            for s in g.alphabet:  # P(w) + P(</s>) P(w | a new sentence)
+                assert without[s] == pytest.approx(with_end[s] + with_end[EOS] * first[s])
+        assert stream.is_member(sentence) and stream.valid_next(sentence) == g.valid_next(
+            sentence)  # sampling and membership are the grammar's
+    assert stream.sentences(3) == g.sentences(3)
+
+
+def test_stream_distributions_of_grammar_1():
+    stream = TaborGrammar1(end_marker=False)
+    assert stream.next_distribution("a b c") == {"a": 1.0, "b": 0.0, "c": 0.0, EOS: 0.0}
+    assert stream.next_distribution("a b") == G1.next_distribution("a b")  # no end possible
+    table = stream.distribution_table("a b c", (EOS, "a", "b", "c"))
+    assert np.allclose(table[-1], table[0])  # after a sentence as at the start: 'a' next
+    with pytest.raises(TypeError, match="end_marker"):
+        TaborGrammar1(end_marker="no")
+    with pytest.raises(ValueError, match="not a prefix"):
+        stream.next_distribution("b")
+
+
+def test_distributions_are_cached_copies():
+    g = TaborGrammar2()
+    d = g.next_distribution("a")
+    d["a"] = 99.0  # changing the returned dict does not change the grammar
+    assert g.next_distribution("a")["a"] == pytest.approx(0.2 * 0.5)
+
+
+def test_levels_of_recursion_count_s_nodes():
+    assert G1.recursion_level("a b c a b c") == G1.recursion_level("a a b c b c") == 2
+    assert G2.recursion_level("a x y b") == 2

@@ -11,6 +11,7 @@ from course_rnn.models.flnn import (
     IMPOSSIBLE_LOGIT,
     evaluate,
     exact_targets,
+    kl_error,
 )
 
 G1 = TaborGrammar1()
@@ -109,3 +110,42 @@ def test_public_pieces_equal_the_forward_pass():
     assert torch.allclose(probs, expected, atol=1e-6)
     with pytest.raises(ValueError, match=r"states must be \[N, 2\]"):
         model.readout_at(torch.zeros(3))
+
+
+def test_a_population_is_k_networks_at_once():
+    """run_population and kl_error on K weight settings equal K separate networks, and the
+    recurrence is eq. 4 written out."""
+    vocab = Vocab("abc")
+    batch = make_batch(vocab, ["a b c", "a a b c b c", "a b a b c c"])
+    targets = exact_targets(G1, ["a b c", "a a b c b c", "a b a b c c"], vocab)
+    models = [FLNN(len(vocab), rbf_size=3, seed=s) for s in range(3)]
+    for k, m in enumerate(models):
+        with torch.no_grad():
+            m.scale.copy_(torch.tensor([0.5, 1.1, 1.9]) + 0.1 * k)
+            m.offset.normal_(generator=torch.Generator().manual_seed(k))
+    stacked = [torch.stack(ws) for ws in zip(*(m.weight_tensors() for m in models))]
+    out = models[0].run_population(batch.inputs, *stacked)
+    errors = kl_error(out["logits"], targets, batch.mask)
+    for k, m in enumerate(models):
+        one = m.trace(batch.inputs)
+        assert torch.allclose(out["logits"][k], one["logits"], atol=1e-5)
+        single = kl_error(one["logits"], targets, batch.mask)
+        assert torch.allclose(errors[k], single, rtol=1e-5)
+        s, w = m.word_maps()
+        z = m.start.expand(batch.inputs.shape[0], 2)
+        for t in range(batch.inputs.shape[1]):  # z(t) = w_j + s_j z(t-1)
+            x = batch.inputs[:, t]
+            z = w[x] + s[x, None] * z
+            assert torch.allclose(one["hidden"][:, t], z, atol=1e-5)
+    log_o = torch.log_softmax(out["logits"][0], -1)  # the plain layout, symbols last
+    by_hand = (targets * (torch.log(targets.clamp_min(1e-30)) - log_o)).sum(-1)
+    assert torch.allclose(errors[0], (by_hand * batch.mask).sum(), rtol=1e-4)
+
+
+def test_scoring_at_tabors_points():
+    model = FLNN(len(VOCAB), rbf_size=3, seed=0)
+    corpus = G1.training_corpus()
+    ours = evaluate(model, G1, corpus, VOCAB)
+    tabors = evaluate(model, G1, corpus, VOCAB, after_start=False)
+    assert ours["positions"] == 129 + len(corpus) and tabors["positions"] == 129  # Table 4
+    assert tabors["rmse"] != ours["rmse"]

@@ -5,20 +5,25 @@ An FLNN (:mod:`course_rnn.models.flnn`) is a dynamical automaton: every word is 
 on a fractal the state lies. This module holds the analyses that look at that plane:
 
 * :func:`without_end_marker` – a Tabor grammar whose targets follow the paper's corpus, a
-  *stream* of sentences with no end marker: when a sentence may end, the next word is the
-  first word of the next sentence. (The library's grammars predict ``</s>`` there.)
+  *stream* of sentences with no end marker (``TaborGrammar1(end_marker=False)``): when a
+  sentence may end, the next word is the first word of the next sentence. (By default the
+  library's grammars predict ``</s>`` there.)
 * :func:`stack_states` – the symbolic stack after every prefix, labelled as in Figure 1a
   (``a`` stores A, ``b`` replaces it by B, ``c`` pops; for Grammar 2 ``a``/``x`` push A/X and
-  ``b``/``y`` pop). Prefixes with the same stack have the same future.
+  ``b``/``y`` pop). Prefixes with the same stack have the same future. :func:`nesting_depth`:
+  the highest stack of a sentence (not its levels of recursion, the number of S nodes).
 * :func:`visitation_set` and :func:`mean_visitation_set` – every Hidden1 state a model visits on
   a corpus, grouped by stack state, and the group means (the "MVS" of Figure 3);
-  :func:`spread` – how far the points of each group lie from their mean (Figure 4's simplices).
+  :func:`spread` – how far the points of each group lie from their mean (Figure 4's simplices);
+  :meth:`Visits.correct` – Tabor's correctness at each visited position.
 * :func:`readout` and :func:`basins` – the network's output at *any* point of the plane and the
   induced classification surface of Figure 4 (distance to the nearest corpus distribution).
 * :func:`loop_map` – the affine map of a word sequence (``P z + q``): for a sequence that
   closes a constituent (``a b c``), the generalised fixed-point condition asks ``P = 1, q = 0``.
 * :func:`end_drift` – distance between the state after a sentence's last word and the start
   state (zero for PDDA 1 at every depth).
+* :func:`last_word_optimum` – the best KL any predictor that sees only the last word can reach
+  (the floor of an FLNN whose self-weights have collapsed to 0).
 * :func:`random_sentences`, :func:`center_embedded` – sentences with an exact number of levels
   of recursion, beyond the enumerable test corpus.
 """
@@ -32,7 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from course_rnn.languages.base import EOS, as_symbols, check_count, check_positive, make_rng
+from course_rnn.languages.base import as_symbols, check_count, check_positive, make_rng
 from course_rnn.languages.tabor import TaborGrammar
 from course_rnn.languages.vocab import Vocab, make_batch
 from course_rnn.models.flnn import FIRST_WORD, FLNN, exact_targets
@@ -40,46 +45,16 @@ from course_rnn.models.flnn import FIRST_WORD, FLNN, exact_targets
 # -- the paper's corpus convention: a stream of sentences, no end marker ------------------------
 
 
-class _StreamTargets:
-    """Mixin: fold the probability of ``</s>`` into the first word of the next sentence.
-    Distributions are cached per prefix (the exact parser is slow on long test corpora)."""
-
-    end_marker = False
-
-    def next_distribution(self, prefix):
-        prefix = self.symbols(prefix)
-        cache = self.__dict__.setdefault("_stream_cache", {})
-        if prefix not in cache:
-            cache[prefix] = self._stream_distribution(prefix)
-        return dict(cache[prefix])
-
-    def _stream_distribution(self, prefix):
-        dist = dict(super().next_distribution(prefix))
-        end = dist.pop(EOS)
-        if end > 0:
-            first = super().next_distribution(())
-            for s in self.alphabet:
-                dist[s] += end * first[s]
-        return {s: dist.get(s, 0.0) for s in (*self.alphabet, EOS)}
-
-
 def without_end_marker(language: TaborGrammar) -> TaborGrammar:
-    """The same grammar, with Tabor's targets: "the transition probabilities in an infinite
-    training corpus" of sentences one after another (§3.2). Where a sentence may end, the
-    probability of ``</s>`` goes to the first word of a new sentence (``a`` for Grammar 1,
-    ``a``/``x`` half each for Grammar 2), so the state after a complete sentence has the same
-    future as the start state – as in PDDA 1, which returns to the origin.
-
-    Only ``next_distribution`` (hence ``distribution_table`` and the FLNN's ``exact_targets``)
-    changes; sampling, ``valid_next`` and ``is_member`` are the grammar's."""
+    """The same grammar with Tabor's targets, ``type(language)(end_marker=False)``: "the
+    transition probabilities in an infinite training corpus" of sentences one after another
+    (§3.2). Where a sentence may end, the probability of ``</s>`` goes to the first word of a new
+    sentence (``a`` for Grammar 1, ``a``/``x`` half each for Grammar 2), so the state after a
+    complete sentence has the same future as the start state – as in PDDA 1, which returns to
+    the origin. A grammar that already has no end marker is returned as it is."""
     if not isinstance(language, TaborGrammar):
         raise TypeError(f"expected a Tabor grammar, got {type(language).__name__}")
-    if isinstance(language, _StreamTargets):
-        return language
-    base = type(language)
-    stream = type(base.__name__ + "Stream", (_StreamTargets, base),
-                  {"name": base.name + "-stream", "__doc__": without_end_marker.__doc__})
-    return stream()
+    return language if not language.end_marker else type(language)(end_marker=False)
 
 
 # -- symbolic stacks -----------------------------------------------------------------------------
@@ -125,6 +100,15 @@ def stack_states(language: TaborGrammar, sentence: str | Iterable[str]) -> list[
     return labels
 
 
+def nesting_depth(language: TaborGrammar, sentence: str | Iterable[str]) -> int:
+    """The largest number of unfinished constituents at once (the height of the stack), as
+    opposed to the *levels of recursion* (the number of S nodes,
+    :meth:`~course_rnn.languages.tabor.TaborGrammar.recursion_level`): "a b c a b c" has 2
+    levels and depth 1, "a a b c b c" 2 levels and depth 2, ``center_embedded(g, k)`` k of
+    each."""
+    return max(len(stack) for stack in stack_states(language, sentence))
+
+
 # -- visitation sets -----------------------------------------------------------------------------
 
 
@@ -148,6 +132,16 @@ class Visits:
     def candidates(self) -> np.ndarray:
         """The distinct next-word distributions of the corpus (Tabor's "other distributions")."""
         return np.unique(np.round(self.targets, 9), axis=0)
+
+    def correct(self, candidates: np.ndarray | None = None) -> np.ndarray:
+        """``[N]`` bool: Tabor's correctness of each row – the prediction is strictly closer to
+        the exact distribution than to any other of ``candidates`` (default: the distinct
+        distributions of these visits; pass the training corpus's to score a few sentences)."""
+        candidates = self.candidates() if candidates is None else np.asarray(candidates)
+        to_target = np.linalg.norm(self.probs - self.targets, axis=1)
+        to_each = np.linalg.norm(self.probs[:, None] - candidates[None], axis=2)  # [N, M]
+        is_target = np.all(np.isclose(candidates[None], self.targets[:, None], atol=1e-9), axis=2)
+        return to_target < np.where(is_target, np.inf, to_each).min(axis=1)
 
 
 @torch.no_grad()
@@ -252,6 +246,27 @@ def end_drift(model: FLNN, sentences: Sequence, vocab: Vocab) -> np.ndarray:
     ends = torch.tensor([len(s) for s in sentences])
     last = hidden[torch.arange(len(sentences)), ends]
     return torch.linalg.vector_norm(last - hidden[:, 0], dim=-1).numpy()
+
+
+def last_word_optimum(language: TaborGrammar, sentences: Sequence, vocab: Vocab) -> float:
+    """The smallest mean KL per position (as trained: after ``<s>`` and after each word) that
+    any predictor reading only the *last* word can reach on ``sentences``: an FLNN whose
+    self-weights are all 0 forgets everything before the current word. For each last word
+    the best prediction is the mean of its exact targets ``t``, and the floor is the mean of
+    ``KL(t || that mean)``."""
+    sentences = [language.symbols(s) for s in sentences]
+    if not sentences:
+        raise ValueError("no sentences")
+    batch = make_batch(vocab, sentences)
+    targets = exact_targets(language, sentences, vocab)[batch.mask].double().numpy()
+    last = batch.inputs[batch.mask].numpy()
+    total = 0.0
+    for word in np.unique(last):
+        t = targets[last == word]
+        o = t.mean(axis=0)
+        ratio = np.where(t > 0, t / np.where(o > 0, o, 1.0), 1.0)
+        total += float((t * np.log(ratio)).sum())
+    return total / len(targets)
 
 
 # -- deeper sentences ------------------------------------------------------------------------------

@@ -27,7 +27,15 @@ nodes in its derivation, i.e. ``len/3`` for Grammar 1 and ``len/2`` for Grammar 
 word counts of Table 4 exactly: every sentence with ≤ 3 levels (training) has 129 words for
 Grammar 1 and 276 for Grammar 2; every sentence with 4 or 5 levels (test: "lengths 12 to 15",
 "8 to 10" – only 12, 15 and 8, 10 occur) has 4,755 and 15,232 words. The same count is the
-``max_depth`` of :meth:`TaborGrammar.sample` and :meth:`TaborGrammar.sentences`.
+``max_depth`` of :meth:`TaborGrammar.sample` and :meth:`TaborGrammar.sentences`. It is not the
+*nesting depth* (the largest number of unfinished constituents at once, the height of the stack):
+"a b c a b c" has 2 levels but depth 1, "a a b c b c" has 2 levels and depth 2.
+
+**The end of a sentence.** Like every language of the course, a grammar predicts ``</s>`` where
+a sentence may end. Tabor's corpus was a *stream* of sentences without an end marker, so his
+targets put that probability on the first word of the next sentence: ``TaborGrammar1(
+end_marker=False)`` gives those targets (only the next-word distributions change; sampling and
+membership are the grammar's).
 """
 
 from __future__ import annotations
@@ -63,12 +71,18 @@ class TaborGrammar(Language):
     test_levels: tuple[int, int] = (4, 5)  # "novel sentences with <= 5 levels of recursion" (§3.3)
     words_per_level: int = 1
 
-    def __init__(self):
+    def __init__(self, end_marker: bool = True):
+        if not isinstance(end_marker, bool):
+            raise TypeError(f"end_marker must be True or False, got {end_marker!r}")
         # "a (S)" -> ("a", "(S)"): the parenthesised item is the optional S.
         self._rules = {
             lhs: [(p, tuple(rhs.split())) for p, rhs in alternatives]
             for lhs, alternatives in self.rules.items()
         }
+        self.end_marker = end_marker
+        if not end_marker:
+            self.name = f"{type(self).name}-stream"
+        self._distributions: dict[Symbols, dict[str, float]] = {}  # prefix -> next-word dist.
 
     # -- grammar items ---------------------------------------------------------------------
     @staticmethod
@@ -208,9 +222,20 @@ class TaborGrammar(Language):
     def next_distribution(self, prefix: str | Iterable[str]) -> dict[str, float]:
         """Exact P(next word | prefix) under the PCFG, over the alphabet and EOS (sums to 1).
 
-        Raises ``ValueError`` when ``prefix`` cannot begin a sentence.
+        With ``end_marker=False`` (Tabor's stream of sentences) the probability of ``</s>``
+        goes to the first word of the next sentence: P(w) += P(</s>) P(w | nothing read), and
+        ``</s>`` gets 0. Raises ``ValueError`` when ``prefix`` cannot begin a sentence.
         """
         prefix = self.symbols(prefix)
+        if prefix not in self._distributions:  # cached: the exact parser is slow on long corpora
+            dist = self._exact_distribution(prefix)
+            if not self.end_marker and dist[EOS] > 0:
+                first = self._exact_distribution(())
+                dist = {s: dist[s] + dist[EOS] * first[s] for s in self.alphabet} | {EOS: 0.0}
+            self._distributions[prefix] = dist
+        return dict(self._distributions[prefix])
+
+    def _exact_distribution(self, prefix: Symbols) -> dict[str, float]:
         weights = self._next_weights(prefix)
         total = sum(weights.values())
         if total <= 0:

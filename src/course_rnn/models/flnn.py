@@ -128,10 +128,11 @@ class FLNN(SequenceModel):
         and ``K`` weight settings (each weight with a leading axis ``K``, in the order of
         :meth:`weight_tensors`)."""
         s, w = self._word_maps(scale, offset)
+        s_read, w_read = s[:, inputs, None].unbind(2), w[:, inputs].unbind(2)  # each step's map
         z = self.start.expand(scale.shape[0], inputs.shape[0], self.hidden_size)
         states = []
-        for x in inputs.unbind(1):  # x: [B], the word read at this step
-            z = w[:, x] + s[:, x, None] * z  # z(t) = w_j + s_j z(t-1)           (4)
+        for s_j, w_j in zip(s_read, w_read):
+            z = torch.addcmul(w_j, s_j, z)  # z(t) = w_j + s_j z(t-1)                      (4)
             states.append(z)
         hidden = torch.stack(states, dim=2)  # [K, B, T, H]
         rbf, net = self._read_out(hidden, centers, readout)
@@ -140,7 +141,9 @@ class FLNN(SequenceModel):
 
     def _read_out(self, hidden, centers, readout):
         """Hidden2 ``[K,B,T,R]`` and output nets ``[K,B,T,O]`` at states ``hidden [K,B,T,H]``."""
-        distance2 = ((hidden.unsqueeze(3) - centers[:, None, None]) ** 2).sum(-1)  # [K,B,T,R]
+        distance2 = 0.0  # |w_i - z|^2, one coordinate at a time (a sum over a last axis of
+        for h in range(self.hidden_size):  # length 2 is several times slower on a CPU)
+            distance2 = distance2 + (hidden[..., h, None] - centers[:, None, None, :, h]) ** 2
         rbf = torch.exp(-distance2 / self.rbf_variance)  # g_i = exp(-|w_i - z|^2 / b_i^2)  (5)
         net = torch.einsum("kbtr,kor->kbto", rbf, readout)  # net_i = sum_j w_ij g_j        (7)
         return rbf, net
@@ -197,28 +200,35 @@ def kl_error(logits: torch.Tensor, targets: torch.Tensor, mask: torch.Tensor) ->
     """Tabor's error ``E = sum_i t_i log(t_i / o_i)``, summed over symbols and real positions.
 
     Works for a population of networks too (``logits [K, B, T, V]`` gives ``[K]``)."""
-    log_o = torch.log_softmax(logits, dim=-1)
-    log_t = torch.log(targets.clamp_min(1e-30))
-    per_position = (targets * (log_t - log_o)).sum(-1)  # 0 log 0 = 0 since t = 0 there
+    # symbols on the first axis: softmax and sums over a short last axis are slow on a CPU
+    log_o = torch.log_softmax(logits.movedim(-1, 0), dim=0)
+    population = (1,) * (logits.dim() - targets.dim())  # a leading axis K, if any
+    t = targets.movedim(-1, 0).reshape(targets.shape[-1], *population, *targets.shape[:-1])
+    per_position = (t * (torch.log(t.clamp_min(1e-30)) - log_o)).sum(0)  # 0 log 0 = 0 (t = 0)
     return (per_position * mask).sum((-2, -1))
 
 
 @torch.no_grad()
 def evaluate(model: SequenceModel, language: TaborGrammar, sentences: Sequence,
-             vocab: Vocab) -> dict[str, float]:
+             vocab: Vocab, *, after_start: bool = True) -> dict[str, float]:
     """Table 4's scores of any model on ``sentences``: RMSE, % correct, mean KL per position.
 
     Scored over the symbols that can come next (``</s>`` and the alphabet) at every position
     ``<s> w1 … wn`` – Tabor's "Npoints" counts n per sentence; we also score the prediction
-    after ``<s>``, so there are n + 1."""
+    after ``<s>``, so there are n + 1. Tabor's stream had no ``<s>`` (the first word of a sentence
+    was predicted after the last word of the one before): ``after_start=False`` leaves the
+    prediction after ``<s>`` out and scores exactly his n points per sentence."""
     batch = make_batch(vocab, sentences)
     targets = exact_targets(language, sentences, vocab)
     logits = model(batch.inputs.to(model.device)).cpu()
     probs = torch.softmax(logits, dim=-1)
+    mask = batch.mask.clone()
+    if not after_start:
+        mask[:, 0] = False
     cols = slice(EOS, None)
     return {
-        "rmse": tabor_rmse(probs[..., cols], targets[..., cols], batch.mask),
-        "percent_correct": tabor_percent_correct(probs[..., cols], targets[..., cols], batch.mask),
-        "kl_per_position": float(kl_error(logits, targets, batch.mask) / batch.mask.sum()),
-        "positions": int(batch.mask.sum()),
+        "rmse": tabor_rmse(probs[..., cols], targets[..., cols], mask),
+        "percent_correct": tabor_percent_correct(probs[..., cols], targets[..., cols], mask),
+        "kl_per_position": float(kl_error(logits, targets, mask) / mask.sum()),
+        "positions": int(mask.sum()),
     }
