@@ -44,6 +44,9 @@ def main(argv: list[str] | None = None) -> int:
         if stale:
             print("run: python -m course_rnn.grading assign")
         return 1 if stale else 0
+    if not args.submissions.is_dir():
+        print(f"grade: {args.submissions} is not a folder", file=sys.stderr)
+        return 2
     if args.unsafe_no_sandbox:
         print("WARNING: --unsafe-no-sandbox: submissions run unisolated, as this user",
               file=sys.stderr)
@@ -58,6 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     except SandboxError as e:
         print(f"grade: stopped: {e}", file=sys.stderr)
         return 3
+
     for r in results:  # names and statuses are escaped: one line each
         print(f"{r.submission}: {r.total:g}/{sum(r.max_points.values()):g} ({r.run.status})")
     print(f"wrote {args.csv}")
