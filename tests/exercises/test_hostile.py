@@ -199,6 +199,23 @@ def test_without_bubblewrap_grade_refuses_and_says_what_is_missing(tmp_path):
     assert not (tmp_path / "grades.csv").exists()
 
 
+def test_where_bwrap_cannot_make_namespaces_grade_refuses_and_quotes_it(tmp_path):
+    fake = tmp_path / "bin" / "bwrap"
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\n"
+                    "exit 1\n")
+    fake.chmod(0o755)
+    (tmp_path / "a_ch03_lstm_cell.ipynb").write_text("{}")
+    done = subprocess.run(
+        [sys.executable, "-m", "course_rnn.grading", "grade", str(tmp_path), "--csv",
+         str(tmp_path / "grades.csv")], capture_output=True, text=True,
+        env={**os.environ, "PATH": f"{fake.parent}:/usr/bin:/bin"})
+    assert done.returncode == 2
+    assert "cannot create its sandbox" in done.stderr
+    assert "No permissions to create new namespace" in done.stderr
+    assert not (tmp_path / "grades.csv").exists()
+
+
 @pytest.mark.slow
 def test_the_attacks_are_real_they_win_without_the_sandbox(tmp_path):
     """Control: the same key-reading and solution-running notebooks, graded with
