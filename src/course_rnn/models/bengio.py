@@ -108,13 +108,15 @@ class BengioMLP(nn.Module):
 
     def scores(self, contexts: torch.Tensor) -> torch.Tensor:
         """:meth:`forward` without the input checks, for contexts already checked once (the
-        training loop checks a whole data set before its first step)."""
+        training loop checks a whole data set before its first step). ``addmm`` adds each
+        product into the ``[B, V]`` scores as it computes it: one pass over the largest tensor
+        of the model instead of two (about a tenth of a training step)."""
         x = self.C(contexts).flatten(1)  # x = (C(w_{t-n+1}), …, C(w_{t-1}))
-        y = self.b.expand(len(x), -1)  # y = b
+        y = self.b  # y = b (one row, broadcast over the batch by the first addmm)
         if self.W is not None:
-            y = y + self.W(x)  # … + W x
+            y = torch.addmm(y, x, self.W.weight.t())  # … + W x
         if self.H is not None:
-            y = y + self.U(torch.tanh(self.H(x)))  # … + U tanh(d + H x)
+            y = torch.addmm(y, torch.tanh(self.H(x)), self.U.weight.t())  # … + U tanh(d + H x)
         return y
 
     @torch.no_grad()
@@ -185,17 +187,25 @@ def check_pairs(model: BengioMLP, pairs: tuple[torch.Tensor, torch.Tensor],
 
 
 @torch.no_grad()
+def target_log_probs(
+    model: BengioMLP, data: tuple[torch.Tensor, torch.Tensor], batch_size: int = 4096
+) -> torch.Tensor:
+    """log P(target | context) for every pair of ``data`` = ``(contexts, targets)``, in order
+    (a float64 tensor on the CPU): what a perplexity averages, and what a mixture with another
+    model's probabilities needs."""
+    check_pairs(model, data)
+    was_training = model.training
+    model.eval()
+    out = []
+    for contexts, targets in zip(data[0].split(batch_size), data[1].split(batch_size)):
+        logits = model(contexts)
+        out.append(-F.cross_entropy(logits, targets.to(logits.device), reduction="none"))
+    model.train(was_training)
+    return torch.cat(out).double().cpu()
+
+
 def perplexity(
     model: BengioMLP, data: tuple[torch.Tensor, torch.Tensor], batch_size: int = 4096
 ) -> float:
     """exp(mean −log P(target | context)) over the (contexts, targets) pairs ``data``."""
-    check_pairs(model, data)
-    was_training = model.training
-    model.eval()
-    total = 0.0
-    for contexts, targets in zip(data[0].split(batch_size), data[1].split(batch_size)):
-        logits = model(contexts)
-        total += float(F.cross_entropy(logits, targets.to(logits.device), reduction="sum"))
-    model.train(was_training)
-    return math.exp(total / len(data[1]))
-
+    return math.exp(-float(target_log_probs(model, data, batch_size).mean()))
