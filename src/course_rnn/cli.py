@@ -14,8 +14,21 @@ Each run writes ``results.json`` (every number, the settings, seeds, device and 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
+
+#: The scales (as in experiments.replication.SCALES; repeated here so that bad arguments are
+#: rejected before torch and the experiments are imported — a test keeps the two equal).
+SCALES = ("quick", "paper")
+#: What --device accepts: the CPU, a CUDA GPU (optionally numbered) or Apple's MPS.
+DEVICE = re.compile(r"cpu|cuda(:\d+)?|mps")
+
+
+def _names() -> dict[str, str]:
+    from .experiments import NAMES  # light: experiments/__init__ imports no model
+
+    return NAMES
 
 
 def _experiments():
@@ -34,33 +47,49 @@ def _positive(text: str) -> int:
     return value
 
 
+def _device(text: str) -> str:
+    if not DEVICE.fullmatch(text):
+        raise argparse.ArgumentTypeError(f"unknown device {text!r}: use cpu, cuda, cuda:N or mps")
+    return text
+
+
 def _listing(experiments) -> str:
     width = max(map(len, experiments))
     return "\n".join(f"  {name:{width}s}  {e.title} (chapter {e.chapter})"
                      for name, e in experiments.items())
 
 
-def build_parser(experiments) -> argparse.ArgumentParser:
-    from .experiments.replication import SCALES
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose help ends with the list of experiments, imported only when the
+    help is actually shown (so that rejecting a bad argument stays fast)."""
 
-    parser = argparse.ArgumentParser(
+    listing_tail = ""
+
+    def format_help(self) -> str:
+        experiments = _experiments()
+        self.epilog = "experiments:\n" + _listing(experiments) + self.listing_tail.format(
+            pad=" " * (max(map(len, experiments)) - 1))
+        return super().format_help()
+
+
+def build_parser(names) -> argparse.ArgumentParser:
+    parser = _Parser(
         prog="python -m course_rnn", description="The course's replications, one command each.",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog="experiments:\n" + _listing(experiments))
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
+                                     parser_class=_Parser)
     commands.add_parser("list", help="list the experiments")
     replicate = commands.add_parser(
         "replicate", help="run one experiment (or all) and save its numbers, table and figures",
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        description="Run an experiment and write results.json, table.md and its figures (PNG).",
-        epilog="experiments:\n" + _listing(experiments)
-        + "\n  all" + " " * (max(map(len, experiments)) - 1) + "every experiment above, in turn")
-    replicate.add_argument("experiment", metavar="EXPERIMENT", choices=[*experiments, "all"],
+        description="Run an experiment and write results.json, table.md and its figures (PNG).")
+    replicate.listing_tail = "\n  all{pad}every experiment above, in turn"
+    replicate.add_argument("experiment", metavar="EXPERIMENT", choices=[*names, "all"],
                            help="which experiment (see below), or 'all'")
     replicate.add_argument("--scale", choices=SCALES, default="quick",
                            help="quick: the book's CPU scale (default); paper: the paper's "
                                 "size, meant for a GPU")
-    replicate.add_argument("--device", default=None,
+    replicate.add_argument("--device", type=_device, default=None,
                            help="cpu, cuda or cuda:N (default: $COURSE_RNN_DEVICE, else a GPU "
                                 "when there is one)")
     replicate.add_argument("--seeds", type=_positive, default=None, metavar="N",
@@ -83,26 +112,30 @@ def _out_folder(args, name: str) -> Path:
     return args.out / name if args.experiment == "all" else args.out
 
 
-def replicate(args, experiments) -> int:
+def replicate(args, names) -> int:
+    from .experiments.output import check_output_folder
+
+    chosen = list(names) if args.experiment == "all" else [args.experiment]
+    for name in chosen:  # refuse a folder that cannot take the results before any work
+        check_output_folder(_out_folder(args, name), args.overwrite, create=True)
+
     import matplotlib
 
     matplotlib.use("Agg")  # figures go to files; no display is needed
     import torch
 
-    from .experiments.replication import check_output_folder
+    from .experiments import get_experiment
     from .utils import pick_device
 
-    device = pick_device(args.device)  # ValueError for a bad or missing device, before any work
+    device = pick_device(args.device)  # ValueError for a missing GPU, before any training
     if args.threads or args.scale == "quick":
         torch.set_num_threads(args.threads or 1)
-    names = list(experiments) if args.experiment == "all" else [args.experiment]
-    for name in names:  # refuse to overwrite before hours of work, not after
-        check_output_folder(_out_folder(args, name), args.overwrite)
-    for name in names:
-        print(f"== {name}: {experiments[name].title} (scale {args.scale}, device {device})",
+    for name in chosen:
+        experiment = get_experiment(name)
+        print(f"== {name}: {experiment.title} (scale {args.scale}, device {device})",
               flush=True)
-        result = experiments[name].run(scale=args.scale, seeds=args.seeds, device=device,
-                                       progress=False if args.quiet else None)
+        result = experiment.run(scale=args.scale, seeds=args.seeds, device=device,
+                                progress=False if args.quiet else None)
         paths = result.save(_out_folder(args, name), overwrite=args.overwrite)
         if result.runs:
             print(f"-- training runs ({len(result.runs) - len(result.unconverged())} of "
@@ -115,15 +148,15 @@ def replicate(args, experiments) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    experiments = _experiments()
-    parser = build_parser(experiments)
+    names = _names()
+    parser = build_parser(names)
     args = parser.parse_args(argv)
     if args.command == "list":
-        print(_listing(experiments))
+        print(_listing(_experiments()))
         return 0
     try:
-        return replicate(args, experiments)
-    except (ValueError, FileExistsError) as err:
+        return replicate(args, names)
+    except (ValueError, FileExistsError, OSError) as err:
         parser.exit(2, f"python -m course_rnn replicate: error: {err}\n")
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

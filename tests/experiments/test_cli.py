@@ -4,6 +4,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import torch
@@ -51,6 +52,7 @@ def test_list(capsys):
     (["replicate", "anbn", "--seeds", "0"], "expected a positive integer, got 0"),
     (["replicate", "anbn", "--seeds", "two"], "expected a positive integer, got 'two'"),
     (["replicate", "anbn", "--device", "tpu"], "unknown device 'tpu'"),
+    (["replicate", "anbn", "--device", "meta"], "unknown device 'meta'"),
     (["frobnicate"], "invalid choice: 'frobnicate'"),
 ])
 def test_bad_input_is_a_clear_error(args, message, capsys):
@@ -78,6 +80,54 @@ def test_saved_results_are_never_replaced(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "already exists" in err and "--overwrite" in err
     assert kept.read_text() == "my precious numbers"
+
+
+def test_bad_arguments_are_rejected_before_anything_heavy_is_imported(tmp_path):
+    """Rejecting a typo must not wait for torch, matplotlib and every experiment to load."""
+    probe = ("import sys\n"
+             "from course_rnn.cli import main\n"
+             "try:\n    main(['replicate', 'nope'])\n"
+             "except SystemExit as exit_:\n    code = exit_.code\n"
+             "print(code, 'torch' in sys.modules, 'matplotlib' in sys.modules)\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          cwd=tmp_path, timeout=300)
+    assert done.stdout.split() == ["2", "False", "False"], done.stderr[-2000:]
+    assert "invalid choice: 'nope'" in done.stderr
+
+
+@pytest.mark.parametrize("where", ["file/below", "/proc/course_rnn_results"])
+def test_an_output_folder_that_cannot_be_written_is_refused_before_any_work(where, tmp_path,
+                                                                          capsys):
+    (tmp_path / "file").write_text("not a folder")
+    out = tmp_path / where if not where.startswith("/") else Path(where)
+    with pytest.raises(SystemExit) as exit_:
+        main(["replicate", "all", "--out", str(out)])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert "is a file" in err or "cannot write results" in err
+    assert (tmp_path / "file").read_text() == "not a folder"
+
+
+def test_cli_scales_are_the_experiments_scales():
+    from course_rnn import cli
+    from course_rnn.experiments.replication import SCALES
+
+    assert cli.SCALES == SCALES
+    from course_rnn.experiments import NAMES
+
+    assert list(NAMES) == list(EXPERIMENTS)
+
+
+def test_results_json_is_strict_json(tmp_path):
+    result = Replication("e", "t", "quick", [0], "cpu", {"x": float("nan")},
+                         {"a": float("nan"), "b": [1.0, float("inf")]}, [Row("q", "1", "2")])
+    result.save(tmp_path)
+
+    def refuse(constant):
+        raise ValueError(f"non-standard JSON constant {constant}")
+
+    saved = json.loads((tmp_path / "results.json").read_text(), parse_constant=refuse)
+    assert saved["numbers"] == {"a": None, "b": [1.0, None]} and saved["settings"]["x"] is None
 
 
 def test_unknown_experiment_from_python():

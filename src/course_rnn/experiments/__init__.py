@@ -23,29 +23,49 @@ from __future__ import annotations
 
 import importlib
 
-from .gym import GYM_LANGUAGES, GYM_MODELS, gym_settings, run_gym
-from .replication import SCALES, Experiment, Replication, Row
-
+#: Every experiment's name and the module that holds it, in the order of the book. The CLI checks
+#: names against this table before it imports anything heavy (torch, matplotlib, the models).
+NAMES = {
+    "bengio-kn": "bengio",
+    "elman-clusters": "elman",
+    "anbn": "anbn",
+    "decay-rnn-agreement": "agreement",
+    "tabor-table4": "tabor",
+    "urn-dyck": "urn",
+    "urn-cross-serial": "urn",
+    "gym": "gym",
+}
 #: Modules holding experiments, in the order of the book.
-MODULES = ("bengio", "elman", "anbn", "agreement", "tabor", "urn", "gym")
+MODULES = tuple(dict.fromkeys(NAMES.values()))
+#: Names this package exports from its modules, imported on first use (so that reading NAMES
+#: imports neither torch nor any experiment).
+_LAZY = {"SCALES": "replication", "Experiment": "replication", "Replication": "replication",
+         "Row": "replication", "GYM_LANGUAGES": "gym", "GYM_MODELS": "gym",
+         "gym_settings": "gym", "run_gym": "gym"}
 
 
-def all_experiments() -> dict[str, Experiment]:
-    """Every experiment by name, in the order of the book."""
-    found: dict[str, Experiment] = {}
+def all_experiments() -> dict:
+    """Every experiment (:class:`~.replication.Experiment`) by name, in the order of the book."""
+    found = {}
     for module in MODULES:
         for experiment in importlib.import_module(f"{__name__}.{module}").EXPERIMENTS:
             found[experiment.name] = experiment
     return found
 
 
-def get_experiment(name: str) -> Experiment:
-    """The experiment called ``name``; ValueError listing the known names otherwise."""
-    experiments = all_experiments()
-    if name not in experiments:
-        raise ValueError(f"unknown experiment {name!r}: choose one of {', '.join(experiments)}")
-    return experiments[name]
+def get_experiment(name: str):
+    """The experiment called ``name`` (only its own module is imported); ValueError listing the
+    known names otherwise."""
+    if name not in NAMES:
+        raise ValueError(f"unknown experiment {name!r}: choose one of {', '.join(NAMES)}")
+    module = importlib.import_module(f"{__name__}.{NAMES[name]}")
+    return next(e for e in module.EXPERIMENTS if e.name == name)
 
 
-__all__ = ["GYM_LANGUAGES", "GYM_MODELS", "MODULES", "SCALES", "Experiment", "Replication", "Row",
-           "all_experiments", "get_experiment", "gym_settings", "run_gym"]
+def __getattr__(name: str):
+    if name in _LAZY:
+        return getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = ["NAMES", "MODULES", "all_experiments", "get_experiment", *_LAZY]

@@ -36,6 +36,7 @@ import torch
 
 from ..analysis.report import markdown_table
 from ..training import History, converged, progress_enabled
+from .output import check_output_folder
 
 SCALES = ("quick", "paper")
 _ALIASES = {"default": "quick"}  # the chapters' name for the book's scale
@@ -291,14 +292,15 @@ class Replication:
         return missing
 
     def to_json(self) -> dict:
-        return {
+        """Everything ``results.json`` holds, as strict JSON (NaN and infinities become null)."""
+        return _jsonable({
             "experiment": self.experiment, "title": self.title, "scale": self.scale,
             "seeds": self.seeds, "device": self.device, "seconds": self.seconds,
-            "settings": _jsonable(self.settings), "numbers": _jsonable(self.numbers),
+            "settings": self.settings, "numbers": self.numbers,
             "table": [vars(r) for r in self.rows], "figures": sorted(self.figures),
             "runs": {name: h.to_json(max_points=100) for name, h in self.runs.items()},
             "torch": torch.__version__, "python": platform.python_version(),
-        }
+        })
 
     def save(self, out: str | Path, overwrite: bool = False) -> dict[str, Path]:
         """Write results.json, table.md and one PNG per figure into ``out``; return the paths.
@@ -306,7 +308,7 @@ class Replication:
         An existing ``results.json`` there is never replaced unless ``overwrite`` is True.
         """
         out = check_output_folder(out, overwrite)
-        text = json.dumps(self.to_json(), indent=1, allow_nan=True) + "\n"  # fails before writing
+        text = json.dumps(self.to_json(), indent=1, allow_nan=False) + "\n"  # before writing
         out.mkdir(parents=True, exist_ok=True)
         paths = {"json": out / "results.json", "table": out / "table.md"}
         paths["json"].write_text(text)
@@ -332,20 +334,9 @@ def _flat_numbers(value) -> list[float]:
     return []
 
 
-def check_output_folder(out: str | Path, overwrite: bool = False) -> Path:
-    """``out`` as a Path, if a result may be saved there: ValueError when it is a file,
-    FileExistsError when it holds a ``results.json`` and ``overwrite`` is False."""
-    out = Path(out)
-    if out.exists() and not out.is_dir():
-        raise ValueError(f"output path {str(out)!r} exists and is not a folder")
-    if (out / "results.json").exists() and not overwrite:
-        raise FileExistsError(f"{out / 'results.json'} already exists: choose another folder "
-                              "(--out) or pass --overwrite")
-    return out
-
-
 def _jsonable(value):
-    """Numbers, strings, lists and dicts only: numpy and torch values become plain Python."""
+    """Numbers, strings, lists and dicts only: numpy and torch values become plain Python, and a
+    NaN or infinite number becomes None (``null``), so that results.json is strict JSON."""
     if isinstance(value, Mapping):
         return {str(k): _jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple, set)):
@@ -355,7 +346,9 @@ def _jsonable(value):
     if isinstance(value, np.ndarray):
         return _jsonable(value.tolist())
     if isinstance(value, np.generic):
-        return value.item()
+        return _jsonable(value.item())
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     if isinstance(value, torch.device):
