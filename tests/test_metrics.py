@@ -1,5 +1,7 @@
 """Metrics checked against oracles (which know the language) and against broken models."""
 
+import math
+
 import pytest
 import torch
 
@@ -8,10 +10,12 @@ from course_rnn.languages.anbn import AnBn
 from course_rnn.languages.cross_serial import CrossSerial
 from course_rnn.languages.dyck import Dyck
 from course_rnn.metrics import (
+    DYCK_BREAKDOWNS,
     anbn_generalisation,
     cross_serial_accuracy,
     dyck_closing_accuracy,
     next_symbol_validity,
+    pooled_accuracy,
 )
 from course_rnn.models.base import SequenceModel
 
@@ -76,7 +80,9 @@ def test_dyck_accuracy_by_attractors_and_depth():
     assert set(perfect["by_attractors"].values()) == {1.0}
     n_closers = sum(len(s) // 2 for s in strings)
     assert sum(perfect["count_by_attractors"].values()) == n_closers
-    assert sum(perfect["count_by_depth"].values()) == n_closers
+    for name in DYCK_BREAKDOWNS:
+        assert sum(perfect[f"count_by_{name}"].values()) == n_closers
+        assert set(perfect[f"by_{name}"].values()) == {1.0}
 
 
 def test_dyck_metric_counts_a_wrong_closer():
@@ -97,6 +103,41 @@ def test_dyck_metric_counts_a_wrong_closer():
     assert result["accuracy"] == pytest.approx(2 / 5)
     assert result["by_attractors"][1] == 1.0  # the ")" of "([])" has one attractor
     assert result["strings"] == pytest.approx(1 / 3)
+
+
+def test_dyck_breakdowns_name_what_they_count():
+    """In "([])" the "]" has 0 attractors, inner nesting 0 and outer depth 2; the ")" has 1
+    attractor, inner nesting 1 and outer depth 1. A model that always says "]" is right on the
+    inner pair only, so each breakdown files that one success under a different number."""
+    dyck = Dyck("() []")
+    vocab = Vocab(dyck.alphabet)
+
+    class AlwaysBracket(SequenceModel):
+        kind = "always"
+        vocab_size = len(vocab)
+
+        def forward(self, inputs):
+            logits = torch.zeros(*inputs.shape, self.vocab_size)
+            logits[..., vocab.index("]")] = 1.0
+            return logits
+
+    result = dyck_closing_accuracy(AlwaysBracket(), dyck, vocab, ["([])"])
+    assert result["by_attractors"] == {0: 1.0, 1: 0.0}
+    assert result["by_inner_nesting"] == {0: 1.0, 1: 0.0}
+    assert result["by_outer_depth"] == {1: 0.0, 2: 1.0}
+    assert result["count_by_outer_depth"] == {1: 1, 2: 1}
+    assert pooled_accuracy(result, "outer_depth", lambda d: d >= 2) == 1.0
+    assert pooled_accuracy(result, "by_inner_nesting", lambda k: True) == 0.5
+
+
+def test_pooled_accuracy():
+    result = {"by_outer_depth": {1: 1.0, 2: 0.5, 5: 0.0},
+              "count_by_outer_depth": {1: 1, 2: 2, 5: 7}}
+    assert pooled_accuracy(result, "outer_depth", lambda d: d <= 2) == pytest.approx(2 / 3)
+    assert pooled_accuracy(result, "by_outer_depth", lambda d: d >= 5) == 0.0
+    assert math.isnan(pooled_accuracy(result, "outer_depth", lambda d: d > 10))
+    with pytest.raises(ValueError, match="unknown breakdown 'depth'.*inner_nesting"):
+        pooled_accuracy(result, "depth", lambda d: True)
 
 
 def test_cross_serial_oracle_is_perfect_and_blind_is_not():

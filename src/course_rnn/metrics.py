@@ -8,7 +8,8 @@ actually come next in a string (``EOS`` and the alphabet; never ``<pad>`` or ``<
   prediction (the b's after the first b, and the end) is right.
 * :func:`dyck_closing_accuracy` – Bernardy & Lappin: at each position whose next symbol is a
   closing bracket, is the argmax over the closing brackets the right one? Reported by number of
-  attractors and by nesting depth.
+  attractors, by the nesting inside the pair and by the depth outside it
+  (:func:`pooled_accuracy` pools a range of them).
 * :func:`cross_serial_accuracy` – Bernardy & Lappin 2023's whole-string criterion.
 * :func:`agreement_accuracy` – does the model prefer the verb form that agrees with the subject?
   Reported by number of attractors (Linzen et al. 2016).
@@ -121,38 +122,70 @@ def anbn_generalisation(model, vocab: Vocab, max_n: int, letters: str = "ab") ->
 
 
 # -- Dyck -----------------------------------------------------------------------------------------
-def dyck_closing_accuracy(model, dyck, vocab: Vocab, strings: Sequence) -> dict:
-    """Bernardy & Lappin's Dyck metric.
+#: The three ways to break down closing-bracket accuracy, each named for what it counts about the
+#: closing bracket's pair (see :func:`dyck_closing_accuracy`).
+DYCK_BREAKDOWNS = {
+    "attractors": "brackets of another kind opened inside the pair (the papers' attractors)",
+    "inner_nesting": "how deep the nesting goes inside the pair (the papers' 'nesting depth', "
+                     "the seeds' parenDepths)",
+    "outer_depth": "brackets open when the pair closes, itself included (the stack height)",
+}
 
-    At every position whose next symbol is a closing bracket, the prediction is the argmax over the
-    closing brackets only; it is right when it matches the actual one. Returns the overall accuracy,
-    accuracy keyed by attractor count and by nesting depth, counts for each, and per-string
-    all-right accuracy.
+
+def dyck_closing_accuracy(model, dyck, vocab: Vocab, strings: Sequence) -> dict:
+    """Bernardy & Lappin's Dyck metric, broken down three ways.
+
+    At every position whose next symbol is a closing bracket, the prediction is the argmax over
+    the closing brackets only; it is right when it matches the actual one (chance: 1 / kinds).
+    Each closing bracket is also filed under three numbers about its pair
+    (:data:`DYCK_BREAKDOWNS`): ``attractors`` (:meth:`Dyck.attractors`), ``inner_nesting``
+    (:meth:`Dyck.inner_depths`: 0 for ``()``; what the papers call nesting depth) and
+    ``outer_depth`` (:meth:`Dyck.outer_depths`: 1 for an outermost pair; how deep in the
+    stack the pair sits, which the papers do not measure). In ``( [ ] )`` the ``)`` has 1
+    attractor, inner nesting 1 and outer depth 1; the ``]`` has 0, 0 and 2.
+
+    Returns ``accuracy`` (over all closing brackets), ``strings`` (share of strings with every
+    closer right), and for each breakdown ``by_<name>`` ({value: accuracy}) and
+    ``count_by_<name>`` ({value: closing brackets}).
     """
     symbols = vocab.output_symbols
     closer_cols = [symbols.index(c) for c in dyck.closers]
-    by_attr, by_depth, whole, flat = defaultdict(list), defaultdict(list), [], []
+    groups = {name: defaultdict(list) for name in DYCK_BREAKDOWNS}
+    whole, flat = [], []
     for s, logits in zip(strings, next_symbol_logits(model, vocab, strings)):
         s = dyck.symbols(s)
-        attractors, depths = dyck.attractors(s), dyck.closing_depths(s)
+        keys = zip(dyck.attractors(s), dyck.inner_depths(s), dyck.outer_depths(s))
         closing_steps = [t for t, sym in enumerate(s) if sym in dyck.closers]
         ok_here = []
-        for t, attr, depth in zip(closing_steps, attractors, depths):
-            guess = dyck.closers[int(np.argmax(logits[t, closer_cols]))]
-            ok = guess == s[t]
-            by_attr[attr].append(ok)
-            by_depth[depth].append(ok)
+        for t, values in zip(closing_steps, keys):
+            ok = dyck.closers[int(np.argmax(logits[t, closer_cols]))] == s[t]
+            for name, value in zip(DYCK_BREAKDOWNS, values):
+                groups[name][value].append(ok)
             ok_here.append(ok)
         flat.extend(ok_here)
         whole.append(all(ok_here))
-    return {
-        "accuracy": _summary(flat),
-        "strings": _summary(whole),
-        "by_attractors": {k: _summary(v) for k, v in sorted(by_attr.items())},
-        "by_depth": {k: _summary(v) for k, v in sorted(by_depth.items())},
-        "count_by_attractors": {k: len(v) for k, v in sorted(by_attr.items())},
-        "count_by_depth": {k: len(v) for k, v in sorted(by_depth.items())},
-    }
+    result = {"accuracy": _summary(flat), "strings": _summary(whole)}
+    for name, group in groups.items():
+        result[f"by_{name}"] = {k: _summary(v) for k, v in sorted(group.items())}
+        result[f"count_by_{name}"] = {k: len(v) for k, v in sorted(group.items())}
+    return result
+
+
+def pooled_accuracy(result: dict, breakdown: str, keep) -> float:
+    """Accuracy over all closing brackets whose ``breakdown`` value satisfies ``keep``.
+
+    ``result`` is a :func:`dyck_closing_accuracy` dict, ``breakdown`` one of
+    :data:`DYCK_BREAKDOWNS` (``"by_"`` prefix optional): Σ_k acc_k · count_k / Σ_k count_k over
+    the kept k (NaN when no closing bracket is kept).
+    """
+    name = breakdown.removeprefix("by_")
+    if name not in DYCK_BREAKDOWNS:
+        raise ValueError(f"unknown breakdown {breakdown!r}: choose one of "
+                         f"{', '.join(DYCK_BREAKDOWNS)}")
+    acc, count = result[f"by_{name}"], result[f"count_by_{name}"]
+    kept = [k for k in acc if keep(k)]
+    total = sum(count[k] for k in kept)
+    return sum(acc[k] * count[k] for k in kept) / total if total else float("nan")
 
 
 # -- cross-serial ---------------------------------------------------------------------------------

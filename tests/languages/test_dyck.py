@@ -116,10 +116,14 @@ def test_depths():
     d = Dyck()
     assert d.depth("{{}}") == 2 and d.depth("{({})}") == 3  # the code's convention
     assert d.depth("") == 0 and d.depth("()()") == 1 and d.depth("(((") == 3
-    assert d.closing_depths("(())") == [2, 1]
-    assert d.closing_depths("({}[])") == [2, 2, 1]
+    assert d.outer_depths("(())") == [2, 1]
+    assert d.outer_depths("({}[])") == [2, 2, 1]
+    assert d.closing_depths("({}[])") == d.outer_depths("({}[])")  # the older name
     assert d.inner_depths("(())") == [0, 1]
     assert d.inner_depths("({}[(<>)])") == [0, 0, 1, 2, 3]
+    # inner nesting and outer depth of one pair add up to at most the string's depth
+    s = "({}[(<>)])"
+    assert all(i + o <= d.depth(s) for i, o in zip(d.inner_depths(s), d.outer_depths(s)))
 
 
 def test_measurements_refuse_mismatched_strings():

@@ -16,6 +16,7 @@ from course_rnn.models.urn import (
     URN,
     MatrixRNN,
     compose_matrices,
+    expm,
     generator_size,
     skew_symmetric,
     urn_parameter_count,
@@ -66,7 +67,38 @@ def test_truncated_generators_touch_only_the_first_k_rows_and_columns(n, k):
         assert torch.equal(s, -s.T)
         assert torch.count_nonzero(s[kept:, kept:]) == 0  # the lower-right block is empty
         assert torch.linalg.matrix_rank(s) <= 2 * kept
-        assert torch.allclose(torch.linalg.matrix_exp(s), model.embedding(symbol))
+        assert torch.allclose(torch.linalg.matrix_exp(s), model.embedding(symbol), atol=1e-5)
+
+
+@pytest.mark.parametrize("scale", [0.0, 0.05, 0.5, 3.0, 20.0])
+def test_expm_equals_torchs_matrix_exp_and_its_gradient(scale):
+    """The scaling-and-squaring Taylor exponential agrees with torch.linalg.matrix_exp, value
+    and gradient, from the identity to large rotations (float64 for an exact comparison)."""
+    g = torch.Generator().manual_seed(0)
+    params = (torch.rand(4, 15, generator=g, dtype=torch.float64) * 2 - 1) * scale
+    weights = torch.randn(4, 6, 6, generator=g, dtype=torch.float64)
+    grads = []
+    for f in (expm, torch.linalg.matrix_exp):
+        p = params.clone().requires_grad_()
+        q = f(skew_symmetric(p, 6))
+        (q * weights).sum().backward()
+        grads.append((q.detach(), p.grad))
+    (q1, g1), (q2, g2) = grads
+    assert torch.allclose(q1, q2, atol=1e-10, rtol=1e-8)
+    assert torch.allclose(g1, g2, atol=1e-8, rtol=1e-6)
+    eye = torch.eye(6, dtype=torch.float64)
+    assert torch.allclose(q1.transpose(-1, -2) @ q1, eye.expand_as(q1), atol=1e-9)
+
+
+def test_expm_in_float32_is_orthogonal_and_refuses_bad_input():
+    params = torch.linspace(-3, 3, 50 * 49 // 2)
+    q = expm(skew_symmetric(params, 50))
+    assert torch.allclose(q.T @ q, torch.eye(50), atol=1e-4)
+    assert torch.allclose(q, torch.linalg.matrix_exp(skew_symmetric(params, 50)), atol=1e-4)
+    with pytest.raises(ValueError, match="square"):
+        expm(torch.zeros(3, 4))
+    with pytest.raises(ValueError, match="NaN"):
+        expm(torch.full((2, 2), float("nan")))
 
 
 # -- compositionality -----------------------------------------------------------------------------

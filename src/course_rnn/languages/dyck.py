@@ -175,11 +175,15 @@ class Dyck(Language):
         opens = [h + 1 for h, s in zip(height, symbols) if s in self.openers]
         return max(opens, default=0)
 
-    def closing_depths(self, seq) -> list[int]:
-        """For each closing bracket, in string order, the depth of its pair: the stack height
-        just before it closes (an outermost pair has depth 1). ``(())`` → [2, 1]."""
+    def outer_depths(self, seq) -> list[int]:
+        """For each closing bracket, in string order, the **outer depth** of its pair: the
+        stack height just before it closes, itself included (an outermost pair has depth 1).
+        ``(())`` → [2, 1]. How deep in the stack the pair sits; the papers never measure it."""
         symbols, _, height = self._match(seq)
         return [h for h, s in zip(height, symbols) if s in self.closers]
+
+    #: The older name of :meth:`outer_depths` (chapter 0 uses it).
+    closing_depths = outer_depths
 
     def attractors(self, seq) -> list[int]:
         """For each closing bracket, in string order, its number of attractors: the opening
@@ -198,8 +202,10 @@ class Dyck(Language):
         return counts
 
     def inner_depths(self, seq) -> list[int]:
-        """For each closing bracket, how deep the nesting goes *inside* its pair (0 for
-        ``()``; ``(())`` → [0, 1]). The seeds' ``parenDepths`` ("nesting" in their logs)."""
+        """For each closing bracket, the **inner nesting** of its pair: how deep the nesting
+        goes *inside* it (0 for ``()``; ``(())`` → [0, 1]). The seeds' ``parenDepths``
+        ("nesting" in their logs), and so what the papers mean by nesting depth when they
+        report accuracy "without any decline in relation to ... nesting depth"."""
         symbols, match, height = self._match(seq)
         inner = []
         for i, s in enumerate(symbols):
