@@ -183,14 +183,18 @@ def test_a_step_on_the_logit_moves_alpha_by_alpha_times_one_minus_alpha():
     assert 0.5 * 0.5 / (0.95 * 0.05) == pytest.approx(5.26, abs=0.01)
 
 
-def test_the_direct_alpha_is_clamped_inside_the_unit_interval():
+def test_the_direct_alpha_is_projected_back_inside_the_unit_interval():
     model = DecayRNN(4, 3, alpha_parametrisation="direct")
     with torch.no_grad():
         model.alpha_direct.fill_(1.7)
     assert model.alpha.item() == pytest.approx(1 - ALPHA_EPS)
+    assert model.alpha_direct.item() == pytest.approx(1 - ALPHA_EPS)  # the parameter itself
     with torch.no_grad():
         model.alpha_direct.fill_(-0.4)
     assert model.alpha.item() == pytest.approx(ALPHA_EPS)
+    # at the bound α still has a gradient, so a later update can take it back inside
+    model(torch.tensor([[1, 2, 3]])).sum().backward()
+    assert model.alpha_direct.grad is not None and model.alpha_direct.grad.item() != 0
 
 
 @pytest.mark.parametrize("parametrisation", ALPHA_PARAMETRISATIONS)

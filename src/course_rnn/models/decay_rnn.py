@@ -30,8 +30,9 @@ paper's single ``b``: the same function.
   A step of size ``δ`` on ``a`` moves ``α`` by about ``α(1 − α) δ``: near 0.95 that is five
   times less than near 0.5, so α creeps towards 0 or 1 ever more slowly;
 * ``"direct"`` (the authors' released code): ``α`` itself is the trained parameter, so the
-  optimizer moves it at the same rate wherever it is. Their code leaves it unbounded; we clamp
-  it to ``[ε, 1 − ε]`` in the forward pass so that it stays a decay (outside, the gradient is 0).
+  optimizer moves it at the same rate wherever it is. Their code leaves it unbounded; we put it
+  back into ``[ε, 1 − ε]`` whenever an update pushes it out (projected gradient descent), so
+  that it stays a decay.
 
 Either way ``τ = −1 / ln α`` (:func:`time_constant`) is the decay's time constant: after ``τ``
 steps without drive, a state has shrunk by a factor ``e``.
@@ -62,7 +63,7 @@ from .srn import (
 
 #: How α is trained: through a sigmoid of a raw parameter, or directly (see the module docstring).
 ALPHA_PARAMETRISATIONS = ("sigmoid", "direct")
-#: The direct α is clamped to [ALPHA_EPS, 1 − ALPHA_EPS].
+#: The direct α is kept in [ALPHA_EPS, 1 − ALPHA_EPS].
 ALPHA_EPS = 1e-4
 
 VARIANTS = {
@@ -175,10 +176,15 @@ class DecayRNN(SequenceModel):
     @property
     def alpha(self) -> torch.Tensor:
         """The decay ``α`` (a scalar tensor, with gradient): ``σ(alpha_logit)``, or
-        ``alpha_direct`` clamped to ``[ε, 1 − ε]``."""
+        ``alpha_direct`` itself, first put back into ``[ε, 1 − ε]`` if the last update pushed it
+        out (projected gradient descent: α can leave the bound again when the gradient turns;
+        a clamp in the formula would give it zero gradient there and trap it for good)."""
         if self.alpha_parametrisation == "sigmoid":
             return torch.sigmoid(self.alpha_logit)
-        return self.alpha_direct.clamp(ALPHA_EPS, 1.0 - ALPHA_EPS)
+        if not ALPHA_EPS <= float(self.alpha_direct.detach()) <= 1.0 - ALPHA_EPS:
+            with torch.no_grad():
+                self.alpha_direct.clamp_(ALPHA_EPS, 1.0 - ALPHA_EPS)
+        return self.alpha_direct
 
     def recurrent_matrix(self) -> torch.Tensor | None:
         """The effective ``W_rec [hidden, hidden]`` applied as ``W_rec h``: ``ReLU(W) W_dale``
@@ -201,18 +207,31 @@ class DecayRNN(SequenceModel):
         return decay_update(h, input_drive, self.recurrent_matrix(), self.alpha, f)
 
     def hidden_states(self, inputs: torch.Tensor) -> torch.Tensor:
-        """The state after each input, ``[B, T, hidden]``."""
+        """The state after each input, ``[B, T, hidden]``.
+
+        The same update as :func:`decay_update`, regrouped so that the loop over time does one
+        matrix product per step (row vectors, as in the code)::
+
+            α h + (1 − α)(h W_recᵀ + d_t) = h (α I + (1 − α) W_recᵀ) + (1 − α) d_t
+        """
         inputs = check_time_steps(self.check_inputs(inputs))
         x = self.input_layer(inputs, dtype=self.readout.weight.dtype)
         # work that does not depend on h is done once, outside the loop over time
-        input_drive = x @ self.weight_ih.T + self.bias  # U x_t + b for every t
-        recurrent_matrix, alpha = self.recurrent_matrix(), self.alpha
+        alpha, recurrent_matrix = self.alpha, self.recurrent_matrix()
+        drive = (1 - alpha) * (x @ self.weight_ih.T + self.bias)  # (1 − α)(U x_t + b), every t
         f = NONLINEARITIES[self.nonlinearity]
         h = self.initial_state(inputs.shape[0])
         states = []
-        for t in range(inputs.shape[1]):
-            h = decay_update(h, input_drive[:, t], recurrent_matrix, alpha, f)
-            states.append(h)
+        if recurrent_matrix is None:  # ablated: each unit only keeps α of its own past
+            for t in range(inputs.shape[1]):
+                h = f(drive[:, t] + alpha * h)
+                states.append(h)
+        else:
+            identity = torch.eye(self.hidden_size, dtype=drive.dtype, device=drive.device)
+            carry = alpha * identity + (1 - alpha) * recurrent_matrix.T
+            for t in range(inputs.shape[1]):
+                h = f(torch.addmm(drive[:, t], h, carry))
+                states.append(h)
         return torch.stack(states, dim=1)
 
     def forward(self, inputs: torch.Tensor) -> torch.Tensor:
