@@ -18,8 +18,9 @@ import pytest
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(600)]
 
-# Raw TeX that MathJax should have replaced: $$...$$, \( \) \[ \], \begin{...}, $...$.
-RAW_TEX = r"\$\$|\\\(|\\\)|\\\[|\\\]|\\begin\{|\$[^\s$][^$]*\$"
+# Raw TeX that MathJax should have replaced: $$...$$, \( \) \[ \], \begin{...}, $...$, and a
+# TeX command left in the prose (a `$$` inside a paragraph unpairs the `$` after it).
+RAW_TEX = r"\$\$|\\\(|\\\)|\\\[|\\\]|\\begin\{|\$[^\s$][^$]*\$|\\[a-zA-Z]{2,}"
 
 # Runs in the page once it has loaded and MathJax has finished typesetting.
 CHECK_MATH = """(rawTex) => {
