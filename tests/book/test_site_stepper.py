@@ -3,7 +3,10 @@
 For every stepper on every page: type a new string, read the states the page's JavaScript
 computed, and compare them with PyTorch running the very weights embedded in the page
 (``import_model``). Also: stepping moves the highlighted symbol, and a symbol outside the
-alphabet shows a message inside the stepper. Screenshots go to test-artifacts/stepper/.
+alphabet shows a message inside the stepper; in the site's dark and light modes every label
+(state names, unit numbers, legend, axes, probabilities) is readable, contrast ≥ 4.5:1, and
+the stepper explains itself (legend, axes). Screenshots go to test-artifacts/stepper/.
+(tests/widgets/test_stepper_browser.py checks the stepper's behaviour on a bare page.)
 """
 
 from __future__ import annotations
@@ -20,6 +23,9 @@ from course_rnn.widgets import import_model, run_steps
 from .conftest import ROOT
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(600)]
+
+CONTRAST_JS = (ROOT / "tests" / "widgets" / "contrast.js").read_text()
+MIN_CONTRAST = 4.5  # WCAG AA for normal text
 
 
 def stepper_pages(site: Path, site_pages: list[Path]) -> list[str]:
@@ -100,3 +106,40 @@ def test_stepper_states_equal_pytorch(site, site_pages, server, browser):
         page.close()
     assert checked, "no stepper was checked"
     assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("scheme", ["dark", "light"])
+def test_stepper_labels_are_readable_in_the_sites_themes(site, site_pages, server, browser, scheme):
+    """The site follows the reader's system theme; the steppers' text must stay readable."""
+    shots = ROOT / "test-artifacts" / "stepper"
+    shots.mkdir(parents=True, exist_ok=True)
+    problems, checked = [], 0
+    for relative in stepper_pages(site, site_pages):
+        page = browser.new_page()
+        page.emulate_media(color_scheme=scheme)
+        page.goto(f"{server}/{relative}", wait_until="load")
+        theme = page.evaluate("() => document.documentElement.dataset.theme")
+        assert theme == scheme, f"{relative}: the site did not follow a {scheme} system ({theme})"
+        roots = page.locator(".rnn-stepper")
+        for i in range(roots.count()):
+            root = roots.nth(i)
+            root.scroll_into_view_if_needed()
+            texts = root.evaluate(CONTRAST_JS)
+            labels = {t["text"] for t in texts}
+            if not {"negative", "positive"} & {w for t in labels for w in t.split()}:
+                problems.append(f"{relative}#{i}: no legend for the coloured squares")
+            if not root.locator("svg.rnn-stepper-plot text.axislabel").count():
+                problems.append(f"{relative}#{i}: the plot has no axis label")
+            problems += [
+                f"{relative}#{i} ({scheme}): {t['text']!r} {t['colour']} on {t['background']}: "
+                f"{t['ratio']:.2f}:1"
+                for t in texts
+                if t["ratio"] < MIN_CONTRAST
+            ]
+            root.screenshot(path=shots / f"{relative.replace('/', '__')}-{i}-{scheme}.png")
+            checked += 1
+        page.close()
+    assert checked, "no stepper was checked"
+    assert not problems, f"stepper text below {MIN_CONTRAST}:1 or unexplained:\n" + "\n".join(
+        problems[:40]
+    )

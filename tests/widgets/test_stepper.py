@@ -8,6 +8,8 @@ from course_rnn.languages import AnBn, Dyck, Vocab
 from course_rnn.models import build_model
 from course_rnn.widgets import Stepper, render_step_html, run_steps
 
+CURRENT = "<b style='background:#fd0;color:#000;padding:0 2px'>{}</b>"
+
 
 @pytest.fixture
 def lstm_anbn():
@@ -33,7 +35,7 @@ def test_steps_hold_every_state_and_a_distribution(lstm_anbn):
 def test_step_html_highlights_the_current_symbol_and_marks_validity(lstm_anbn):
     model, vocab, lang = lstm_anbn
     html = render_step_html(run_steps(model, vocab, "ab", lang), 1)
-    assert "<b style='background:#fd0;padding:0 2px'>a</b>" in html
+    assert CURRENT.format('a') in html
     assert "✓" in html and "✗" in html
     with pytest.raises(ValueError, match="outside"):
         render_step_html(run_steps(model, vocab, "ab", lang), 9)
@@ -49,7 +51,7 @@ def test_widget_shows_a_message_for_a_foreign_symbol(lstm_anbn):
     stepper.text.value = "ba"
     assert "not a prefix" in stepper.message.value
     stepper.slider.value = 2
-    assert "<b style='background:#fd0;padding:0 2px'>a</b>" in stepper.view.value
+    assert CURRENT.format('a') in stepper.view.value
 
 
 def test_widget_draws_strings_from_the_language():
@@ -60,3 +62,27 @@ def test_widget_draws_strings_from_the_language():
     stepper.draw()
     assert dyck.is_member(stepper.text.value)
     assert stepper.slider.max == len(stepper.text.value)
+
+
+def test_step_html_explains_the_squares_and_an_ungrammatical_prefix(lstm_anbn):
+    model, vocab, lang = lstm_anbn
+    html = render_step_html(run_steps(model, vocab, "aba", lang), 3, highlight={"cell": [2]})
+    assert "negative" in html and "positive" in html and "largest |value|" in html
+    assert "<th style='font-size:10px;font-weight:normal'>2</th>" in html  # unit numbers
+    assert html.count("outline:3px") == 1 and "title='cell[2]" in html.split("outline:3px")[0]
+    assert "No symbol is valid next" in html and "“a b a” is not the beginning" in html
+    assert "valid here" not in html
+    html = render_step_html(run_steps(model, vocab, "ab", lang), 1)
+    assert "(valid here: a b)" in html and "✓: the language allows" in html
+
+
+def test_widget_starts_a_new_string_at_its_first_step(lstm_anbn):
+    model, vocab, lang = lstm_anbn
+    stepper = Stepper(model, vocab, lang, string="aabb", plot=False, highlight={"cell": [1]})
+    stepper.slider.value = 3
+    stepper.text.value = "aabb "  # the same symbols: the reader keeps their place
+    assert stepper.slider.value == 3
+    stepper.text.value = "ab"
+    assert stepper.slider.value == 0 and CURRENT.format("&lt;s&gt;") in stepper.view.value
+    with pytest.raises(ValueError, match="cell has units 0 to 2"):
+        Stepper(model, vocab, lang, plot=False, highlight={"cell": [3]})

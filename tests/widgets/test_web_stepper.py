@@ -16,7 +16,7 @@ import torch
 from course_rnn.languages import AnBn, Dyck, Vocab
 from course_rnn.models import build_model
 from course_rnn.widgets import WEB_KINDS, export_model, import_model, run_steps, web_stepper_html
-from course_rnn.widgets.web import stepper_script
+from course_rnn.widgets.web import WEB_STATES, state_sizes, stepper_script
 
 NODE = shutil.which("node")
 pytestmark = pytest.mark.skipif(
@@ -137,3 +137,57 @@ def test_import_rebuilds_a_model_that_computes_the_same_states(kind):
     np.testing.assert_allclose(again.probs, original.probs, atol=1e-5)
     with pytest.raises(ValueError, match="unknown exported model kind"):
         import_model({**spec, "kind": "transformer"})
+
+
+@pytest.mark.parametrize("kind", WEB_KINDS)
+def test_the_stepper_lists_the_states_the_model_traces(kind):
+    dyck = Dyck("() []")
+    vocab = Vocab(dyck.alphabet)
+    model = make(kind, vocab)
+    spec = export_model(model, vocab, dyck)
+    assert tuple(run_steps(model, vocab, "([])").states) == WEB_STATES[kind]
+    sizes = {name: values.shape[1] for name, values in run_steps(model, vocab, "()").states.items()}
+    assert state_sizes(spec) == sizes
+
+
+def test_highlight_marks_units_and_names_what_it_cannot_mark():
+    anbn = AnBn()
+    vocab = Vocab(anbn.alphabet)
+    lstm = make("lstm", vocab)  # hidden_size 5
+    page = web_stepper_html(lstm, vocab, anbn, highlight={"cell": {2: "the counter"}})
+    assert 'data-highlight="{&quot;cell&quot;: {&quot;2&quot;: &quot;the counter&quot;}}"' in page
+    page = web_stepper_html(lstm, vocab, anbn, highlight={"cell": [4, 0]})
+    assert "&quot;0&quot;: &quot;&quot;, &quot;4&quot;: &quot;&quot;" in page
+    assert "data-highlight=" not in web_stepper_html(lstm, vocab, anbn)
+    with pytest.raises(ValueError, match="shows the states input_gate, .*; not 'hiden'"):
+        web_stepper_html(lstm, vocab, anbn, highlight={"hiden": [0]})
+    with pytest.raises(ValueError, match="cell has units 0 to 4; not 5"):
+        web_stepper_html(lstm, vocab, anbn, highlight={"cell": [5]})
+    with pytest.raises(ValueError, match="not True"):
+        web_stepper_html(lstm, vocab, anbn, highlight={"cell": [True]})
+    with pytest.raises(ValueError, match="must map a state name"):
+        web_stepper_html(lstm, vocab, anbn, highlight=[2])
+
+
+def test_the_plot_draws_few_units_all_and_many_units_a_few(tmp_path):
+    script = tmp_path / "stepper.js"
+    script.write_text(stepper_script())
+    harness = tmp_path / "plot.js"
+    harness.write_text(
+        NODE_HARNESS.split("const job")[0]
+        + """
+const U = window.CourseRnnStepper.unitsToPlot;
+// unit u moves by u per step
+const values = n => [0, 1, 2].map(t => [...Array(n).keys()].map(u => u * t));
+process.stdout.write(JSON.stringify({
+  few: U(values(3), [], null), many: U(values(16), [], null), marked: U(values(16), [0], null),
+  picked: U(values(16), [0], new Set([5, 1]))}));
+"""
+    )
+    done = subprocess.run([NODE, str(harness), str(script)], capture_output=True, text=True,
+                          timeout=60, check=True)
+    result = json.loads(done.stdout)
+    assert result["few"] == [0, 1, 2]
+    assert result["many"] == [12, 13, 14, 15]  # the four that move most
+    assert result["marked"] == [0, 12, 13, 14, 15]  # and the one the page marks
+    assert result["picked"] == [1, 5]  # the reader's choice wins

@@ -5,8 +5,10 @@
 
 Shows the string with the current symbol highlighted, every state the model's ``trace`` exposes
 (hidden; the LSTM's cell and gates; the Decay RNN's α …), the next-symbol distribution beside the
-valid continuations, and a plot of the state trajectory (all units over time, or the path in
-the plane for 2-unit states). A symbol outside the alphabet shows a message inside the widget.
+valid continuations, and a plot of the state trajectory (each unit over time, at most eight of
+them — ``highlight``'s first, then those that move most — or the path in the plane for 2-unit
+states). ``highlight={"cell": [2]}`` outlines units the reader should watch. A symbol outside the
+alphabet shows a message inside the widget; a new string starts at its first step.
 """
 
 from __future__ import annotations
@@ -31,9 +33,18 @@ class Stepper:
         string: str = "",
         seed: int = 0,
         plot: bool = True,
+        highlight: dict | None = None,
     ):
+        from .web import WEB_STATES, check_highlight
+
         self.model, self.vocab, self.language = model, vocab, language
         self.plot = plot
+        if highlight and model.kind in WEB_STATES:
+            sizes = {name: 1 if name == "alpha" else model.hidden_size
+                     for name in WEB_STATES[model.kind]}
+            check_highlight(model.kind, sizes, highlight)
+        self.highlight = {name: [int(u) for u in units]
+                          for name, units in (highlight or {}).items()}
         self._rng = np.random.default_rng(seed)
         self.steps: Steps | None = None
 
@@ -81,23 +92,27 @@ class Stepper:
                 "<span style='color:#a60'>note: this string is not a prefix of any string of "
                 f"{self.language.name}; the model still reads it.</span>"
             )
+        changed = self.steps is None or self.steps.symbols != steps.symbols
         self.steps = steps
         last = len(steps) - 1
         self.play.max = self.slider.max = last
-        self.slider.value = min(self.slider.value, last)
-        self._draw_trajectory()
-        self.show(self.slider.value)
+        if changed and self.slider.value != 0:
+            self.slider.value = 0  # a new string starts at its first step (observe shows it)
+        else:
+            self.show(min(self.slider.value, last))
 
     def show(self, t: int) -> None:
         if self.steps is not None:
-            self.view.value = render_step_html(self.steps, t)
+            self.view.value = render_step_html(self.steps, t, highlight=self.highlight)
             self._draw_trajectory(t)
 
     # -- the plot ---------------------------------------------------------------------------
     def _draw_trajectory(self, t: int | None = None) -> None:
         if not self.plot or self.steps is None:
             return
-        hidden = self.steps.states["hidden"]
+        name = next(iter(self.highlight), "cell" if "cell" in self.steps.states else "hidden")
+        hidden = self.steps.states[name]
+        marked = self.highlight.get(name, [])
         self.figure.clear_output(wait=True)
         with self.figure:
             fig, ax = plt.subplots(figsize=(6, 2.6))
@@ -105,15 +120,23 @@ class Stepper:
                 ax.plot(hidden[:, 0], hidden[:, 1], "-o", ms=3, color="0.6")
                 if t is not None:
                     ax.plot(*hidden[t], "o", ms=9, color="C3")
-                ax.set_xlabel("unit 1")
-                ax.set_ylabel("unit 2")
+                ax.set_xlabel(f"{name} unit 0")
+                ax.set_ylabel(f"{name} unit 1")
             else:
-                ax.plot(hidden[:, :16])
+                moving = np.argsort(-np.ptp(hidden, axis=0))
+                units = sorted(set(marked) | set(moving[: max(0, 8 - len(marked))].tolist()))
+                for u in units:
+                    ax.plot(hidden[:, u], lw=3 if u in marked else 1.2, label=f"unit {u}")
                 if t is not None:
                     ax.axvline(t, color="C3", lw=1)
-                ax.set_xlabel("step")
-                ax.set_ylabel("hidden units")
-            ax.set_title(f"{self.steps.kind}: hidden state trajectory")
+                tokens = ["<s>", *self.steps.symbols]
+                every = max(1, len(tokens) // 30 + 1)
+                ax.set_xticks(range(0, len(tokens), every), tokens[::every])
+                ax.set_xlabel("symbol just read")
+                ax.set_ylabel(f"{name} value")
+                ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5))
+            shown = "" if hidden.shape[1] <= 8 else f" ({min(8, hidden.shape[1])} units)"
+            ax.set_title(f"{self.steps.kind}: {name} state per unit{shown}")
             plt.tight_layout()
             plt.show()
 

@@ -87,41 +87,69 @@ def _escape(s: str) -> str:
     return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def render_step_html(steps: Steps, t: int, max_units: int = 64) -> str:
-    """The string with the current symbol highlighted, each state as a row of coloured cells,
-    and the next-symbol distribution with the valid continuations ticked."""
+LEGEND = (
+    "<small>Each square is one unit of a state after the highlighted symbol: "
+    "<span style='background:rgb(0,0,255);color:#fff;padding:0 3px'>negative</span> "
+    "<span style='background:#fff;color:#000;border:1px solid #999;padding:0 3px'>zero</span> "
+    "<span style='background:rgb(255,0,0);color:#fff;padding:0 3px'>positive</span>, "
+    "scaled to the largest |value| of that row over the string (hover a square for its value)."
+    "</small>"
+)
+
+
+def render_step_html(
+    steps: Steps, t: int, max_units: int = 64, highlight: dict | None = None
+) -> str:
+    """The string with the current symbol highlighted, each state as a row of coloured cells
+    (unit numbers above, ``highlight``'s units outlined), a legend, and the next-symbol
+    distribution with the valid continuations ticked and explained."""
     if not 0 <= t < len(steps):
         raise ValueError(f"step {t} is outside 0..{len(steps) - 1}")
+    marks = {name: set(units) for name, units in (highlight or {}).items()}
     tokens = ["&lt;s&gt;"] + [_escape(s) for s in steps.symbols]
     shown = " ".join(
-        f"<b style='background:#fd0;padding:0 2px'>{w}</b>" if i == t else w
+        f"<b style='background:#fd0;color:#000;padding:0 2px'>{w}</b>" if i == t else w
         for i, w in enumerate(tokens)
     )
     parts = [f"<div style='font-family:monospace;font-size:1.1em'>{shown}</div>"]
+    size = min(max_units, max(values.shape[1] for values in steps.states.values()))
+    header = "".join(f"<th style='font-size:10px;font-weight:normal'>{u}</th>" for u in range(size))
+    rows = [f"<tr><th style='font-weight:normal;text-align:left'>unit</th>{header}<th></th></tr>"]
     for name, values in steps.states.items():
         row = values[t][:max_units]
         scale = float(np.abs(values).max()) or 1.0
         cells = "".join(
-            f"<td title='{v:+.3f}' style='width:14px;height:14px;background:{_colour(v, scale)}'>"
-            "</td>"
-            for v in row
+            f"<td title='{name}[{u}] = {v:+.3f}' style='width:14px;height:14px;padding:0;"
+            f"background:{_colour(v, scale)};border:1px solid #aaa"
+            + (";outline:3px solid currentColor" if u in marks.get(name, ()) else "")
+            + "'></td>"
+            for u, v in enumerate(row)
         )
         numbers = " ".join(f"{v:+.2f}" for v in row[:8]) + (" …" if len(row) > 8 else "")
-        parts.append(
-            f"<div><code>{name}</code> <table style='display:inline-table;border-collapse:"
-            f"collapse'><tr>{cells}</tr></table> <small>{numbers}</small></div>"
+        rows.append(
+            f"<tr><th style='font-family:monospace;font-weight:normal;text-align:left'>{name}"
+            f"</th>{cells}<td><small>{numbers}</small></td></tr>"
         )
+    parts.append(f"<table style='border-collapse:separate;border-spacing:2px'>{''.join(rows)}"
+                 f"</table>{LEGEND}")
+    valid = None if steps.valid is None else steps.valid[t]
     bars = []
     for sym, p in sorted(zip(steps.output_symbols, steps.probs[t]), key=lambda x: -x[1]):
-        ok = "" if steps.valid is None else ("✓" if sym in steps.valid[t] else "✗")
+        ok = "" if valid is None else ("✓" if sym in valid else "✗")
         bars.append(
             f"<tr><td><code>{_escape(sym)}</code></td><td>{ok}</td><td><div style='background:"
             f"#4a90d9;height:10px;width:{int(200 * p)}px'></div></td><td>{p:.3f}</td></tr>"
         )
-    valid = (
-        ""
-        if steps.valid is None
-        else (" — valid: " + " ".join(_escape(s) for s in sorted(steps.valid[t])))
-    )
-    parts.append(f"<div><b>next symbol</b>{valid}<table>{''.join(bars)}</table></div>")
+    prefix = " ".join(_escape(s) for s in steps.symbols[:t])
+    if valid is None:
+        title = "<b>What the model predicts next</b>"
+    elif not valid:
+        title = (f"<b>No symbol is valid next</b>: “{prefix}” is not the beginning of any string "
+                 "of the language. The model still predicts:")
+    else:
+        title = ("<b>What the model predicts next</b> (valid here: "
+                 + " ".join(_escape(s) for s in sorted(valid)) + ")")
+    explain = ("" if valid is None else "<br><small>✓: the language allows this symbol after "
+               "the prefix read so far; ✗: it does not. &lt;/s&gt; ends the string.</small>")
+    parts.append(f"<div>{title}<table>{''.join(bars)}</table>{explain}</div>")
     return "\n".join(parts)

@@ -34,6 +34,15 @@ from ..languages.base import Language
 from ..languages.vocab import Vocab
 
 WEB_KINDS = ("srn", "gru", "lstm", "decay_rnn", "urn", "matrix_rnn")
+# The states stepper.js shows for each kind, in its order (the same names as ``trace``).
+WEB_STATES = {
+    "srn": ("hidden",),
+    "gru": ("reset_gate", "update_gate", "candidate", "hidden"),
+    "lstm": ("input_gate", "forget_gate", "cell_candidate", "cell", "output_gate", "hidden"),
+    "decay_rnn": ("hidden", "alpha"),
+    "urn": ("hidden",),
+    "matrix_rnn": ("hidden",),
+}
 
 
 def _rounded(t: torch.Tensor, digits: int = 7):
@@ -57,9 +66,11 @@ def _language_spec(language: Language | None) -> dict | None:
     from ..languages.dyck import Dyck
 
     if isinstance(language, Dyck):
-        return {"name": "dyck", "pairs": [[o, language.partner(o)] for o in language.openers]}
+        pairs = [[o, language.partner(o)] for o in language.openers]
+        label = "the Dyck language of " + " ".join(o + c for o, c in pairs)
+        return {"name": "dyck", "pairs": pairs, "label": label}
     if type(language) is AnBn:
-        return {"name": "anbn"}
+        return {"name": "anbn", "label": "aⁿbⁿ"}
     return None
 
 
@@ -106,25 +117,77 @@ def stepper_script() -> str:
     return resources.files(__package__).joinpath("static/stepper.js").read_text()
 
 
+def check_highlight(kind: str, sizes: dict[str, int], highlight) -> dict[str, dict[str, str]]:
+    """``highlight`` as stepper.js reads it: ``{state: {unit: label}}`` (JSON keys are strings).
+
+    ``highlight`` maps a state's name to the units to mark: a list (``{"cell": [2]}``) or a dict
+    of unit → label (``{"cell": {2: "the counter"}}``). A state the model does not show or a unit
+    outside the state is a ValueError that names it.
+    """
+    if not highlight:
+        return {}
+    if not isinstance(highlight, dict):
+        raise ValueError(f"highlight must map a state name to units, e.g. {{'hidden': [0]}}; "
+                         f"got {highlight!r}")
+    checked = {}
+    for name, units in highlight.items():
+        if name not in sizes:
+            raise ValueError(f"highlight: a {kind} stepper shows the states "
+                             f"{', '.join(sizes)}; not {name!r}")
+        labels = dict(units) if isinstance(units, dict) else {unit: "" for unit in units}
+        for unit in labels:
+            if isinstance(unit, bool) or not isinstance(unit, int) or not 0 <= unit < sizes[name]:
+                raise ValueError(f"highlight: {name} has units 0 to {sizes[name] - 1}; "
+                                 f"not {unit!r}")
+        checked[name] = {str(unit): str(label) for unit, label in sorted(labels.items())}
+    return checked
+
+
+def state_sizes(spec: dict) -> dict[str, int]:
+    """The size of every state the stepper shows for an exported model."""
+    size = spec["hidden_size"]
+    return {name: 1 if name == "alpha" else size for name in WEB_STATES[spec["kind"]]}
+
+
 def web_stepper_html(
-    model, vocab: Vocab, language: Language | None = None, string: str = "", title: str = ""
+    model,
+    vocab: Vocab,
+    language: Language | None = None,
+    string: str = "",
+    title: str = "",
+    highlight: dict | None = None,
 ) -> str:
-    """A self-contained HTML block (weights + script) that steps ``model`` in the browser."""
-    data = html.escape(json.dumps(export_model(model, vocab, language), separators=(",", ":")))
+    """A self-contained HTML block (weights + script) that steps ``model`` in the browser.
+
+    ``highlight`` marks units the reader should watch, e.g. ``{"cell": [2]}`` or
+    ``{"cell": {2: "the counting unit"}}``: they are outlined in the state rows, drawn thick in
+    the plot (which then shows that state) and named under the legend.
+    """
+    spec = export_model(model, vocab, language)
+    marks = check_highlight(spec["kind"], state_sizes(spec), highlight)
+    data = html.escape(json.dumps(spec, separators=(",", ":")))
     title = html.escape(title or f"{model.kind} stepper")
+    marked = (
+        f' data-highlight="{html.escape(json.dumps(marks, ensure_ascii=False))}"' if marks else ""
+    )
     return (
         f'<div class=\'rnn-stepper\' data-model="{data}" data-string="{html.escape(string)}" '
-        f'data-title="{title}"></div>\n<script>{stepper_script()}</script>'
+        f'data-title="{title}"{marked}></div>\n<script>{stepper_script()}</script>'
     )
 
 
 def web_stepper(
-    model, vocab: Vocab, language: Language | None = None, string: str = "", title: str = ""
+    model,
+    vocab: Vocab,
+    language: Language | None = None,
+    string: str = "",
+    title: str = "",
+    highlight: dict | None = None,
 ):
     """:func:`web_stepper_html` wrapped for display in a notebook cell."""
     from IPython.display import HTML
 
-    return HTML(web_stepper_html(model, vocab, language, string, title))
+    return HTML(web_stepper_html(model, vocab, language, string, title, highlight))
 
 
 @torch.no_grad()

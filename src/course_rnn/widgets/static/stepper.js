@@ -1,9 +1,11 @@
 /* course_rnn web stepper: recompute a small trained RNN in the reader's browser.
  *
  * Each <div class="rnn-stepper" data-model="{json}"> holds a model exported by
- * course_rnn.widgets.web.export_model. This script needs no kernel and no network: it runs the
- * same equations as the PyTorch model (see web.py for the table) on whatever string the reader
- * types, and shows the states step by step. CourseRnnStepper.run(model, symbols) is also what the
+ * course_rnn.widgets.web.export_model (and optionally, in data-highlight, {"cell": {"2": "label"}}:
+ * units a page wants the reader to watch). This script needs no kernel and no network: it runs
+ * the same equations as the PyTorch model (see web.py for the table) on whatever string the
+ * reader types, and shows the states step by step, with a legend, the valid continuations and a
+ * plot of the state over the string. CourseRnnStepper.run(model, symbols) is also what the
  * browser test calls to compare against PyTorch.
  */
 (function () {
@@ -75,6 +77,8 @@
     return words;
   }
 
+  // The symbols that may come next after `prefix` (EOS "</s>" when it may end here); [] when
+  // `prefix` is no beginning of any string of the language; null when the language is unknown.
   function validNext(lang, prefix) {
     if (!lang) return null;
     if (lang.name === "anbn") {
@@ -99,6 +103,8 @@
     return null;
   }
 
+  const languageLabel = lang => lang.label || {anbn: "aⁿbⁿ", dyck: "the Dyck language"}[lang.name] || lang.name;
+
   // ---- the forward pass: <s> w1 … wn -> per-step records and next-symbol probabilities ----
   function run(m, symbols) {
     const ids = [m.itos.indexOf("<s>"), ...symbols.map(s => m.itos.indexOf(s))];
@@ -112,9 +118,28 @@
     return steps;
   }
 
+  // Which units of `values` ([step][unit]) to draw: the highlighted ones, the ones the reader
+  // picked, and, when there are more than `most` units, the ones that move most.
+  function unitsToPlot(values, highlighted, picked, most = 8) {
+    const n = values[0].length, all = [...Array(n).keys()];
+    if (picked) return [...picked].sort((a, b) => a - b);
+    if (n <= most) return all;
+    const range = u => Math.max(...values.map(v => v[u])) - Math.min(...values.map(v => v[u]));
+    const chosen = new Set(highlighted);
+    all.slice().sort((a, b) => range(b) - range(a)).forEach(u => { if (chosen.size < 4 + highlighted.length) chosen.add(u); });
+    return [...chosen].sort((a, b) => a - b);
+  }
+
   // ---- the view --------------------------------------------------------------------------
   const el = (tag, attrs = {}, text = "") => {
     const e = document.createElement(tag);
+    Object.entries(attrs).forEach(([k, v]) => e.setAttribute(k, v));
+    if (text) e.textContent = text;
+    return e;
+  };
+  const SVG = "http://www.w3.org/2000/svg";
+  const svgEl = (tag, attrs = {}, text = "") => {
+    const e = document.createElementNS(SVG, tag);
     Object.entries(attrs).forEach(([k, v]) => e.setAttribute(k, v));
     if (text) e.textContent = text;
     return e;
@@ -124,105 +149,241 @@
     const c = Math.round(255 * (1 - Math.abs(x)));
     return x >= 0 ? `rgb(255,${c},${c})` : `rgb(${c},${c},255)`;
   };
+  const PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
+                   "#17becf", "#bcbd22", "#7f7f7f"];
+  const fmt = v => (Math.abs(v) < 5e-3 ? 0 : v).toFixed(2);
 
   function mount(root) {
     if (root.dataset.mounted) return;
     root.dataset.mounted = "1";
     const m = JSON.parse(root.dataset.model);
+    // {state name: {unit: label}}: the units this page asks the reader to watch
+    const highlight = root.dataset.highlight ? JSON.parse(root.dataset.highlight) : {};
+    const marked = name => Object.keys(highlight[name] || {}).map(Number);
     const outputs = m.itos.slice(m.output_from);
+    const alphabet = m.itos.slice(m.output_from + 1);
     root.classList.add("rnn-stepper-mounted");
     root.append(el("div", {class: "rnn-stepper-title"}, root.dataset.title || m.kind));
     const input = el("input", {type: "text", class: "rnn-stepper-input", value: root.dataset.string || "",
                               "aria-label": "string to read", spellcheck: "false"});
-    const back = el("button", {type: "button"}, "◀"), fwd = el("button", {type: "button"}, "▶");
+    const back = el("button", {type: "button", "aria-label": "previous step", title: "previous step"}, "◀");
+    const fwd = el("button", {type: "button", "aria-label": "next step", title: "next step"}, "▶");
     const play = el("button", {type: "button"}, "play");
     const slider = el("input", {type: "range", min: "0", max: "0", value: "0", class: "rnn-stepper-slider",
                                "aria-label": "step"});
-    const message = el("div", {class: "rnn-stepper-message"});
+    const position = el("span", {class: "rnn-stepper-position"});
+    const help = el("div", {class: "rnn-stepper-help"},
+      `Type a string of ${alphabet.join(" ")}` + (m.words ? " (separated by spaces)" : "") +
+      ", then step through it with ◀ ▶ or the slider.");
+    const message = el("div", {class: "rnn-stepper-message", role: "status"});
     const view = el("div", {class: "rnn-stepper-view"});
     const controls = el("div", {class: "rnn-stepper-controls"});
-    controls.append(input, back, fwd, play, slider);
-    root.append(controls, message, view);
+    controls.append(input, back, fwd, play, slider, position);
+    root.append(controls, help, message, view);
 
-    let steps = [], symbols = [], timer = null;
-    root.stepper = {get steps() { return steps; }, get symbols() { return symbols; }};
+    let steps = [], symbols = [], timer = null, picked = null;
+    // the plot shows the first state the page highlights, else the LSTM's cell, else hidden
+    const plotted = Object.keys(highlight)[0] || ("cell" in initialState(m) ? "cell" : "hidden");
+    root.stepper = {get steps() { return steps; }, get symbols() { return symbols; },
+                    get step() { return +slider.value; }};
 
-    function show(t) {
-      view.innerHTML = "";
-      if (!steps.length) return;
-      const tokens = ["<s>", ...symbols];
-      const line = el("div", {class: "rnn-stepper-string"});
-      tokens.forEach((w, i) => {
-        const span = el("span", i === t ? {class: "current"} : {}, w);
-        line.append(span, document.createTextNode(" "));
-      });
-      view.append(line);
-      for (const [name, values] of Object.entries(steps[t].states)) {
+    function stateTable(t) {
+      const names = Object.keys(steps[t].states);
+      const size = Math.max(...names.map(n => steps[t].states[n].length));
+      const wrap = el("div", {class: "rnn-stepper-states"});
+      const table = el("table");
+      const head = el("tr", {class: "rnn-stepper-units"});
+      head.append(el("th", {scope: "col"}, "unit"));
+      for (let u = 0; u < Math.min(size, 64); u++) head.append(el("th", {scope: "col"}, String(u)));
+      head.append(el("th", {scope: "col"}, "values"));
+      table.append(head);
+      for (const name of names) {
+        const values = steps[t].states[name];
         const scale = Math.max(1e-9, ...steps.map(s => Math.max(...s.states[name].map(Math.abs))));
-        const row = el("div", {class: "rnn-stepper-state"});
-        row.append(el("code", {}, name + " "));
-        values.slice(0, 64).forEach(v => {
-          const cell = el("span", {class: "unit", title: v.toFixed(4)});
-          cell.style.background = colour(v, scale);
+        const row = el("tr", {class: "rnn-stepper-state", "data-state": name});
+        row.append(el("th", {scope: "row"}, name));
+        values.slice(0, 64).forEach((v, u) => {
+          const cell = el("td", {class: "unit", title: `${name}[${u}] = ${v.toFixed(4)}`});
+          const square = el("span", {class: "square"});
+          square.style.background = colour(v, scale);
+          cell.append(square);
+          if (marked(name).includes(u)) cell.classList.add("marked");
+          if (name === plotted) {
+            cell.classList.add("pickable");
+            cell.addEventListener("click", () => togglePlotted(u));
+          }
           row.append(cell);
         });
-        row.append(el("small", {}, " " + values.slice(0, 6).map(v => v.toFixed(2)).join(" ") +
-                                   (values.length > 6 ? " …" : "")));
-        view.append(row);
+        for (let u = values.length; u < Math.min(size, 64); u++) row.append(el("td"));
+        const shown = marked(name).length ? marked(name).filter(u => u < values.length) : [...values.keys()].slice(0, 6);
+        const text = shown.map(u => (marked(name).length || values.length > 6 ? `${u}: ` : "") + fmt(values[u])).join("  ");
+        row.append(el("td", {class: "numbers"}, text + (!marked(name).length && values.length > 6 ? " …" : "")));
+        table.append(row);
       }
-      const valid = validNext(m.language, symbols.slice(0, t));
+      wrap.append(table);
+      return wrap;
+    }
+
+    function legend() {
+      const box = el("div", {class: "rnn-stepper-legend"});
+      const swatch = (v, label) => {
+        const s = el("span", {class: "square"});
+        s.style.background = colour(v, 1);
+        const item = el("span", {class: "item"});
+        item.append(s, document.createTextNode(" " + label));
+        return item;
+      };
+      box.append(swatch(-1, "negative"), swatch(0, "zero"), swatch(1, "positive"),
+        el("span", {}, "— one square per unit of each state after the highlighted symbol; the colour is " +
+                       "the value divided by the largest |value| of that row over the whole string " +
+                       "(hover a square for its value)."));
+      const notes = Object.entries(highlight).flatMap(([name, units]) => Object.entries(units).map(
+        ([u, label]) => `${name} unit ${u}` + (label ? ` (${label})` : "")));
+      if (notes.length) box.append(el("div", {class: "rnn-stepper-marked"}, "Outlined: " + notes.join(", ") + "."));
+      return box;
+    }
+
+    function nextTable(t) {
+      const prefix = symbols.slice(0, t);
+      const valid = validNext(m.language, prefix);
+      const box = el("div", {class: "rnn-stepper-next"});
+      if (valid && !valid.length) {
+        box.append(el("div", {class: "rnn-stepper-ungrammatical"},
+          `No symbol is valid next: “${prefix.join(" ")}” is not the beginning of any string of ` +
+          `${languageLabel(m.language)}. The model still predicts:`));
+      } else {
+        box.append(el("div", {}, "What the model predicts next" +
+          (valid ? ` (valid here: ${valid.join(" ")})` : "") + ":"));
+      }
       const table = el("table", {class: "rnn-stepper-probs"});
+      const head = el("tr");
+      head.append(el("th", {scope: "col"}, "next"));
+      if (valid) head.append(el("th", {scope: "col", title: "✓ the language allows this symbol here, ✗ it does not"}, "valid?"));
+      head.append(el("th", {scope: "col"}, "probability"), el("th"));
+      table.append(head);
       const order = outputs.map((s, i) => [s, steps[t].probs[i]]).sort((a, b) => b[1] - a[1]);
       for (const [s, p] of order) {
         const tr = el("tr");
-        tr.append(el("td", {}, s), el("td", {}, valid ? (valid.includes(s) ? "✓" : "✗") : ""));
+        tr.append(el("td", {}, s));
+        if (valid) tr.append(el("td", {class: valid.includes(s) ? "valid" : "invalid"}, valid.includes(s) ? "✓" : "✗"));
         const bar = el("div", {class: "bar"});
-        bar.style.width = Math.round(160 * p) + "px";
+        bar.style.width = Math.round(140 * p) + "px";
         const td = el("td");
         td.append(bar);
         tr.append(td, el("td", {}, p.toFixed(3)));
         table.append(tr);
       }
-      view.append(el("div", {}, "next symbol" + (valid ? " — valid: " + valid.join(" ") : "")), table);
-      view.append(plot(t));
+      box.append(table);
+      if (valid) {
+        box.append(el("div", {class: "rnn-stepper-help"},
+          "✓: the language allows this symbol after the prefix read so far; ✗: it does not. " +
+          "</s> is the end of the string."));
+      }
+      return box;
     }
 
-    function plot(t) {  // every unit of the state over time (the LSTM's cell), cursor at step t
-      const key = "cell" in steps[0].states ? "cell" : "hidden";
-      const W = 420, H = 120, hs = steps.map(s => s.states[key]), n = hs.length;
-      const lo = Math.min(...hs.flat()), hi = Math.max(...hs.flat()), span = hi - lo || 1;
-      const X = i => 10 + (W - 20) * (n > 1 ? i / (n - 1) : 0.5), Y = v => H - 8 - (H - 16) * (v - lo) / span;
-      const ns = "http://www.w3.org/2000/svg", svg = document.createElementNS(ns, "svg");
-      svg.setAttribute("width", W); svg.setAttribute("height", H); svg.setAttribute("class", "rnn-stepper-plot");
-      const palette = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"];
-      for (let u = 0; u < Math.min(hs[0].length, 16); u++) {
-        const path = document.createElementNS(ns, "polyline");
-        path.setAttribute("points", hs.map((h, i) => `${X(i)},${Y(h[u])}`).join(" "));
-        path.setAttribute("fill", "none"); path.setAttribute("stroke", palette[u % palette.length]);
-        svg.append(path);
+    function togglePlotted(u) {
+      const current = new Set(unitsToPlot(steps.map(s => s.states[plotted]), marked(plotted), picked));
+      if (current.has(u)) current.delete(u); else current.add(u);
+      picked = current;
+      show(+slider.value);
+    }
+
+    function plot(t) {  // the plotted state's units over the string, the cursor at step t
+      const hs = steps.map(s => s.states[plotted]), n = hs.length, size = hs[0].length;
+      const units = unitsToPlot(hs, marked(plotted), picked);
+      const W = Math.max(300, Math.min(600, (view.clientWidth || root.clientWidth || 600) - 4));
+      const H = 210, left = 46, right = 64, top = 22, bottom = 34;
+      const values = units.flatMap(u => hs.map(h => h[u]));
+      let lo = Math.min(0, ...values), hi = Math.max(0, ...values);
+      if (hi - lo < 1e-9) { lo -= 1; hi += 1; }
+      const X = i => left + (W - left - right) * (n > 1 ? i / (n - 1) : 0.5);
+      const Y = v => top + (H - top - bottom) * (hi - v) / (hi - lo);
+      const svg = svgEl("svg", {class: "rnn-stepper-plot", viewBox: `0 0 ${W} ${H}`, width: W, height: H,
+                                role: "img", "aria-label": `${plotted} state over the string`});
+      svg.append(svgEl("text", {x: 4, y: 14, class: "title"}, `${plotted} state per unit`));
+      // axes: values on the left, the symbols read along the bottom
+      svg.append(svgEl("line", {x1: left, x2: left, y1: top, y2: H - bottom, class: "axis"}));
+      svg.append(svgEl("line", {x1: left, x2: W - right, y1: H - bottom, y2: H - bottom, class: "axis"}));
+      for (const v of [lo, 0, hi]) {
+        if (v !== 0 && Math.abs(v) < 1e-9) continue;
+        svg.append(svgEl("line", {x1: left - 4, x2: W - right, y1: Y(v), y2: Y(v), class: v === 0 ? "zero" : "tick"}));
+        svg.append(svgEl("text", {x: left - 6, y: Y(v) + 4, class: "ylabel", "text-anchor": "end"}, fmt(v)));
       }
-      const label = document.createElementNS(ns, "text");
-      label.setAttribute("x", 14); label.setAttribute("y", 12); label.setAttribute("font-size", "11");
-      label.textContent = key + " state over the string";
-      svg.append(label);
-      const cursor = document.createElementNS(ns, "line");
-      [["x1", X(t)], ["x2", X(t)], ["y1", 0], ["y2", H], ["stroke", "#d00"]].forEach(([k, v]) => cursor.setAttribute(k, v));
-      svg.append(cursor);
-      return svg;
+      const tokens = ["<s>", ...symbols], every = Math.ceil(n / Math.max(1, Math.floor((W - left - right) / 16)));
+      tokens.forEach((w, i) => {
+        if (i % every) return;
+        svg.append(svgEl("text", {x: X(i), y: H - bottom + 14, class: "xlabel", "text-anchor": "middle"}, w));
+      });
+      svg.append(svgEl("text", {x: (left + W - right) / 2, y: H - 4, class: "axislabel", "text-anchor": "middle"},
+        "symbol just read"));
+      // one line per unit, its number at the right end (labels pushed apart when they collide)
+      const ends = [];
+      units.forEach((u, k) => {
+        const colourOf = PALETTE[k % PALETTE.length], strong = marked(plotted).includes(u);
+        svg.append(svgEl("polyline", {points: hs.map((h, i) => `${X(i)},${Y(h[u])}`).join(" "),
+                                      fill: "none", stroke: colourOf, "stroke-width": strong ? 3 : 1.5,
+                                      "data-unit": u}));
+        ends.push({u, y: Y(hs[n - 1][u]), colourOf, strong});
+      });
+      ends.sort((a, b) => a.y - b.y);
+      ends.forEach((e, i) => { if (i && e.y - ends[i - 1].y < 12) e.y = ends[i - 1].y + 12; });
+      for (const e of ends) {
+        svg.append(svgEl("line", {x1: W - right + 4, x2: W - right + 14, y1: e.y, y2: e.y, stroke: e.colourOf,
+                                  "stroke-width": e.strong ? 3 : 2}));
+        svg.append(svgEl("text", {x: W - right + 17, y: e.y + 4, class: "unitlabel"}, `unit ${e.u}`));
+      }
+      svg.append(svgEl("line", {x1: X(t), x2: X(t), y1: top, y2: H - bottom, class: "cursor"}));
+      const box = el("div", {class: "rnn-stepper-plotbox"});
+      box.append(svg);
+      if (size > 1) {
+        box.append(el("div", {class: "rnn-stepper-help"},
+          (size > units.length ? `Showing ${units.length} of ${size} units` +
+           (picked ? "" : " (those that move most" + (marked(plotted).length ? ", and the outlined ones)" : ")")) +
+           ". " : "") + `Click a square of the ${plotted} row to add or remove its line.`));
+      }
+      return box;
+    }
+
+    function show(t) {
+      view.innerHTML = "";
+      position.textContent = steps.length ? `step ${t} of ${steps.length - 1}` : "";
+      if (!steps.length) return;
+      const tokens = ["<s>", ...symbols];
+      const line = el("div", {class: "rnn-stepper-string"});
+      tokens.forEach((w, i) => {
+        line.append(el("span", i === t ? {class: "current"} : {}, w), document.createTextNode(" "));
+      });
+      view.append(line, stateTable(t), legend(), nextTable(t), plot(t));
     }
 
     function update() {
+      let next;
       try {
-        symbols = tokenise(m, input.value);
-        message.textContent = "";
+        next = tokenise(m, input.value);
       } catch (err) {
         message.textContent = "⚠ " + err.message;
+        message.dataset.kind = "error";
         return;
       }
+      message.textContent = "";
+      const changed = next.join("\u0000") !== symbols.join("\u0000");
+      symbols = next;
       steps = run(m, symbols);
       slider.max = String(steps.length - 1);
-      if (+slider.value > steps.length - 1) slider.value = String(steps.length - 1);
+      if (changed) { slider.value = "0"; picked = null; stop(); }  // a new string starts at <s>
+      if (m.language) {
+        const bad = symbols.findIndex((s, i) => (validNext(m.language, symbols.slice(0, i)) || [s]).indexOf(s) < 0);
+        if (bad >= 0) {
+          message.dataset.kind = "note";
+          message.textContent = `Note: this string leaves ${languageLabel(m.language)} at symbol ${bad + 1} ` +
+            `(“${symbols[bad]}”): from there on no continuation is valid. The model still reads it.`;
+        }
+      }
       show(+slider.value);
+    }
+    function stop() {
+      if (timer) { clearInterval(timer); timer = null; play.textContent = "play"; }
     }
     const go = t => { slider.value = String(Math.max(0, Math.min(steps.length - 1, t))); show(+slider.value); };
     input.addEventListener("input", update);
@@ -230,34 +391,92 @@
     back.addEventListener("click", () => go(+slider.value - 1));
     fwd.addEventListener("click", () => go(+slider.value + 1));
     play.addEventListener("click", () => {
-      if (timer) { clearInterval(timer); timer = null; play.textContent = "play"; return; }
+      if (timer) { stop(); return; }
       if (+slider.value >= steps.length - 1) go(0);
       play.textContent = "pause";
       timer = setInterval(() => {
-        if (+slider.value >= steps.length - 1) { clearInterval(timer); timer = null; play.textContent = "play"; }
+        if (+slider.value >= steps.length - 1) stop();
         else go(+slider.value + 1);
       }, 500);
+    });
+    let resizing = null;
+    window.addEventListener("resize", () => {
+      clearTimeout(resizing);
+      resizing = setTimeout(() => { if (steps.length) show(+slider.value); }, 150);
     });
     update();
   }
 
   function mountAll() { document.querySelectorAll(".rnn-stepper").forEach(mount); }
 
+  // Colours: the stepper draws its own background, so its text keeps its contrast whatever the
+  // page around it does. Dark when the site (pydata theme), JupyterLab or VS Code is dark, or,
+  // on a page that says nothing, when the reader's system is.
+  const LIGHT = `--rnn-fg: #1b1b1b; --rnn-muted: #4a4a4a; --rnn-bg: #ffffff; --rnn-field: #ffffff;
+    --rnn-border: #9a9a9a; --rnn-error: #a4001d; --rnn-note: #7a4a00; --rnn-bar: #2f6db3;
+    --rnn-cursor: #c00000; --rnn-grid: #d0d0d0; --rnn-valid: #1b6e20; --rnn-invalid: #a4001d;`;
+  const DARK = `--rnn-fg: #ececec; --rnn-muted: #c4c4c4; --rnn-bg: #1c1d21; --rnn-field: #2a2c31;
+    --rnn-border: #777; --rnn-error: #ff9a8f; --rnn-note: #ffd08a; --rnn-bar: #6ea8fe;
+    --rnn-cursor: #ff6b6b; --rnn-grid: #4a4a4a; --rnn-valid: #8fdc93; --rnn-invalid: #ff9a8f;`;
   const style = document.createElement("style");
   style.textContent = `
-    .rnn-stepper { border: 1px solid #ccc; border-radius: 6px; padding: 8px; margin: 1em 0; }
+    .rnn-stepper { ${LIGHT} }
+    html[data-theme="dark"] .rnn-stepper, body[data-jp-theme-light="false"] .rnn-stepper,
+    body.vscode-dark .rnn-stepper { ${DARK} }
+    @media (prefers-color-scheme: dark) {
+      html:not([data-theme]) body:not([data-jp-theme-light]):not(.vscode-light) .rnn-stepper { ${DARK} }
+    }
+    .rnn-stepper { color: var(--rnn-fg); background: var(--rnn-bg); border: 1px solid var(--rnn-border);
+      border-radius: 6px; padding: 8px; margin: 1em 0; max-width: 100%; box-sizing: border-box;
+      font-size: 15px; line-height: 1.4; }
+    .rnn-stepper * { color: inherit; }
+    .rnn-stepper code, .rnn-stepper th, .rnn-stepper td { background: transparent; border: none; }
     .rnn-stepper-title { font-weight: bold; margin-bottom: 4px; }
     .rnn-stepper-controls { display: flex; gap: 6px; align-items: center; flex-wrap: wrap; }
-    .rnn-stepper-input { font-family: monospace; min-width: 16em; }
-    .rnn-stepper-message { color: #b00; min-height: 1.2em; }
-    .rnn-stepper-string { font-family: monospace; font-size: 1.1em; margin: 4px 0; }
-    .rnn-stepper-string .current { background: #fd0; padding: 0 2px; font-weight: bold; }
-    .rnn-stepper-state .unit { display: inline-block; width: 12px; height: 12px; border: 1px solid #eee; }
+    .rnn-stepper input, .rnn-stepper button { color: var(--rnn-fg); background: var(--rnn-field);
+      border: 1px solid var(--rnn-border); border-radius: 4px; font-size: 15px; }
+    .rnn-stepper button { padding: 2px 10px; cursor: pointer; }
+    .rnn-stepper-input { font-family: monospace; min-width: 12em; max-width: 100%; flex: 1 1 12em; }
+    .rnn-stepper-slider { flex: 1 1 8em; min-width: 6em; accent-color: var(--rnn-bar); }
+    .rnn-stepper-help { color: var(--rnn-muted); font-size: 13px; margin: 2px 0; }
+    .rnn-stepper-message { color: var(--rnn-error); min-height: 1.2em; }
+    .rnn-stepper-message[data-kind="note"] { color: var(--rnn-note); }
+    .rnn-stepper-string { font-family: monospace; font-size: 1.1em; margin: 4px 0; overflow-wrap: anywhere; }
+    .rnn-stepper-string .current { background: #ffd400; color: #000; padding: 0 2px; font-weight: bold; }
+    .rnn-stepper-states { overflow-x: auto; max-width: 100%; }
+    .rnn-stepper-states table { border-collapse: collapse; margin: 4px 0; }
+    .rnn-stepper-states th { font-family: monospace; font-weight: normal; text-align: left; padding: 0 6px 0 0;
+      white-space: nowrap; }
+    .rnn-stepper-units th { font-size: 11px; color: var(--rnn-muted); text-align: center; padding: 0; }
+    .rnn-stepper-units th:first-child { text-align: left; }
+    .rnn-stepper td.unit { padding: 1px; text-align: center; }
+    .rnn-stepper td.unit.pickable { cursor: pointer; }
+    .rnn-stepper .square { display: inline-block; width: 13px; height: 13px; vertical-align: middle;
+      border: 1px solid var(--rnn-grid); }
+    .rnn-stepper td.unit.marked .square { outline: 3px solid var(--rnn-fg); outline-offset: 1px; }
+    .rnn-stepper td.numbers { font-family: monospace; font-size: 13px; padding-left: 8px; white-space: nowrap; }
+    .rnn-stepper-legend { font-size: 13px; color: var(--rnn-muted); margin: 4px 0 8px; }
+    .rnn-stepper-legend .item { white-space: nowrap; margin-right: 10px; }
+    .rnn-stepper-marked { color: var(--rnn-fg); }
+    .rnn-stepper-ungrammatical { color: var(--rnn-note); font-weight: bold; }
+    .rnn-stepper-probs { border-collapse: collapse; }
+    .rnn-stepper-probs th { font-size: 13px; font-weight: normal; color: var(--rnn-muted); text-align: left; padding: 0 6px; }
     .rnn-stepper-probs td { padding: 0 6px; font-family: monospace; }
-    .rnn-stepper-probs .bar { background: #4a90d9; height: 10px; }`;
+    .rnn-stepper-probs td.valid { color: var(--rnn-valid); }
+    .rnn-stepper-probs td.invalid { color: var(--rnn-invalid); }
+    .rnn-stepper-probs .bar { background: var(--rnn-bar); height: 10px; }
+    .rnn-stepper-plotbox { margin-top: 6px; max-width: 100%; overflow-x: auto; }
+    .rnn-stepper .rnn-stepper-plot { display: block; max-width: none; height: auto; }
+    .rnn-stepper-plot text { fill: var(--rnn-fg); font-size: 12px; font-family: sans-serif; }
+    .rnn-stepper-plot text.title { font-weight: bold; }
+    .rnn-stepper-plot text.xlabel { font-family: monospace; }
+    .rnn-stepper-plot .axis { stroke: var(--rnn-fg); stroke-width: 1; }
+    .rnn-stepper-plot .tick { stroke: var(--rnn-grid); stroke-width: 1; }
+    .rnn-stepper-plot .zero { stroke: var(--rnn-muted); stroke-width: 1; stroke-dasharray: 3 3; }
+    .rnn-stepper-plot .cursor { stroke: var(--rnn-cursor); stroke-width: 2; }`;
   document.head.append(style);
 
-  window.CourseRnnStepper = {run, tokenise, validNext, mount, mountAll};
+  window.CourseRnnStepper = {run, tokenise, validNext, unitsToPlot, mount, mountAll};
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", mountAll);
   else mountAll();
 })();
