@@ -1,0 +1,89 @@
+"""One download per assignment: the student notebook, its public tests and a README, zipped.
+
+``grader.check("q1")`` (otter) looks for ``tests/q1.py`` next to the notebook, so a student who
+downloads the notebook alone gets ``Test q1 not found``. The website therefore offers
+``<name>.zip``, which unpacks to one folder::
+
+    ch01_bengio/
+        ch01_bengio.ipynb     the assignment
+        tests/q1.py …         its public tests (the hidden ones stay with the instructor)
+        README.md             how to install the course and check an answer
+
+The archives are made when the book is built (``book/_ext/course_site.py``) or by hand:
+``python -m course_rnn.grading archives --out DIR``. Their bytes depend only on the files (fixed
+timestamps, sorted entries), so an unchanged assignment gives an unchanged archive.
+"""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+INSTALL = 'pip install "course_rnn[exercises] @ git+{url}"'
+STAMP = (1980, 1, 1, 0, 0, 0)  # zip's earliest date: archives do not change with the clock
+
+README = """# {name}: a graded exercise of the course_rnn course
+
+This folder holds the assignment `{name}.ipynb` and its public tests (`tests/`). Keep them
+together: `grader.check("q1")` reads `tests/q1.py` next to the notebook.
+
+1. Install the course library and the exercise tools, once, into the Python environment your
+   Jupyter kernel runs in (in a notebook cell: `%pip install ...`):
+
+       {install}
+
+   From a clone of the repository, `pip install -e ".[exercises]"` does the same.
+2. Open `{name}.ipynb` in Jupyter from this folder and work from top to bottom: replace each
+   `...` with your code.
+3. After each answer, run the `grader.check("q1")` cell below it: it runs the public tests and
+   says which case fails and why. Public tests carry no points; your instructor's grader runs
+   hidden tests with other inputs, and every rule they check is one a public test states.
+"""
+
+
+def assignment_files(folder: Path) -> list[Path]:
+    """The files a student needs, from ``student/<name>/``: the notebook and ``tests/*.py``."""
+    folder = Path(folder)
+    notebook = folder / f"{folder.name}.ipynb"
+    tests = sorted((folder / "tests").glob("*.py"))
+    if not notebook.is_file():
+        raise FileNotFoundError(f"{folder}: no student notebook {notebook.name}")
+    if not tests:
+        raise FileNotFoundError(f"{folder}: no public tests in {folder / 'tests'}")
+    return [notebook, *tests]
+
+
+def readme(name: str, repository: str = "", branch: str = "main") -> str:
+    if repository:
+        url = repository.rstrip("/") + ("" if branch in ("", "main") else f"@{branch}")
+        install = INSTALL.format(url=url)
+    else:
+        install = 'pip install -e ".[exercises]"   # in a clone of the course repository'
+    return README.format(name=name, install=install)
+
+
+def write_archive(folder: Path, out: Path, repository: str = "", branch: str = "main") -> Path:
+    """Zip ``student/<name>/`` (see the module docstring) into ``out`` (a file)."""
+    folder, out = Path(folder), Path(out)
+    files = assignment_files(folder)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    entries = [(f"{folder.name}/{p.relative_to(folder).as_posix()}", p.read_bytes())
+               for p in files]
+    entries.append((f"{folder.name}/README.md",
+                    readme(folder.name, repository, branch).encode("utf-8")))
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in sorted(entries):
+            info = zipfile.ZipInfo(name, STAMP)
+            info.external_attr = 0o644 << 16
+            info.compress_type = zipfile.ZIP_DEFLATED
+            archive.writestr(info, data)
+    return out
+
+
+def write_archives(root: Path, out: Path, repository: str = "", branch: str = "main"
+                   ) -> list[Path]:
+    """``out/<name>.zip`` for every assignment under ``root/student/``."""
+    folders = sorted(p for p in (Path(root) / "student").glob("ch[0-9][0-9]_*") if p.is_dir())
+    if not folders:
+        raise FileNotFoundError(f"no assignments under {Path(root) / 'student'}")
+    return [write_archive(f, Path(out) / f"{f.name}.zip", repository, branch) for f in folders]
