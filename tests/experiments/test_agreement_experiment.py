@@ -1,5 +1,6 @@
 """The Bhatt et al. (2020) replication (chapter 4) at a tiny size: what run() returns, that it is
-reproducible, that bad input is refused, and the verdicts of its paper-vs-ours notes."""
+reproducible (also across worker processes), that bad input is refused, when a classifier has
+learned, the doubled budget, and the verdicts of its paper-vs-ours rows."""
 
 import json
 import math
@@ -7,60 +8,77 @@ import math
 import pytest
 
 from course_rnn.experiments import agreement
-from course_rnn.experiments.replication import Replication
+from course_rnn.experiments.replication import Measurement, Replication
 from course_rnn.models.decay_rnn import dale_signs
+from course_rnn.training import Convergence, History
 
-TINY = dict(n_train=120, hidden=8, embedding=8, epochs=2, batch_size=64, n_test=40,
-            alpha_inits=(0.3,), alpha_every=1, gram_models=("LSTM",), lm_sentences=60,
-            lm_hidden=8, lm_epochs=1, lm_batch_size=32, n_pairs=8)
+TINY = dict(n_train=120, hidden=8, embedding=8, max_epochs=2, patience=2, batch_size=64,
+            n_test=40, alpha_inits=(0.3, 0.8), alpha_every=1, gram_models=("LSTM", "DRNN"),
+            lm_sentences=60, lm_hidden=8, lm_max_epochs=2, lm_patience=2, lm_batch_size=32,
+            n_pairs=8)
 
 
 @pytest.fixture(scope="module")
 def tiny():
-    return agreement.run(seeds=2, device="cpu", progress=False, settings=TINY)
+    return agreement.run(seeds=2, device="cpu", progress=False, settings=TINY, workers=1)
 
 
 def test_run_returns_a_replication_with_a_table(tiny):
     assert isinstance(tiny, Replication)
     assert tiny.experiment == "decay-rnn-agreement" and tiny.scale == "quick"
     assert tiny.seeds == [0, 1] and tiny.device == "cpu"
-    # Table 1 (6 models + 1 grammaticality model), Table 2 (2 models), α, Table 4 (13 categories)
-    assert len(tiny.rows) == 6 + 1 + 2 + 1 + len(agreement.PAPER_TABLE4)
-    assert all(r.paper and r.ours and r.note for r in tiny.rows)
-    assert set(tiny.figures) == {"attractors", "alpha"}
+    # Table 1 (6 models + 2 grammaticality models), Table 2 (2 models), α, Table 4 (13
+    # categories and the LSTM-vs-DRNN headline)
+    assert len(tiny.rows) == 6 + 2 + 2 + 1 + len(agreement.PAPER_TABLE4) + 1
+    assert all(r.paper and r.ours for r in tiny.rows)
+    assert {"attractors", "alpha", "curves", "curves_grammaticality", "curves_lm"} \
+        == set(tiny.figures)
     assert set(tiny.numbers["number_prediction"]) == set(agreement.MODELS)
     assert len(tiny.artefacts["number_prediction"]) == 6 * 2
-    assert set(tiny.artefacts["grammaticality"]) == {("LSTM", 0)}  # gram_seeds = 1
+    assert set(tiny.artefacts["grammaticality"]) == {("LSTM", 0), ("DRNN", 0)}  # gram_seeds 1
     assert sorted(tiny.artefacts["alpha"]) == [0.3, 0.8]
 
 
+def test_every_run_is_recorded_with_its_convergence(tiny):
+    # 12 number prediction + 2 grammaticality + 2 α + 2 language models (tiny: none converged,
+    # so no doubled budget was run)
+    assert len(tiny.runs) == 12 + 2 + 2 + 2
+    assert "number prediction: DRNN seed 1" in tiny.runs
+    assert "α (direct, start 0.3): DRNN seed 0" in tiny.runs
+    assert "language model: LSTM seed 0" in tiny.runs
+    for history in tiny.runs.values():
+        assert history.convergence is not None and history.convergence.reason
+    # two epochs are far too few: nothing learned, so every verdict waits
+    assert set(tiny.unconverged()) == set(tiny.runs)
+    assert {r.verdict for r in tiny.rows} == {"not converged"}
+    saved = tiny.to_json()["runs"]
+    assert saved.keys() == tiny.runs.keys() and all(r["curve"]["epoch"] for r in saved.values())
+
+
 def test_every_figure_of_ours_is_in_numbers(tiny):
-    assert not tiny.unrecorded()  # accuracies shown as fractions or (Tables 1, 2) percentages
+    assert not tiny.unrecorded()
 
 
-def test_same_seed_same_numbers(tiny):
-    again = agreement.run(seeds=2, device="cpu", progress=False, settings=TINY)
+def test_same_seed_same_numbers_in_any_number_of_worker_processes(tiny):
+    again = agreement.run(seeds=2, device="cpu", progress=False, settings=TINY, workers=2)
     assert json.dumps(again.to_json()["numbers"]) == json.dumps(tiny.to_json()["numbers"])
     assert [vars(r) for r in again.rows] == [vars(r) for r in tiny.rows]
 
 
 def test_another_seed_other_models():
-    other = agreement.run(seeds=[5], device="cpu", progress=False,
-                          settings={**TINY, "alpha_inits": ()})
-    base = agreement.run(seeds=1, device="cpu", progress=False,
-                         settings={**TINY, "alpha_inits": ()})
+    settings = {**TINY, "gram_models": ("DRNN",), "alpha_inits": (0.5,)}
+    other = agreement.run(seeds=[5], device="cpu", progress=False, settings=settings, workers=1)
+    base = agreement.run(seeds=1, device="cpu", progress=False, settings=settings, workers=1)
     assert other.seeds == [5] and base.seeds == [0]
     assert other.numbers["alpha"]["values"] != base.numbers["alpha"]["values"]
-
-
-def test_one_seed_shows_the_mean_only(tiny):
-    one = agreement.run(seeds=1, device="cpu", progress=False,
-                        settings={**TINY, "alpha_inits": ()})
-    natural = one.numbers["number_prediction"]["LSTM"]["natural"]
+    natural = base.numbers["number_prediction"]["LSTM"]["natural"]
     assert len(natural["values"]) == 1 and math.isnan(natural["se"])
-    assert "±" not in one.rows[0].ours
-    assert "not tested" in next(r.note for r in one.rows if "α" in r.quantity)
-    assert "±" in tiny.rows[0].ours  # two seeds: mean ± SE
+    assert "±" not in base.rows[0].ours and "±" in agreement.pm(1.0, 0.1)
+    # without the LSTM among the grammaticality models there is no reference: the DRNN's row
+    # shows its accuracy only; with one α start the α row is not tested
+    gram = next(r for r in base.rows if r.quantity.startswith("DRNN: grammaticality"))
+    assert "− LSTM" not in gram.ours
+    assert "not tested" in next(r.note for r in base.rows if "α" in r.quantity)
 
 
 def test_results_save_and_reload(tiny, tmp_path):
@@ -68,18 +86,22 @@ def test_results_save_and_reload(tiny, tmp_path):
     saved = json.loads(paths["json"].read_text())
     assert saved["experiment"] == "decay-rnn-agreement"
     assert saved["numbers"]["marvin_linzen"]["accuracy"].keys() == agreement.PAPER_TABLE4.keys()
-    assert paths["attractors"].stat().st_size > 0 and paths["alpha"].stat().st_size > 0
-    assert "| quantity | paper | ours | note |" in paths["table"].read_text()
+    for name in tiny.figures:
+        assert paths[name].stat().st_size > 0
+    assert "| quantity | paper | ours | verdict | note |" in paths["table"].read_text()
 
 
-def test_trained_drnn_keeps_dales_signs(tiny):
+def test_trained_drnn_keeps_dales_signs_and_records_alpha(tiny):
     clf, history = tiny.artefacts["number_prediction"]["DRNN", 0]
     W = clf.model.recurrent_matrix().detach()
     D = dale_signs(clf.model.hidden_size)
     assert (W[:, D > 0] >= 0).all() and (W[:, D < 0] <= 0).all()
     alphas = history.step_values("alpha")
     assert alphas[0] == pytest.approx(0.8) and all(0 < a < 1 for a in alphas)
-    assert tiny.numbers["alpha"]["final"][-1] == pytest.approx(alphas[-1])
+    # the α runs train α directly, the authors' way
+    assert tiny.artefacts["alpha"][0.3].settings["task"] == "classification"
+    assert tiny.numbers["alpha"]["parametrisation"] == "direct"
+    assert tiny.numbers["alpha"]["values"][0][0] == pytest.approx(0.3)
 
 
 def test_test_sets_are_what_the_chapter_says():
@@ -87,7 +109,12 @@ def test_test_sets_are_what_the_chapter_says():
     assert {e.attractors for e in data["balanced"]} == {0, 1, 2, 3}
     assert len(data["balanced"]) == 4 * (TINY["n_test"] // 4)
     assert {e.attractors for e in data["one_attractor"]} == {1}
-    assert len(data["train_gram"]) == 2 * len(data["train"])
+    # a validation split of the training sentences, held out of training
+    assert len(data["valid"]) == 12 and data["valid"] + data["fit"] == data["train"]
+    # grammaticality: both versions of every sentence, the two never split
+    assert len(data["fit_gram"]) == 2 * len(data["fit"])
+    assert {s for s, _ in data["fit_gram"]}.isdisjoint({s for s, _ in data["valid_gram"]})
+    assert sum(y for _, y in data["fit_gram"]) == len(data["fit"])
     assert agreement.datasets(agreement.resolve_settings("quick", TINY))["train"] == data["train"]
 
 
@@ -96,14 +123,19 @@ def test_default_is_quick_and_paper_is_bigger():
     paper = agreement.resolve_settings("paper")
     assert paper["n_train"] > agreement.SETTINGS["quick"]["n_train"]
     assert set(paper["gram_models"]) == set(agreement.MODELS)
+    # caps, not budgets: every scale stops on a criterion
+    assert agreement.classifier_criterion(paper).value == paper["target"]
 
 
 @pytest.mark.parametrize("kwargs, match", [
     (dict(settings={"n_trian": 10}), "n_trian"),
     (dict(settings={"seeds": (0, 1)}), "seeds="),
-    (dict(settings={"epochs": 0}), "epochs"),
+    (dict(settings={"max_epochs": 0}), "max_epochs"),
+    (dict(settings={"patience": -1}), "patience"),
     (dict(settings={"n_test": 3}), "n_test"),
     (dict(settings={"lr": -1.0}), "lr"),
+    (dict(settings={"target": 1.0}), "target"),
+    (dict(settings={"valid_share": 0.0001}), "validation"),
     (dict(settings={"alpha_inits": (0.5, 1.0)}), "alpha_inits"),
     (dict(settings={"gram_models": ("Transformer",)}), "Transformer"),
     (dict(seeds=0), "seeds"),
@@ -117,41 +149,141 @@ def test_bad_input_is_refused(kwargs, match):
         agreement.run(progress=False, **{"settings": TINY, **kwargs})
 
 
-def _alpha(starts, final):
-    return {"starts": starts, "final": final, "optimizer_steps": 10,
-            "spread_start": max(starts) - min(starts), "spread_end": max(final) - min(final),
-            "max_drift": max(abs(f - s) for s, f in zip(starts, final)),
-            "max_distance_from_paper": max(abs(f - 0.8) for f in final)}
+# -- when has a classifier learned? -------------------------------------------------------------
+def test_solved_or_plateau():
+    rule = agreement.SolvedOrPlateau(value=0.99, patience=3)
+    assert rule.check([0.6, 0.9, 0.995], "valid_loss")[0]  # solved
+    assert rule.check([0.6, 0.85, 0.86, 0.858, 0.86, 0.859], "valid_loss")[0]  # plateau
+    assert not rule.check([0.6, 0.8, 0.85, 0.9, 0.95], "valid_loss")[0]  # still learning
+    # at chance a plateau does not count: grammaticality sits there for many epochs
+    flat_at_chance = [0.5, 0.52, 0.49, 0.51, 0.5, 0.5, 0.51]
+    met, reason = rule.check(flat_at_chance, "valid_loss")
+    assert not met and "chance" in reason
+    assert "valid_accuracy" in rule.describe("valid_loss")
 
 
-def test_alpha_verdict():
-    assert agreement.alpha_row(_alpha([0.2, 0.95], [0.78, 0.83])).note.startswith("agrees")
-    assert agreement.alpha_row(_alpha([0.2, 0.95], [0.21, 0.9])).note.startswith("differs")
-    # the curves meet, but far from 0.8: not the paper's claim
-    assert agreement.alpha_row(_alpha([0.2, 0.95], [0.5, 0.52])).note.startswith("differs")
+def _history(epochs, train_accuracy, converged=True):
+    history = History(epochs=[{"epoch": e, "train_accuracy": a, "valid_accuracy": a}
+                              for e, a in zip(epochs, train_accuracy)])
+    history.convergence = Convergence("test", converged, "criterion met", "", epochs[-1],
+                                      10 * epochs[-1], "valid_loss")
+    return history
 
 
-def _table2_numbers(drnn_by_seed):
-    """numbers with the DRNN's one-attractor accuracy per seed ``[(n=0, n=1, n=2), …]`` and an
-    LSTM at ceiling."""
-    def model(by_seed):
-        return {"by_non_attractors": {
-            n: {"values": [s[n] for s in by_seed],
-                "mean": sum(s[n] for s in by_seed) / len(by_seed)} for n in range(3)}}
-
-    return {"number_prediction": {"DRNN": model(drnn_by_seed),
-                                  "LSTM": model([(1.0, 1.0, 1.0)] * len(drnn_by_seed))}}
+def test_sample_efficiency_and_the_plateau_at_chance():
+    h = _history([1, 2, 3, 4, 5], [0.5, 0.52, 0.7, 0.96, 1.0])
+    assert agreement.epoch_reaching(h) == 4 and agreement.epoch_reaching(h, 0.99) == 5
+    assert agreement.epoch_reaching(h, 1.01) is None
+    assert agreement.epochs_at_chance(h) == 2
+    assert agreement.epochs_at_chance(_history([1, 2], [0.5, 0.5])) == 2
 
 
-def test_table2_verdict():
-    drnn, lstm = agreement.table2_rows(_table2_numbers([(0.90, 0.93, 0.95), (0.88, 0.9, 0.94)]))
-    assert drnn.note.startswith("agrees") and lstm.note.startswith("differs: at ceiling")
-    drnn, _ = agreement.table2_rows(_table2_numbers([(0.94, 0.92, 0.943), (0.92, 0.9, 0.97)]))
-    assert drnn.note.startswith("differs"), "a rise in one seed only is not the paper's rise"
+def test_the_doubled_budget_continues_the_same_run():
+    settings = agreement.resolve_settings("quick", TINY)
+    spec = agreement.RunSpec("number prediction", "SRN", 0)
+    first = agreement.train_run(spec, settings, "cpu")
+    longer = spec.doubled(first["history"])
+    assert longer.min_epochs == 2 * math.ceil(first["history"].convergence.epochs)
+    assert longer.label == "number prediction: SRN seed 0 (2× budget)"
+    second = agreement.train_run(longer, settings, "cpu")
+    assert len(second["history"]) == longer.min_epochs
+    n = len(first["history"])  # same seed: the first part of the longer run is the first run
+    assert second["history"]["train_loss"][:n] == first["history"]["train_loss"]
 
 
-def test_table1_verdict():
-    assert agreement._points(98.0, 98.66).startswith("agrees")
-    assert agreement._points(99.83, 98.81).startswith("agrees")  # 1.0 point as printed
-    assert "lower" in agreement._points(87.0, 98.66)
-    assert "higher" in agreement._points(100.0, 98.59)
+# -- the verdicts -------------------------------------------------------------------------------
+def test_relative_measurement_brackets_the_attractor_mix():
+    def rel(natural, no_attractor):
+        return {"minus_lstm_natural": natural, "minus_lstm_no_attractor": no_attractor}
+
+    agree = agreement.relative_measurement(rel(0.0, 0.3), 0.07, [])
+    assert agree.agrees and agree.gap == 0
+    differ = agreement.relative_measurement(rel(-15.0, -3.0), -1.22, [])
+    assert not differ.agrees and differ.gap == pytest.approx(3.0 - 1.22 - 1.0)
+    # one mix agrees, the other does not: it depends on the mix, which we do not know
+    assert agreement.relative_measurement(rel(-15.0, -1.0), -1.22, []) is None
+    assert agreement.relative_measurement(rel(-5.0, 5.0), 0.0, []) is None
+
+
+def test_rise_alpha_and_lm_measurements():
+    by = {0: {"values": [0.90, 0.88]}, 2: {"values": [0.95, 0.94]}}
+    assert agreement.rise_measurement(by, 5.4, []).agrees
+    by = {0: {"values": [0.94, 0.92]}, 2: {"values": [0.943, 0.97]}}
+    assert not agreement.rise_measurement(by, 5.4, []).agrees, "one seed only rises"
+
+    def alpha(final):
+        return {"final": final, "max_distance_from_paper": max(abs(f - 0.8) for f in final)}
+
+    assert agreement.alpha_measurement(alpha([0.78, 0.83]), []).agrees
+    far = agreement.alpha_measurement(alpha([0.0, 0.79]), [])
+    assert not far.agrees and far.gap == pytest.approx(0.7)
+    assert agreement.lm_measurement(-0.03, -0.048, []).agrees
+    assert not agreement.lm_measurement(-0.2, -0.048, []).agrees
+
+
+class _Doubled:
+    """A stand-in for DoubledBudget: the doubled runs give ``measurement``."""
+
+    def __init__(self, measurement):
+        self.measurement, self.asked = measurement, []
+
+    def relative(self, task, name, paper_diff):
+        self.asked.append((task, name))
+        return self.measurement
+
+
+def _numbers(drnn_natural, drnn_no_attractor):
+    def model(natural, zero):
+        return {"natural": {"mean": natural, "se": 0.0}, "by_attractors": {0: {"mean": zero}},
+                "n": {"natural": 1200, "no_attractor": 300}}
+
+    np_models = {name: model(1.0, 1.0) for name in agreement.MODELS}
+    np_models["DRNN"] = model(drnn_natural, drnn_no_attractor)
+    numbers = {"number_prediction": np_models, "grammaticality": {},
+               "corpus": {"natural_share_with_attractors": 0.61}}
+    numbers["relative"] = {"number prediction": {
+        name: agreement.relative_accuracies(numbers, "number prediction", name)
+        for name in agreement.MODELS}}
+    return numbers
+
+
+def test_table1_verdicts():
+    settings = {"gram_models": ()}
+    runs = {("number prediction", name): [_history([1], [1.0])] for name in agreement.MODELS}
+    closes = _Doubled(Measurement(-0.5, True, 0.0, [True]))
+    rows = agreement.table1_rows(_numbers(1.0, 1.0), settings, runs, closes)
+    verdicts = {r.quantity.split(":")[0]: r.verdict for r in rows}
+    assert verdicts["LSTM"] == "not comparable"  # the reference; absolute levels differ
+    assert verdicts["DRNN"] == "agrees" and verdicts["SRN"] == "agrees"
+    # the paper's Ab-DRNN is 1.22 points behind its LSTM, ours level: more than the tolerance
+    # of one point on both mixes, so the runs were trained twice as long (here: a stand-in)
+    assert closes.asked == [("number prediction", "Ab-DRNN")]
+    assert verdicts["Ab-DRNN"] == "budget-limited"
+    closes.asked.clear()
+    # a DRNN 10 points behind on both mixes: doubled budget; the gap closes: budget-limited
+    rows = agreement.table1_rows(_numbers(0.9, 0.9), settings, runs, closes)
+    drnn = next(r for r in rows if r.quantity.startswith("DRNN"))
+    assert drnn.verdict == "budget-limited"
+    assert ("number prediction", "DRNN") in closes.asked
+    assert drnn.evidence["budget_2x"]["value"] == -0.5
+    # … the gap persists: differs
+    persists = _Doubled(Measurement(-10.0, False, 8.9, [True]))
+    rows = agreement.table1_rows(_numbers(0.9, 0.9), settings, runs, persists)
+    assert next(r for r in rows if r.quantity.startswith("DRNN")).verdict == "differs"
+    # behind on our mix but not without attractors: not comparable
+    rows = agreement.table1_rows(_numbers(0.9, 1.0), settings, runs, persists)
+    assert next(r for r in rows if r.quantity.startswith("DRNN")).verdict == "not comparable"
+    # an unconverged run: no verdict at all
+    runs["number prediction", "DRNN"] = [_history([1], [0.5], converged=False)]
+    rows = agreement.table1_rows(_numbers(1.0, 1.0), settings, runs, closes)
+    assert next(r for r in rows if r.quantity.startswith("DRNN")).verdict == "not converged"
+
+
+def test_table2_at_ceiling_is_not_comparable():
+    by = {n: {"values": [1.0, 1.0], "mean": 1.0} for n in range(3)}
+    numbers = {"number_prediction": {name: {"by_non_attractors": by}
+                                     for name in agreement.PAPER_TABLE2}}
+    runs = {("number prediction", name): [_history([1], [1.0])] for name in agreement.MODELS}
+    rows = agreement.table2_rows(numbers, runs, doubled=None)
+    assert [r.verdict for r in rows] == ["not comparable", "not comparable"]
+    assert "ceiling" in rows[0].note
