@@ -59,10 +59,12 @@ test: book chromium bubblewrap
 exercises: $(STAMP)
 	$(BIN)/python -m course_rnn.grading assign
 
-# Grade every notebook in a folder: make grade SUBMISSIONS=dir [CSV=grades.csv]
+# Grade every notebook in a folder: make grade SUBMISSIONS=dir [CSV=grades.csv] [TIME_LIMIT=60]
+# [JOBS=2] (seconds per submission; submissions graded at once)
 grade: $(STAMP) bubblewrap
-	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=folder [CSV=grades.csv]"; exit 2; }
-	$(BIN)/python -m course_rnn.grading grade $(SUBMISSIONS) --csv $(or $(CSV),grades.csv)
+	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=folder [CSV=grades.csv] [TIME_LIMIT=60] [JOBS=2]"; exit 2; }
+	$(BIN)/python -m course_rnn.grading grade $(SUBMISSIONS) --csv $(or $(CSV),grades.csv) \
+	  $(if $(TIME_LIMIT),--time-limit $(TIME_LIMIT)) $(if $(JOBS),--jobs $(JOBS))
 
 # Run a paper's experiment: make replicate EXPERIMENT=tabor-table4 [ARGS="--scale paper --seeds 5"]
 # (EXPERIMENT=all runs every one; `.venv/bin/python -m course_rnn replicate --help` lists them.)

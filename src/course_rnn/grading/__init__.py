@@ -1,7 +1,9 @@
 """Graded exercises: student versions from otter-grader, and a batch grader that a hostile class
 cannot fool, escape or stop.
 
-Three commands (``python -m course_rnn.grading assign | check | grade``):
+Four commands (``python -m course_rnn.grading assign | check | archives | grade``; each takes
+``--root``, the exercises folder, before or after the command; without it, ``./exercises``, the
+current folder, then the repository beside the package: :mod:`.cli`):
 
 ``assign``
     Runs ``otter assign`` on every source notebook ``exercises/source/chNN_*.ipynb`` (solutions
@@ -12,6 +14,9 @@ Three commands (``python -m course_rnn.grading assign | check | grade``):
     values are the answer key.
 ``check``
     Regenerates into a temporary folder and lists every committed file that differs.
+``archives --out DIR``
+    One zip per assignment for students: the notebook, its public tests, a README
+    (:mod:`.archives`; the website's Exercises page offers them).
 ``grade SUBMISSIONS [--csv grades.csv] [--jobs 2] [--time-limit 60] [--unsafe-no-sandbox]``
     Grades every notebook in a folder, each in its own bubblewrap sandbox, and writes one CSV
     row per submission with points per question.

@@ -163,6 +163,10 @@ def grade_folder(
     folder = Path(folder)
     if not folder.is_dir():
         raise ValueError(f"submissions folder {folder} does not exist")
+    names = [p.name for p in sorted((Path(root) / "autograder").glob("ch*")) if p.is_dir()]
+    if not names:
+        raise ValueError(f"no assignments in {Path(root) / 'autograder'}: is {root} the "
+                         "exercises folder (source/, student/, autograder/)?")
     if sandboxed:
         problem = sandbox_problem()
         if problem is not None:
@@ -171,7 +175,6 @@ def grade_folder(
         if csv_path is not None:
             hidden.append(Path(csv_path).resolve().parent)
         check_not_exposed(*hidden)
-    names = [p.name for p in sorted((Path(root) / "autograder").glob("ch*")) if p.is_dir()]
     assignments = {name: load_assignment(name, root) for name in names}
     slots: queue.Queue[int] = queue.Queue()
     for slot in range(max(1, jobs)):

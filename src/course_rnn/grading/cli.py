@@ -1,4 +1,10 @@
-"""``python -m course_rnn.grading assign | check | grade``."""
+"""``python -m course_rnn.grading assign | check | grade | archives``.
+
+The exercises folder (``source/``, ``student/``, ``autograder/``) comes from ``--root`` (before
+or after the command), else the current directory (``./exercises`` or ``.`` itself), else the
+repository this package was installed from (an editable install). An installed package has no
+exercises beside it: then the command says so and asks for ``--root``, before any work.
+"""
 
 from __future__ import annotations
 
@@ -7,51 +13,126 @@ import sys
 from pathlib import Path
 
 from .assignments import ROOT, assign, check_up_to_date
-from .batch import grade_folder
 from .runner import TIME_LIMIT, SandboxError, SandboxUnavailable
 
+# What each command reads from the exercises folder.
+NEEDS = {"assign": "source", "check": "source", "grade": "autograder", "archives": "student"}
+ROOT_HELP = ("the exercises folder, holding source/, student/ and autograder/ (default: "
+             "./exercises or the current folder, else the course repository's exercises/)")
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+
+class ExercisesNotFound(ValueError):
+    pass
+
+
+def find_root(given: Path | None, needs: str) -> Path:
+    """The exercises folder to use: ``given``, else the first candidate holding ``needs``."""
+    if given is not None:
+        if not (given / needs).is_dir():
+            raise ExercisesNotFound(
+                f"--root {given}: no {needs}/ folder there (the exercises folder holds "
+                "source/, student/ and autograder/)")
+        return given
+    cwd = Path.cwd()
+    for candidate in (cwd / "exercises", cwd, ROOT):
+        if (candidate / needs).is_dir():
+            return candidate
+    raise ExercisesNotFound(
+        f"no exercises folder with {needs}/ in {cwd} or {cwd / 'exercises'}: pass --root PATH "
+        "(the course repository's exercises/ folder, or a copy of it)")
+
+
+def parser() -> argparse.ArgumentParser:
+    main = argparse.ArgumentParser(
         prog="python -m course_rnn.grading",
-        description="Graded exercises: student versions, answer keys, the sandboxed grader.")
-    parser.add_argument("--root", type=Path, default=ROOT, help="the exercises/ folder")
-    sub = parser.add_subparsers(dest="command", required=True)
+        description="Graded exercises: student versions, answer keys, downloads, and the "
+                    "sandboxed batch grader (exercises/README.md).")
+    main.add_argument("--root", type=Path, default=None, help=ROOT_HELP)
+    # --root after the command too: the command's value, when given, wins
+    root = argparse.ArgumentParser(add_help=False)
+    root.add_argument("--root", type=Path, default=argparse.SUPPRESS, help=ROOT_HELP)
+    sub = main.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
     assign_cmd = sub.add_parser(
-        "assign", help="generate student versions, autograder bundles, answer keys"
-    )
-    assign_cmd.add_argument("names", nargs="*", help="only these assignments (default: all)")
-    sub.add_parser("check", help="fail if the committed generated files are out of date")
-    grade = sub.add_parser("grade", help="grade every notebook in a folder, each in a sandbox")
-    grade.add_argument("submissions", type=Path)
-    grade.add_argument("--csv", type=Path, default=Path("grades.csv"))
+        "assign", parents=[root],
+        help="generate student versions, autograder bundles, answer keys",
+        description="Run otter assign on source/chNN_*.ipynb: write student/<name>/ (notebook "
+                    "and public tests) and autograder/<name>/ (solution, all tests, answer key).")
+    assign_cmd.add_argument("names", nargs="*", metavar="NAME",
+                            help="only these assignments, e.g. ch01_bengio (default: all)")
+    sub.add_parser(
+        "check", parents=[root], help="fail if the committed generated files are out of date",
+        description="Regenerate into a temporary folder and list every file of student/ and "
+                    "autograder/ that differs; exit 1 if any does.")
+    archives = sub.add_parser(
+        "archives", parents=[root], help="write one zip per assignment for students",
+        description="Write <name>.zip for every assignment: the student notebook, its public "
+                    "tests and a README (what the website's Exercises page offers).")
+    archives.add_argument("--out", type=Path, required=True,
+                          help="the folder to write the archives into")
+    archives.add_argument("--repository", default="",
+                          help="the course repository's URL, for the README's install line")
+    grade = sub.add_parser(
+        "grade", parents=[root], help="grade every notebook in a folder, each in a sandbox",
+        description="Grade every *.ipynb in SUBMISSIONS, each in its own bubblewrap sandbox, "
+                    "and write one CSV row per submission (points per question, status, notes).")
+    grade.add_argument("submissions", type=Path, metavar="SUBMISSIONS",
+                       help="the folder of handed-in notebooks (one per student)")
+    grade.add_argument("--csv", type=Path, default=Path("grades.csv"),
+                       help="where to write the grades (default: grades.csv)")
     grade.add_argument("--time-limit", type=float, default=TIME_LIMIT,
-                       help="seconds per submission, sandbox start-up included (default 60)")
-    grade.add_argument("--jobs", type=int, default=2, help="submissions graded at once")
+                       help=f"seconds per submission, sandbox start-up included "
+                            f"(default {TIME_LIMIT:g})")
+    grade.add_argument("--jobs", type=int, default=2,
+                       help="submissions graded at once (default 2)")
     grade.add_argument("--unsafe-no-sandbox", action="store_true",
                        help="run submissions WITHOUT isolation (they can read the answer key, "
                             "write anywhere, outlive the grader): trusted notebooks only")
-    args = parser.parse_args(argv)
+    return main
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        root = find_root(args.root, NEEDS[args.command])
+    except ExercisesNotFound as e:
+        print(f"{args.command}: {e}", file=sys.stderr)
+        return 2
 
     if args.command == "assign":
-        for name in assign(args.root, names=args.names or None):
+        for name in assign(root, names=args.names or None):
             print(f"assigned {name}")
         return 0
     if args.command == "check":
-        stale = check_up_to_date(args.root)
+        stale = check_up_to_date(root)
         for rel in stale:
             print(f"out of date: {rel}")
         if stale:
             print("run: python -m course_rnn.grading assign")
         return 1 if stale else 0
+    if args.command == "archives":
+        from .archives import write_archives
+
+        for path in write_archives(root, args.out, repository=args.repository):
+            print(f"wrote {path}")
+        return 0
+    return grade(args, root)
+
+
+def grade(args: argparse.Namespace, root: Path) -> int:
+    from .batch import grade_folder
+
     if not args.submissions.is_dir():
         print(f"grade: {args.submissions} is not a folder", file=sys.stderr)
+        return 2
+    if args.time_limit <= 0 or args.jobs < 1:
+        print("grade: --time-limit must be > 0 and --jobs ≥ 1", file=sys.stderr)
         return 2
     if args.unsafe_no_sandbox:
         print("WARNING: --unsafe-no-sandbox: submissions run unisolated, as this user",
               file=sys.stderr)
     try:
-        results = grade_folder(args.submissions, args.csv, args.root, args.time_limit,
+        results = grade_folder(args.submissions, args.csv, root, args.time_limit,
                                args.jobs, sandboxed=not args.unsafe_no_sandbox)
     except SandboxUnavailable as e:
         print(f"grade: refusing to run submissions without a sandbox.\n{e}\n"
@@ -61,6 +142,9 @@ def main(argv: list[str] | None = None) -> int:
     except SandboxError as e:
         print(f"grade: stopped: {e}", file=sys.stderr)
         return 3
+    except ValueError as e:
+        print(f"grade: {e}", file=sys.stderr)
+        return 2
 
     for r in results:  # names and statuses are escaped: one line each
         print(f"{r.submission}: {r.total:g}/{sum(r.max_points.values()):g} ({r.run.status})")
