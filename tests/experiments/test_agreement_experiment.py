@@ -11,6 +11,7 @@ from course_rnn.experiments import agreement
 from course_rnn.experiments.replication import Measurement, Replication
 from course_rnn.models.decay_rnn import dale_signs
 from course_rnn.training import Convergence, History
+from course_rnn.training.convergence import status
 
 TINY = dict(n_train=120, hidden=8, embedding=8, max_epochs=2, patience=2, batch_size=64,
             n_test=40, alpha_inits=(0.3, 0.8), alpha_every=1, gram_models=("LSTM", "DRNN"),
@@ -124,7 +125,7 @@ def test_default_is_quick_and_paper_is_bigger():
     assert paper["n_train"] > agreement.SETTINGS["quick"]["n_train"]
     assert set(paper["gram_models"]) == set(agreement.MODELS)
     # caps, not budgets: every scale stops on a criterion
-    assert agreement.classifier_criterion(paper).value == paper["target"]
+    assert agreement.classifier_criterion(paper).criteria[0].value == paper["target"]
 
 
 @pytest.mark.parametrize("kwargs, match", [
@@ -151,14 +152,17 @@ def test_bad_input_is_refused(kwargs, match):
 
 # -- when has a classifier learned? -------------------------------------------------------------
 def test_solved_or_plateau():
-    rule = agreement.SolvedOrPlateau(value=0.99, patience=3)
-    assert rule.check([0.6, 0.9, 0.995], "valid_loss")[0]  # solved
-    assert rule.check([0.6, 0.85, 0.86, 0.858, 0.86, 0.859], "valid_loss")[0]  # plateau
-    assert not rule.check([0.6, 0.8, 0.85, 0.9, 0.95], "valid_loss")[0]  # still learning
+    rule = agreement.classifier_criterion({"target": 0.99, "patience": 3})
+
+    def check(curve):
+        return status(rule, {"valid_accuracy": curve}, "valid_loss")
+
+    assert check([0.6, 0.9, 0.995])[0]  # solved
+    assert check([0.6, 0.85, 0.86, 0.858, 0.86, 0.859])[0]  # plateau
+    assert not check([0.6, 0.8, 0.85, 0.9, 0.95])[0]  # still learning
     # at chance a plateau does not count: grammaticality sits there for many epochs
-    flat_at_chance = [0.5, 0.52, 0.49, 0.51, 0.5, 0.5, 0.51]
-    met, reason = rule.check(flat_at_chance, "valid_loss")
-    assert not met and "chance" in reason
+    met, reason = check([0.5, 0.52, 0.49, 0.51, 0.5, 0.5, 0.51])
+    assert not met and "has not passed 0.6" in reason
     assert "valid_accuracy" in rule.describe("valid_loss")
 
 

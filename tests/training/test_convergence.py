@@ -3,7 +3,16 @@ that runs out first."""
 
 import pytest
 
-from course_rnn.training import Convergence, Optimum, Plateau, Target, all_converged, converged
+from course_rnn.training import (
+    AnyOf,
+    Convergence,
+    Optimum,
+    Plateau,
+    Target,
+    all_converged,
+    converged,
+)
+from course_rnn.training.convergence import status, watched
 
 
 def test_plateau_needs_enough_evaluations_and_a_flat_tail():
@@ -24,6 +33,39 @@ def test_plateau_for_a_figure_that_should_grow():
     assert rule.check([0.5, 0.9, 0.9, 0.905], "valid_loss")[0]
     assert not rule.check([0.5, 0.7, 0.8, 0.95], "valid_loss")[0]
     assert "valid_accuracy" in rule.describe("valid_loss")
+
+
+def test_a_plateau_at_chance_is_not_convergence():
+    rule = Plateau("valid_accuracy", patience=3, mode="max", floor=0.6)
+    at_chance = [0.5, 0.51, 0.5, 0.5, 0.51, 0.5]
+    met, why = rule.check(at_chance, "valid_loss")
+    assert not met and "has not passed 0.6" in why
+    assert Plateau("valid_accuracy", patience=3, mode="max").check(at_chance, "m")[0]
+    found = at_chance + [0.9, 0.97, 0.97, 0.97, 0.97]
+    assert rule.check(found, "valid_loss")[0]
+    assert "once above 0.6" in rule.describe("m")
+    with pytest.raises(ValueError, match="floor"):
+        Plateau(floor="high")
+
+
+def test_any_of_reads_each_criterion_on_its_own_curve():
+    class FakeHistory:
+        curves = {"valid_accuracy": [0.5, 0.99], "valid_loss": [0.7, 0.69, 0.69]}
+
+        def __getitem__(self, key):
+            return self.curves[key]
+
+    rule = AnyOf(Target("valid_accuracy", 0.995), Plateau(patience=1, min_delta=0.05))
+    assert watched(rule, "valid_loss") == ["valid_accuracy", "valid_loss"]
+    met, why = status(rule, FakeHistory(), "valid_loss")
+    assert met and "valid_loss improved by" in why
+    unmet = AnyOf(Target("valid_accuracy", 0.995))
+    met, why = status(unmet, FakeHistory(), "valid_loss")
+    assert not met and "not yet" in why
+    with pytest.raises(ValueError, match="at least one"):
+        AnyOf()
+    with pytest.raises(TypeError, match="combines"):
+        AnyOf("plateau")
 
 
 def test_target_and_optimum():

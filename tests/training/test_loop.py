@@ -10,6 +10,7 @@ import torch
 from course_rnn.languages import Vocab
 from course_rnn.models import build_model
 from course_rnn.training import (
+    AnyOf,
     Cosine,
     Optimum,
     Plateau,
@@ -103,6 +104,14 @@ def test_a_stall_before_the_criterion_is_not_convergence():
     record = history.convergence
     assert record.stopped == "stalled" and not record.converged
     assert "did not improve for 3 evaluations" in record.reason
+
+
+def test_any_of_stops_at_the_first_criterion_met():
+    history = fit(small_lstm(), VOCAB, PERIODIC, epochs=200, batch_size=4, lr=0.05,
+                  until=AnyOf(Target("train_loss", 1e-9, mode="min"),
+                              Target("train_loss", 0.5, mode="min")), progress=False)
+    assert history.converged and history.last["train_loss"] <= 0.5
+    assert "train_loss ≤ 1e-09, or train_loss ≤ 0.5" == history.convergence.criterion
 
 
 def test_min_epochs_continues_past_the_criterion():
@@ -224,7 +233,9 @@ def test_lr_factors_slow_down_named_parameters():
     ({"schedule": StepDecay(every=0)}, "StepDecay.every"),
     ({"schedule": StepDecay(factor=2.0)}, "StepDecay.factor"),
     ({"until": Target("valid_accuracy", 0.9)}, "watches 'valid_accuracy'.*records"),
-    ({"until": "plateau"}, "until= takes a Plateau, Target or Optimum"),
+    ({"until": "plateau"}, "until= takes a Plateau, Target, Optimum or AnyOf"),
+    ({"until": AnyOf(Target("train_loss", 0.1, "min"), Target("valid_accuracy", 0.9))},
+     "watches 'valid_accuracy'"),
 ])
 def test_bad_arguments_are_named_before_any_work(options, message):
     with pytest.raises((ValueError, TypeError), match=message):

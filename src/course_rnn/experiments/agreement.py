@@ -18,7 +18,7 @@ of each is in ``Replication.runs``):
 
 * a classifier until its validation accuracy (on a held-out share of the training sentences)
   reaches ``target``, or — once it has left chance — stops improving for ``patience`` epochs
-  (:class:`SolvedOrPlateau`); ``max_epochs`` is only a cap;
+  (:func:`classifier_criterion`); ``max_epochs`` is only a cap;
 * a language model until its validation loss stops improving (a plateau over ``lm_patience``
   epochs).
 
@@ -56,7 +56,6 @@ import json
 import math
 import types
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
@@ -70,7 +69,7 @@ from ..metrics import agreement_accuracy
 from ..models import build_model
 from ..models.classifier import SequenceClassifier, classifier_accuracy
 from ..models.decay_rnn import time_constant
-from ..training import Plateau, Target, fit
+from ..training import AnyOf, Plateau, Target, fit
 from ..utils import pick_device
 from .replication import (
     Experiment,
@@ -204,41 +203,14 @@ def resolve_settings(scale: str = "quick", settings: Mapping | None = None) -> d
 
 
 # -- when has a classifier learned? ------------------------------------------------------------
-@dataclass(frozen=True)
-class SolvedOrPlateau(Target):
-    """Met when ``metric`` (validation accuracy) reaches ``value`` — the held-out sentences are
-    solved — or, once it has passed ``floor`` (clear of chance), when its best value has not
-    improved by ``min_delta`` (relative) over ``patience`` evaluations.
-
-    The floor matters: grammaticality classifiers sit at chance for many epochs before they
-    find the verb, and a plain plateau rule would stop them there.
-    """
-
-    metric: str = "valid_accuracy"
-    value: float = 0.995
-    mode: str = "max"
-    patience: int = 10
-    min_delta: float = 1e-3
-    floor: float = CHANCE_FLOOR
-
-    def describe(self, monitor: str) -> str:
-        return (f"{self.metric} ≥ {self.value:g}, or no gain ≥ {self.min_delta:g} (relative) in "
-                f"{self.patience} evaluations once above {self.floor:g}")
-
-    def check(self, curve: Sequence[float], monitor: str) -> tuple[bool, str]:
-        solved, reason = super().check(curve, monitor)
-        if solved:
-            return True, f"solved: {reason}"
-        if max(curve) < self.floor:
-            return False, (f"{self.metric} = {curve[-1]:.3f}: still at chance (best "
-                           f"{max(curve):.3f} < {self.floor:g})")
-        flat = Plateau(self.metric, self.patience, self.min_delta, mode="max")
-        met, reason = flat.check(curve, monitor)
-        return met, (f"plateau: {reason}" if met else reason)
-
-
-def classifier_criterion(settings: Mapping) -> SolvedOrPlateau:
-    return SolvedOrPlateau(value=settings["target"], patience=settings["patience"])
+def classifier_criterion(settings: Mapping) -> AnyOf:
+    """When a classifier has learned: its held-out accuracy reaches ``target`` (the sentences are
+    solved), or — once it is clear of chance — it stops improving for ``patience`` epochs. The
+    floor matters: grammaticality classifiers sit at chance for many epochs before they find the
+    verb, and a plain plateau rule would stop them there."""
+    return AnyOf(Target("valid_accuracy", settings["target"]),
+                 Plateau("valid_accuracy", patience=settings["patience"], mode="max",
+                         floor=CHANCE_FLOOR))
 
 
 # -- data ---------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@
                                     :class:`Classification`, :class:`NextWord`,
                                     :class:`ExactDistributions`
 :mod:`~.convergence`                when a model has learned: :class:`Plateau`,
-                                    :class:`Target`, :class:`Optimum`; the
+                                    :class:`Target`, :class:`Optimum`, :class:`AnyOf`; the
                                     :class:`Convergence` record
 :mod:`~.optim`                      optimizers by name, schedules (:class:`StepDecay`,
                                     :class:`Cosine`, :class:`ReduceOnPlateau`), init hooks
@@ -21,6 +21,7 @@ Dependencies point one way: ``training`` imports ``languages`` and ``models``; n
 from .checkpoints import load_checkpoint, save_checkpoint
 from .convergence import (
     STOPS,
+    AnyOf,
     Convergence,
     Optimum,
     Plateau,
@@ -52,7 +53,7 @@ __all__ = [
     "fit", "History", "progress_enabled",
     "Task", "LanguageModelling", "Classification", "NextWord", "ExactDistributions",
     "evaluate_loss", "perplexity",
-    "Plateau", "Target", "Optimum", "Convergence", "STOPS", "converged", "all_converged",
+    "Plateau", "Target", "Optimum", "AnyOf", "Convergence", "STOPS", "converged", "all_converged",
     "OPTIMIZERS", "SCHEDULES", "StepDecay", "Cosine", "ReduceOnPlateau", "normal_embeddings",
     "hill_climb", "RADII", "save_checkpoint", "load_checkpoint",
 ]

@@ -47,28 +47,42 @@ def _mode(mode: str) -> str:
 class Plateau:
     """Met when ``metric`` has not improved by more than ``min_delta`` (relative to its size)
     over the last ``patience`` evaluations. ``metric=None`` watches the run's monitor (the
-    validation loss when there is a validation set, else the training loss)."""
+    validation loss when there is a validation set, else the training loss).
+
+    ``floor``: a plateau counts only once the best value has passed it (≥ for ``mode="max"``,
+    ≤ for ``"min"``). Classifiers often sit at chance for many epochs before they find the cue;
+    a plateau *there* is not convergence (``Plateau("valid_accuracy", mode="max", floor=0.6)``).
+    """
 
     metric: str | None = None
     patience: int = 10
     min_delta: float = 1e-3
     mode: str = "min"
+    floor: float | None = None
 
     def __post_init__(self):
         _check_number(self.patience, "patience", positive=True, integer=True)
         _check_number(self.min_delta, "min_delta")
         _mode(self.mode)
+        if self.floor is not None and (isinstance(self.floor, bool)
+                                       or not isinstance(self.floor, (int, float))):
+            raise ValueError(f"floor must be a number or None, got {self.floor!r}")
 
     def describe(self, monitor: str) -> str:
+        floor = "" if self.floor is None else \
+            f", once {'above' if self.mode == 'max' else 'below'} {self.floor:g}"
         return (f"{self.metric or monitor} plateau: better by < {self.min_delta:g} (relative) "
-                f"over {self.patience} evaluations")
+                f"over {self.patience} evaluations{floor}")
 
     def check(self, curve: Sequence[float], monitor: str) -> tuple[bool, str]:
         name = self.metric or monitor
+        sign = 1.0 if self.mode == "min" else -1.0
+        if self.floor is not None and min(sign * v for v in curve) > sign * self.floor:
+            best = max(curve) if self.mode == "max" else min(curve)
+            return False, f"{name}: best {best:.4g} has not passed {self.floor:g} yet"
         if len(curve) <= self.patience:
             return False, f"{name}: only {len(curve)} evaluations, a plateau needs " \
                           f"{self.patience + 1}"
-        sign = 1.0 if self.mode == "min" else -1.0
         before = min(sign * v for v in curve[: -self.patience])
         recent = min(sign * v for v in curve[-self.patience:])
         gain = (before - recent) / max(abs(before), 1e-12)
@@ -127,14 +141,57 @@ class Optimum:
                      f"{self.optimum:.4f} ({'within' if met else 'outside'} {self.tolerance:g})")
 
 
-Criterion = Plateau | Target | Optimum
+@dataclass(frozen=True)
+class AnyOf:
+    """Met as soon as any of ``criteria`` is, e.g. "held-out accuracy ≥ 0.995, or a plateau once
+    clear of chance"::
+
+        AnyOf(Target("valid_accuracy", 0.995),
+              Plateau("valid_accuracy", patience=10, mode="max", floor=0.6))
+    """
+
+    criteria: tuple
+
+    def __init__(self, *criteria):
+        if not criteria:
+            raise ValueError("AnyOf needs at least one criterion")
+        for c in criteria:
+            if not isinstance(c, (Plateau, Target, Optimum)):
+                raise TypeError(f"AnyOf combines Plateau, Target and Optimum criteria, got "
+                                f"{type(c).__name__}")
+        object.__setattr__(self, "criteria", tuple(criteria))
+
+    def describe(self, monitor: str) -> str:
+        return ", or ".join(c.describe(monitor) for c in self.criteria)
+
+
+Criterion = Plateau | Target | Optimum | AnyOf
 
 
 def check_criterion(criterion) -> Criterion:
-    if not isinstance(criterion, (Plateau, Target, Optimum)):
-        raise TypeError(f"until= takes a Plateau, Target or Optimum criterion, got "
+    if not isinstance(criterion, (Plateau, Target, Optimum, AnyOf)):
+        raise TypeError(f"until= takes a Plateau, Target, Optimum or AnyOf criterion, got "
                         f"{type(criterion).__name__}")
     return criterion
+
+
+def watched(criterion: Criterion, monitor: str) -> list[str]:
+    """The recorded figures ``criterion`` reads (``metric=None`` means the monitor)."""
+    parts = criterion.criteria if isinstance(criterion, AnyOf) else (criterion,)
+    return [getattr(c, "metric", None) or monitor for c in parts]
+
+
+def status(criterion: Criterion, history, monitor: str) -> tuple[bool, str]:
+    """``(met, why)`` for ``criterion`` on a training history (``history[name]`` is a curve)."""
+    if isinstance(criterion, AnyOf):
+        reasons = []
+        for part in criterion.criteria:
+            met, why = status(part, history, monitor)
+            if met:
+                return True, why
+            reasons.append(why)
+        return False, "; ".join(reasons)
+    return criterion.check(history[getattr(criterion, "metric", None) or monitor], monitor)
 
 
 #: How a run ended: its criterion was met, its monitor stalled (``patience`` evaluations without

@@ -33,7 +33,16 @@ import torch
 from ..models.base import SequenceModel
 from ..utils import pick_device, seed_everything
 from .checkpoints import save_checkpoint
-from .convergence import Convergence, Optimum, Plateau, Target, check_criterion
+from .convergence import (
+    AnyOf,
+    Convergence,
+    Optimum,
+    Plateau,
+    Target,
+    check_criterion,
+    status,
+    watched,
+)
 from .optim import make_optimizer, make_schedule, parameter_groups, step_schedule
 from .tasks import Task, task_for
 
@@ -184,7 +193,7 @@ def fit(
     schedule=None,
     clip: float | None = 1.0,
     init: Callable[[torch.nn.Module], None] | None = None,
-    until: Plateau | Target | Optimum | None = None,
+    until: Plateau | Target | Optimum | AnyOf | None = None,
     patience: int | None = None,
     restore_best: bool | None = None,
     eval_every: int | None = None,
@@ -238,10 +247,10 @@ def fit(
         None, patience=patience or DEFAULT_PATIENCE)
     stall = Plateau(None, patience=patience, min_delta=1e-6) if patience else None
     keys = _recorded_keys(task, valid, metrics)
-    wanted = getattr(criterion, "metric", None) or monitor
-    if wanted not in keys:
-        raise ValueError(f"the criterion watches {wanted!r}, which this run does not record: "
-                         f"it records {', '.join(sorted(keys))}")
+    for wanted in watched(criterion, monitor):
+        if wanted not in keys:
+            raise ValueError(f"the criterion watches {wanted!r}, which this run does not "
+                             f"record: it records {', '.join(sorted(keys))}")
     if restore_best is None:
         restore_best = valid is not None
 
@@ -313,7 +322,7 @@ def fit(
         best.update(record)
         step_schedule(scheduler, record[monitor])
         if step >= min_steps:
-            met, reason = criterion.check(history[wanted], monitor)
+            met, reason = status(criterion, history, monitor)
             if met:
                 stopped = "criterion met"
                 break
@@ -325,8 +334,7 @@ def fit(
             break
     bar.close()
     if stopped == "budget spent":
-        reason = f"cap of {epochs} epochs reached; " + criterion.check(history[wanted],
-                                                                     monitor)[1]
+        reason = f"cap of {epochs} epochs reached; " + status(criterion, history, monitor)[1]
     best.restore()
     history.best_epoch = best.epoch
     last = history.last
