@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 FIGURE_AS_TEXT = re.compile(r"&lt;(Figure|matplotlib\.figure\.Figure) (size|at) ")
 
 
@@ -24,3 +26,31 @@ def test_every_chapter_draws_figures(site: Path):
     for page in chapters:
         images = re.findall(r'<img [^>]*src="[^"]*_images/', page.read_text())
         assert images, f"{page.name} shows no figure"
+
+
+# A figure a chapter computes has a caption (MyST-NB: the cell's `mystnb: figure: caption`) and
+# an alt text that says what it shows (`mystnb: image: alt`), not the image's file name.
+FIGURE_IMAGE = re.compile(r'<img [^>]*src="[^"]*_images/[^"]*"[^>]*>')
+HASHED_ALT = re.compile(r'alt="(?:[^"]*/)?[0-9a-f]{16,}\.\w+"|alt=""')
+
+
+@pytest.mark.xfail(
+    strict=False,
+    reason="issue 16: the chapters' figures get captions and alt texts after the chapter rewrite",
+)
+def test_every_figure_has_a_caption_and_alt_text(site: Path):
+    problems = []
+    for page in sorted((site / "chapters").glob("*.html")):
+        text = page.read_text()
+        for match in FIGURE_IMAGE.finditer(text):
+            image = match.group(0)
+            if HASHED_ALT.search(image):
+                problems.append(f"{page.name}: alt text is a file name: {image[:120]}")
+            figure_start = text.rfind("<figure", 0, match.start())
+            figure_end = text.rfind("</figure>", 0, match.start())
+            following = text[match.end(): match.end() + 2000]
+            if figure_start <= figure_end or "<figcaption" not in following.split("</figure>")[0]:
+                problems.append(f"{page.name}: a figure without a caption: {image[:120]}")
+    assert not problems, f"{len(problems)} figures lack a caption or alt text:\n" + "\n".join(
+        problems[:40]
+    )
