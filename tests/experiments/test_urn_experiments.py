@@ -8,23 +8,35 @@ import pytest
 import torch
 
 from course_rnn.experiments import urn
-from course_rnn.experiments.replication import Replication
+from course_rnn.experiments.replication import VERDICTS, Replication
 from course_rnn.languages import Vocab
 from course_rnn.languages.dyck import Dyck
 from course_rnn.models.urn import URN
 
-DYCK_TINY = dict(train=64, test=64, valid=16, units=6, embedding=4, epochs=1, batch=32)
-XS_TINY = dict(train=32, units=(2, 3), embedding=3, epochs=1, batch=16)
+DYCK_TINY = dict(train=64, valid=32, test=64, probe=16, units=6, embedding=4, epochs=3,
+                 patience=1, batch=32)
+XS_TINY = dict(train=32, units=(2, 3), embedding=3, epochs=2, batch=16)
+
+
+@pytest.fixture(autouse=True)
+def serial(monkeypatch):
+    """One process: tiny runs are quicker than starting workers (parallel == serial is tested
+    once, below, and in tests/experiments/test_workers.py)."""
+    monkeypatch.setenv("COURSE_RNN_WORKERS", "1")
 
 
 @pytest.fixture(scope="module")
 def dyck():
-    return urn.run_dyck(seeds=1, settings=DYCK_TINY, device="cpu", progress=False)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("COURSE_RNN_WORKERS", "1")
+        return urn.run_dyck(seeds=1, settings=DYCK_TINY, device="cpu", progress=False)
 
 
 @pytest.fixture(scope="module")
 def xs():
-    return urn.run_cross_serial(seeds=1, settings=XS_TINY, device="cpu", progress=False)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("COURSE_RNN_WORKERS", "1")
+        return urn.run_cross_serial(seeds=1, settings=XS_TINY, device="cpu", progress=False)
 
 
 def canonical(result: Replication) -> str:
@@ -41,19 +53,45 @@ def test_returns_a_replication_with_a_table(name, request, tmp_path):
     assert experiment.chapter == "06_unitary"
     assert result.scale == "quick" and result.device == "cpu" and result.seeds == [0]
     assert result.seconds > 0
-    assert result.rows and all(r.quantity and r.paper and r.ours and r.note for r in result.rows)
+    assert result.rows and all(r.quantity and r.paper and r.ours for r in result.rows)
+    assert all(r.verdict in (*VERDICTS, "") for r in result.rows)
     paths = result.save(tmp_path)
-    assert json.loads(paths["json"].read_text())["experiment"] == experiment.name
+    saved = json.loads(paths["json"].read_text())
+    assert saved["experiment"] == experiment.name
+    assert set(saved["runs"]) == set(result.runs) and result.runs, "every run is saved"
     for figure in result.figures:
         assert paths[figure].read_bytes()[:4] == b"\x89PNG"
 
 
+def test_every_run_is_recorded_with_its_convergence(dyck, xs):
+    assert set(dyck.runs) == {f"{name} seed 0" for name in urn.DYCK_MODELS}
+    assert len(xs.runs) == 4  # 2 kinds × 2 sizes × 1 seed
+    for result in (dyck, xs):
+        for history in result.runs.values():
+            assert history.convergence is not None and history.epochs
+    # 3 epochs at most, patience 1: some run may stop early, none trains past the cap
+    assert all(h.convergence.epochs <= 3 for h in dyck.runs.values())
+    assert "valid_loss" in dyck.runs["LSTM seed 0"].epochs[0]
+
+
+def test_unconverged_runs_get_no_verdict(xs):
+    """2 epochs cannot fit C_8: every row that rests on training says 'not converged'."""
+    rows = {r.quantity: r for r in xs.rows}
+    assert xs.unconverged()
+    for quantity, row in rows.items():
+        if quantity.startswith("parameters"):
+            assert row.verdict == "agrees"
+        else:
+            assert row.verdict == "not converged", quantity
+
+
 def test_figures_and_settings(dyck, xs):
-    assert set(dyck.figures) == {"dyck_loss", "dyck_accuracy"}
-    assert set(xs.figures) == {"cross_serial_errors"}
-    # one loss curve per model and split; one accuracy curve per model (+ chance) per panel
-    assert len(dyck.figures["dyck_loss"].axes[0].lines) == 2 * len(urn.DYCK_MODELS)
-    assert len(dyck.figures["dyck_accuracy"].axes[0].lines) == len(urn.DYCK_MODELS) + 1
+    assert set(dyck.figures) == {"dyck_curves", "dyck_accuracy"}
+    assert set(xs.figures) == {"cross_serial_errors", "cross_serial_curves"}
+    # one accuracy curve per model (+ chance) in each of the three panels
+    panels = dyck.figures["dyck_accuracy"].axes
+    assert len(panels) == 3
+    assert all(len(ax.lines) == len(urn.DYCK_MODELS) + 1 for ax in panels)
     assert dyck.settings == {**urn.DYCK_SETTINGS["quick"], **DYCK_TINY}
     assert xs.settings["units"] == (2, 3) and xs.settings["lr"] == 0.01
 
@@ -69,9 +107,15 @@ def test_same_seed_same_numbers_other_seed_other_numbers(dyck, xs):
     assert canonical(again) == canonical(dyck)
     assert [vars(r) for r in again.rows] == [vars(r) for r in dyck.rows]
     other = urn.run_dyck(seeds=[1], settings=DYCK_TINY, device="cpu", progress=False)
-    assert other.numbers["valid_loss"] != dyck.numbers["valid_loss"]
+    assert other.numbers["test_loss"] != dyck.numbers["test_loss"]
     xs_again = urn.run_cross_serial(seeds=1, settings=XS_TINY, device="cpu", progress=False)
     assert canonical(xs_again) == canonical(xs)
+
+
+def test_worker_processes_give_the_serial_numbers(dyck, monkeypatch):
+    monkeypatch.setenv("COURSE_RNN_WORKERS", "2")
+    parallel = urn.run_dyck(seeds=1, settings=DYCK_TINY, device="cpu", progress=False)
+    assert canonical(parallel) == canonical(dyck)
 
 
 @pytest.mark.parametrize("run", [urn.run_dyck, urn.run_cross_serial])
@@ -91,62 +135,120 @@ def test_cross_serial_family_must_be_usable():
         urn.run_cross_serial(settings={**XS_TINY, "test_family": 2}, progress=False)
 
 
-def test_default_seed_counts_are_the_chapters():
+def test_default_seed_counts_and_models_are_the_chapters():
     assert urn.DYCK_SEEDS["quick"] == 1 and urn.CROSS_SERIAL_SEEDS["quick"] == 2
     assert urn.CROSS_SERIAL_SEEDS["paper"] == 3
+    # the 2022 paper's three networks and the 2023 paper's LSTM
+    assert set(urn.DYCK_MODELS) == {"3-TURN", "Full-URN", "MatrixRNN", "LSTM"}
+    assert urn.DYCK_MODELS["Full-URN"] == ("urn", None) and urn.DYCK_MODELS["3-TURN"] == ("urn", 3)
+    # the papers' texts: Adam at 0.01 for Dyck; convergence criteria, not fixed budgets
+    for scale in ("quick", "paper"):
+        assert urn.DYCK_SETTINGS[scale]["lr"] == 0.01
+        assert urn.DYCK_SETTINGS[scale]["patience"] >= 5
+        assert urn.DYCK_SETTINGS[scale]["epochs"] >= 50
+        assert urn.CROSS_SERIAL_SETTINGS[scale]["epochs"] >= 300
 
 
 def test_dyck_numbers_hang_together(dyck):
     n = dyck.numbers
-    train, test = dyck.artefacts["train"], dyck.artefacts["test"]
+    train, valid, test = (dyck.artefacts[k] for k in ("train", "valid", "test"))
     language = dyck.artefacts["language"]
-    assert len(train) == 64 and len(test) == 64
-    assert all(language.depth(s) == 3 for s in train)
+    assert len(train) == 64 and len(valid) == 32 and len(test) == 64
+    assert all(language.depth(s) == 3 for s in train + valid)
+    assert not set(train) & set(valid) or len(set(train) & set(valid)) < 5
     assert set(dyck.artefacts["models"]) == set(urn.DYCK_MODELS) == set(n["summary"])
     assert dyck.artefacts["models"]["3-TURN"].n == 6
+    assert dyck.artefacts["models"]["Full-URN"].k == 5  # untruncated: n − 1 rows
     for name, closing in n["closing"].items():
         assert 0.0 <= closing["accuracy"] <= 1.0
         # with one seed the pooled scores are the per-seed ones, recomputed from the breakdown
-        cuts = urn.dyck_cuts(3)
-        for key, (_, by, keep) in cuts.items():
+        for key, (_, by, keep) in urn.dyck_cuts(3).items():
             expected = urn.pooled_accuracy(closing, by, keep)
             assert n["summary"][name][key] == pytest.approx(expected, nan_ok=True)
             assert math.isnan(n["summary_se"][name][key])  # one seed: no standard error
-        assert n["valid_loss"][name] == pytest.approx(
-            dyck.artefacts["histories"][name].last["valid_loss"])
-    assert n["cut_points"] == {"seen_depth_max": 3, "unseen_depth_min": 5,
-                               "few_attractors_max": 2, "many_attractors_min": 6}
+        history = dyck.artefacts["histories"][name]
+        assert n["valid_loss"][name] == pytest.approx(history.convergence.best)
+        assert n["convergence"][name]["converged"] == [history.converged]
+    assert n["cut_points"] == {"seen_outer_max": 3, "unseen_outer_min": 5, "shallow_inner_max": 1,
+                               "deep_inner_min": 3, "few_attractors_max": 2,
+                               "many_attractors_min": 6}
+    # the probe is recorded at every epoch, from the first probe strings of the test set
+    metric = urn.probe_metric("unseen_outer", 3)
+    assert all(metric in e for h in dyck.runs.values() for e in h.epochs)
 
 
-def test_dyck_verdicts_follow_the_numbers(dyck):
+def test_dyck_rows_follow_the_numbers(dyck):
     rows = {r.quantity: r for r in dyck.rows}
-    turn = dyck.numbers["summary"]["3-TURN"]
-    agrees = turn["unseen_depth"] >= turn["seen_depth"] - 0.05
-    assert ("differs" in rows["URN accuracy vs depth"].note) == (not agrees)
     e = dyck.numbers["embedding_ranges"]
     assert rows["average effect of a matching pair"].ours == \
         f"{e['matching_min']:.2f}–{e['matching_max']:.2f}"
-    assert rows["average effect ‖Q − I‖² of one bracket"].paper == "13.98–14.85 (2022 Table 4)"
+    assert rows["average effect ‖Q − I‖² of one bracket (3-TURN)"].paper == \
+        "13.98–14.85 (2022 Table 4)"
+    # the row the papers do not have carries no verdict; the test-loss row uses the Full-URN
+    outer = rows["accuracy vs outer depth (brackets open around the pair)"]
+    assert outer.verdict == "" and "not measured" in outer.paper
+    loss = dyck.numbers["test_loss"]
+    assert rows["test loss, Full-URN vs unconstrained"].ours.startswith(f"{loss['Full-URN']:.3f}")
+    order = [r.quantity for r in dyck.rows]
+    assert order.index(outer.quantity) == order.index("URN accuracy vs nesting inside the pair") + 1
+
+
+def test_claims_judge_agreement_and_wait_for_convergence():
+    """The judging machinery on hand-made numbers: an agreeing row agrees, a disagreeing one is
+    re-checked at twice the budget (budget-limited when that closes the gap, differs when not),
+    and an unconverged run blocks any verdict."""
+    def check(n):
+        return f"{n['v']:.2f}", n["v"], n["v"] < 1, max(0, n["v"] - 1)
+
+    claim = urn.Claim("x", "paper", check, ("M",))
+    calls = []
+
+    def doubled_numbers(models):
+        calls.append(models)
+        return {"v": 1.2, "ok": True}
+
+    def runs_of(n, models):
+        return [n["ok"]]
+
+    rows, second = urn._judged_rows([claim], {"v": 0.5, "ok": True}, doubled_numbers, runs_of)
+    assert rows[0].verdict == "agrees" and second is None and not calls
+    rows, second = urn._judged_rows([claim], {"v": 2.0, "ok": True}, doubled_numbers, runs_of)
+    assert rows[0].verdict == "budget-limited" and calls == [["M"]]
+    assert rows[0].evidence["budget_2x"]["value"] == 1.2
+    rows, _ = urn._judged_rows([claim], {"v": 1.5, "ok": True}, lambda m: {"v": 1.4, "ok": True},
+                               runs_of)
+    assert rows[0].verdict == "differs"
+    rows, _ = urn._judged_rows([claim], {"v": 2.0, "ok": False}, doubled_numbers, runs_of)
+    assert rows[0].verdict == "not converged"
+    # a row with nothing trained (a formula) cannot be helped by training
+    formula = urn.Claim("f", "p", lambda n: ("1", 1.0, False, 1.0), ())
+    rows, second = urn._judged_rows([formula], {"ok": True}, doubled_numbers, runs_of)
+    assert rows[0].verdict == "differs" and second is None
 
 
 def test_two_seeds_give_standard_errors():
     result = urn.run_dyck(seeds=2, settings=DYCK_TINY, device="cpu", progress=False)
     assert result.seeds == [0, 1] and set(result.numbers["per_seed"]) == {0, 1}
     assert set(result.numbers["embeddings"]) == {0, 1}
-    se = result.numbers["valid_loss_se"]["LSTM"]
+    se = result.numbers["test_loss_se"]["LSTM"]
     assert math.isfinite(se) and se > 0
-    losses = [result.numbers["per_seed"][s]["LSTM"]["valid_loss"] for s in (0, 1)]
-    assert result.numbers["valid_loss"]["LSTM"] == pytest.approx(np.mean(losses))
-    assert "±" in {r.quantity: r for r in result.rows}["test loss, URN vs unconstrained"].ours
+    losses = [result.numbers["per_seed"][s]["LSTM"]["test_loss"] for s in (0, 1)]
+    assert result.numbers["test_loss"]["LSTM"] == pytest.approx(np.mean(losses))
+    assert "±" in {r.quantity: r for r in result.rows}["test loss, Full-URN vs unconstrained"].ours
+    assert len(result.runs) == 2 * len(urn.DYCK_MODELS)
 
 
-def test_pooled_accuracy():
-    result = {"by_depth": {1: 1.0, 2: 0.5, 5: 0.0}, "count_by_depth": {1: 1, 2: 2, 5: 7}}
-    assert urn.pooled_accuracy(result, "by_depth", lambda d: d <= 2) == pytest.approx(2 / 3)
-    assert urn.pooled_accuracy(result, "by_depth", lambda d: d >= 5) == 0.0
-    assert math.isnan(urn.pooled_accuracy(result, "by_depth", lambda d: d > 10))
-    with pytest.raises(ValueError, match="by_length"):
-        urn.pooled_accuracy(result, "by_length", lambda d: True)
+def test_worst_error_and_cuts():
+    closing = {"by_attractors": {0: 0.9, 1: 0.5, 7: 0.0},
+               "count_by_attractors": {0: 40, 1: 30, 7: 2}}
+    assert urn.worst_error(closing) == pytest.approx(0.5)  # 7 attractors: too few brackets
+    assert urn.worst_error(closing, min_count=1) == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="100 closing brackets"):
+        urn.worst_error(closing, min_count=100)
+    cuts = urn.dyck_cuts(3)
+    assert cuts["deep_inner"][1] == "inner_nesting" and cuts["deep_inner"][2](3)
+    assert not cuts["deep_inner"][2](2)  # inner nesting 2 occurs in training (depth 3)
+    assert cuts["unseen_outer"][2](5) and not cuts["unseen_outer"][2](4)
 
 
 def test_embedding_analysis_sees_exact_inverses():
@@ -178,8 +280,28 @@ def test_cross_serial_numbers_hang_together(xs):
         assert n["mean_error"][model]["all"] == pytest.approx(np.mean(errors))
         unseen = [r["error_by_length"][k] for r in runs if r["model"] == model for k in (8, 9)]
         assert n["mean_error"][model]["unseen"] == pytest.approx(np.mean(unseen))
+        assert n["mean_error"][model]["fitted"] == sum(r["converged"] for r in runs
+                                                       if r["model"] == model)
     assert n["best"]["error"] == min(r["error"] for r in runs)
     assert all(0.0 <= r["error"] <= 1.0 for r in runs)
+    assert all(urn.FIT_METRIC in e for h in xs.runs.values() for e in h.epochs)
+
+
+def test_a_cross_serial_run_stops_once_it_fits_its_training_lengths():
+    language_cfg = {**urn.CROSS_SERIAL_SETTINGS["quick"], "epochs": 200}
+    train = urn.CrossSerial().sample(256, seed=0, max_total=3)  # C_4: three strings
+    run = urn.train_cross_serial_model("lstm", 8, 0, {**language_cfg, "max_total": 3,
+                                                       "test_family": 5}, train, "cpu")
+    history = run["history"]
+    assert history.converged and history.convergence.stopped == "criterion met"
+    assert history.last[urn.FIT_METRIC] == 1.0
+    assert all(e[urn.FIT_METRIC] < 1.0 for e in history.epochs[:-1])
+    # the doubled budget continues the same run: its first epochs are identical
+    longer = urn.train_cross_serial_model("lstm", 8, 0, {**language_cfg, "max_total": 3,
+                                                          "test_family": 5}, train, "cpu",
+                                          min_epochs=urn.doubled_epochs(history))
+    assert longer["history"]["train_loss"][: len(history)] == history["train_loss"]
+    assert longer["history"].convergence.epochs >= 2 * history.convergence.epochs
 
 
 def test_parameter_rows_are_computed(xs, monkeypatch):
@@ -189,10 +311,13 @@ def test_parameter_rows_are_computed(xs, monkeypatch):
     assert all(r["URN (paper)"] == r["URN (urn_parameter_count)"] for r in rows)
     table = {r.quantity: r for r in xs.rows}
     assert table["parameters, Dyck, 32 units: LSTM / URN"].ours == "6300 / 6348"
-    assert table["parameters, Dyck, 32 units: LSTM / URN"].note.startswith("agrees")
+    assert table["parameters, Dyck, 32 units: LSTM / URN"].verdict == "agrees"
     # a paper figure we do not reproduce is reported as such, not papered over
     wrong = {**urn.PAPER_PARAMS, ("Dyck", 32): (6300, 6349)}
     monkeypatch.setattr(urn, "PAPER_PARAMS", wrong)
-    rows = {r.quantity: r for r in urn._cross_serial_rows(xs.numbers, xs.settings)}
-    assert "differs" in rows["parameters, Dyck, 32 units: LSTM / URN"].note
-    assert rows["parameters, Dyck, 16 units: LSTM / URN"].note.startswith("agrees")
+    claims = urn.cross_serial_claims(xs.settings)
+    rows, _ = urn._judged_rows(claims, xs.numbers, lambda models: xs.numbers,
+                               lambda n, models: [])
+    rows = {r.quantity: r for r in rows}
+    assert rows["parameters, Dyck, 32 units: LSTM / URN"].verdict == "differs"
+    assert rows["parameters, Dyck, 16 units: LSTM / URN"].verdict == "agrees"

@@ -1,18 +1,22 @@
 """The syntax gym (chapter 7): every model of the course on every language, one row per run.
 
 Each (model, language, seed) is trained as a language model with :func:`course_rnn.training.fit`
-on short / shallow strings and then tested on held-out *longer or deeper* strings, where nothing
-seen in training can be replayed. Two kinds of score come back:
+on short / shallow strings **until it has learned**: until its loss on held-out strings of the
+training distribution stops improving (a :class:`~course_rnn.training.Plateau`; the epoch count
+is only a cap, and a run that hits it is reported as not converged). It is then tested on
+held-out *longer or deeper* strings, where nothing seen in training can be replayed. Two kinds of
+score come back:
 
 * a **common metric**, the same for every language: ``valid_strings``, the share of held-out
   strings on which *every* top prediction is a legal continuation (``valid_next``) – computed by
   :func:`course_rnn.metrics.next_symbol_validity` – and ``valid_positions``, the same share per
   position;
 * the **language's own metric** (``own_metric`` names it, ``own`` holds it), the one its chapter
-  uses: ``max_correct_n`` for a^n b^n (chapter 3), closing-bracket accuracy on deeper strings for
-  Dyck (chapter 6), Bernardy & Lappin's whole-string accuracy for cross-serial strings (chapter 6),
-  the share of mirrored symbols predicted right for palindromes, and Linzen's agreement accuracy
-  on sentences balanced by attractors (chapter 4).
+  uses: ``max_correct_n`` for a^n b^n (chapter 3), closing-bracket accuracy for Dyck with
+  chapter 6's breakdown by attractors, inner nesting and outer depth (``breakdown``), Bernardy &
+  Lappin's whole-string accuracy for cross-serial strings (chapter 6), the share of mirrored
+  symbols predicted right for palindromes, and Linzen's agreement accuracy on sentences balanced
+  by attractors (chapter 4).
 
 =================  ===============================  ================================================
 language           trained on                       tested on
@@ -27,25 +31,34 @@ language           trained on                       tested on
 
 Models are built with :func:`course_rnn.models.build_model` at one state size (``hidden``) so that
 the table compares inductive biases, not sizes; the parameter counts differ and are reported.
-The FLNN (Tabor 2011) is a special-purpose network – a *linear* state with one scalar
-contraction/expansion per word and a few Gaussian read-out units – built for context-free
-languages whose stack holds few kinds of symbol. It runs only where that design applies
-(:data:`FLNN_LANGUAGES`); elsewhere :func:`applicable` is False and the gym skips it.
+The FLNN (Tabor 2011) is a special-purpose network – a *linear* state that each word moves by
+one affine map (a scalar contraction or expansion plus a shift) and a few Gaussian read-out
+units. It is the dynamical automaton of chapter 5 made trainable, and runs where Tabor's
+construction applies: a language whose next words depend on a **stack alone**, with no control
+state (:data:`FLNN_LANGUAGES`: Dyck, where each bracket pushes or pops and the top of the stack
+says what may close). a^n b^n and palindromes also need to know *which phase* of the string the
+reader is in (before or after the first b, the marker), cross-serial strings need a queue, and
+the agreement grammar is English; there :func:`applicable` is False and the gym skips it.
 
-``run_gym(scale="default")`` is what chapter 7 calls (about a minute on one CPU thread);
-``scale="paper"`` is larger, ``scale="smoke"`` tiny (for tests); ``settings=`` overrides any
-entry of :func:`gym_settings`.
+Independent runs train in parallel worker processes
+(:func:`~course_rnn.experiments.workers.parallel_map`). ``run(scale="quick")`` is what chapter 7
+calls; ``scale="paper"`` is larger; ``run_gym(scale="smoke")`` is tiny (for tests);
+``settings=`` overrides any entry of :func:`gym_settings`.
 """
 
 from __future__ import annotations
 
 import copy
+import json
+import math
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
+from ..analysis.curves import learning_curves
 from ..languages import Agreement, AnBn, CrossSerial, Palindrome, Vocab, make_language
 from ..languages.base import EOS
 from ..metrics import (
@@ -57,9 +70,20 @@ from ..metrics import (
     next_symbol_validity,
 )
 from ..models import build_model
-from ..training import fit
+from ..training import Plateau, fit
 from ..utils import pick_device
-from .replication import Experiment, Replication, Row, Timer, normalise_scale, seed_list, steps
+from .replication import (
+    Experiment,
+    Measurement,
+    Replication,
+    Row,
+    Timer,
+    judge,
+    normalise_scale,
+    seed_list,
+)
+from .urn import dyck_cuts, pooled_scores
+from .workers import parallel_map
 
 #: Display name → (registry kind, extra constructor arguments). The state size is added per run.
 GYM_MODELS: dict[str, tuple[str, dict]] = {
@@ -80,50 +104,56 @@ GYM_LANGUAGES: dict[str, str] = {
     "agreement": "subject–verb agreement",
 }
 
-#: Where the FLNN applies: languages with a stack of at most two kinds of symbol, like Tabor's
-#: grammars (a^n b^n: one kind; w c w^R over {a, b}: two). Dyck with several kinds, crossing
-#: dependencies and a 95-word English grammar are outside what its scalar push/pop factors encode.
-FLNN_LANGUAGES = ("anbn", "palindrome")
+#: Where the FLNN applies (Tabor's condition): the next words depend on a stack alone, no
+#: control state. Of the gym's languages only Dyck qualifies (see the module docstring).
+FLNN_LANGUAGES = ("dyck",)
+#: The FLNN's self-weights s_j learn at a tenth of the learning rate, as in chapter 5 (with
+#: equal rates a run can collapse to s ≈ 0, which resets the state at every word).
+FLNN_LR_FACTORS = {"scale": 0.1}
 
 #: The language's own metric, by language.
 OWN_METRICS = {
     "anbn": "max_correct_n",
-    "dyck": "closing accuracy (deeper)",
+    "dyck": "closing accuracy",
     "cross_serial": "whole-string accuracy",
     "palindrome": "mirror accuracy",
     "agreement": "agreement accuracy",
 }
 
+#: Training depth of the gym's Dyck strings (the seeds' 3); chapter 6's cuts use it.
+DYCK_DEPTH = 3
+
 _SETTINGS = {
     "smoke": dict(
-        hidden=4, urn_n=4, lr=0.02, batch_size=32,
+        hidden=4, urn_n=4, lr=0.02, batch_size=32, patience=2,
         languages=dict(
             anbn=dict(train_copies=2, epochs=2, test_max_n=12),
-            dyck=dict(pairs=2, train=64, epochs=1, test=16),
+            dyck=dict(pairs=2, train=64, valid=16, epochs=1, test=16),
             cross_serial=dict(train=64, epochs=1),
-            palindrome=dict(train=64, epochs=1, test=16),
-            agreement=dict(train=64, epochs=1, test_per_attractor=4),
+            palindrome=dict(train=64, valid=16, epochs=1, test=16),
+            agreement=dict(train=64, valid=16, epochs=1, test_per_attractor=4),
         ),
     ),
     "default": dict(
-        hidden=16, urn_n=16, lr=0.01, batch_size=32,
+        hidden=16, urn_n=16, lr=0.01, batch_size=64, patience=5,
         languages=dict(
-            anbn=dict(train_copies=10, epochs=24, batch_size=10, lr=0.02, test_max_n=40),
-            dyck=dict(pairs=2, train=1200, epochs=4, test=200),
-            cross_serial=dict(train=640, epochs=8),
-            palindrome=dict(train=900, epochs=4, test=200),
-            agreement=dict(train=800, epochs=5, batch_size=16, lr=0.03,
-                           test_per_attractor=50),
+            anbn=dict(train_copies=10, epochs=300, batch_size=10, lr=0.02, patience=10,
+                      test_max_n=40),
+            dyck=dict(pairs=2, train=800, valid=200, epochs=300, test=200),
+            cross_serial=dict(train=640, epochs=300),
+            palindrome=dict(train=600, valid=200, epochs=300, test=200),
+            agreement=dict(train=800, valid=200, epochs=200, batch_size=16, lr=0.03,
+                           patience=10, test_per_attractor=50),
         ),
     ),
     "paper": dict(
-        hidden=50, urn_n=50, lr=0.005, batch_size=64,
+        hidden=50, urn_n=50, lr=0.005, batch_size=64, patience=10,
         languages=dict(
-            anbn=dict(train_copies=100, epochs=100, test_max_n=60),
-            dyck=dict(pairs=5, train=25_600, epochs=20, test=2000),
-            cross_serial=dict(train=12_800, epochs=30),
-            palindrome=dict(train=12_800, epochs=20, test=2000),
-            agreement=dict(train=50_000, epochs=10, test_per_attractor=500),
+            anbn=dict(train_copies=100, epochs=500, test_max_n=60),
+            dyck=dict(pairs=5, train=25_600, valid=2_000, epochs=200, test=2000),
+            cross_serial=dict(train=12_800, epochs=300),
+            palindrome=dict(train=12_800, valid=2_000, epochs=200, test=2000),
+            agreement=dict(train=50_000, valid=2_000, epochs=100, test_per_attractor=500),
         ),
     ),
 }
@@ -158,7 +188,7 @@ def _check_names(names: Iterable[str], known: dict, what: str) -> list[str]:
 def _merge(base: dict, override: dict) -> dict:
     out = copy.deepcopy(base)
     for key, value in override.items():
-        if key not in out and key not in ("lr", "batch_size"):
+        if key not in out and key not in ("lr", "batch_size", "patience"):
             raise ValueError(f"unknown gym setting {key!r}: known are {', '.join(out)}")
         if isinstance(out.get(key), dict) and isinstance(value, dict):
             out[key] = _merge(out[key], value)
@@ -173,11 +203,13 @@ class Task:
     language: object  # the language whose valid_next judges the held-out strings
     vocab: Vocab
     train: list
-    test: list
+    valid: list  # held-out strings of the *training* distribution: the convergence monitor
+    test: list  # longer / deeper strings
     own: Callable  # own(model) -> float
-    epochs: int
-    lr: float | None = None  # None: the gym-wide setting
+    epochs: int  # the cap
+    lr: float | None = None  # None: the gym-wide setting (also for batch_size and patience)
     batch_size: int | None = None
+    breakdown: Callable | None = None  # breakdown(model) -> {name: float}, Dyck only
 
 
 def _mirror_accuracy(model, vocab: Vocab, marker: str, strings: Sequence) -> float:
@@ -193,10 +225,17 @@ def _mirror_accuracy(model, vocab: Vocab, marker: str, strings: Sequence) -> flo
     return float(np.mean(right))
 
 
-def _task(name: str, cfg: dict) -> Task:
+def make_task(name: str, cfg: dict) -> Task:
+    """The gym's task ``name`` with the settings ``cfg`` of that language (same data every
+    call: every sample has a fixed seed)."""
     task = _make_task(name, cfg)
     task.lr, task.batch_size = cfg.get("lr"), cfg.get("batch_size")
     return task
+
+
+@lru_cache(maxsize=16)
+def _cached_task(name: str, cfg_json: str) -> Task:
+    return make_task(name, json.loads(cfg_json))
 
 
 def _make_task(name: str, cfg: dict) -> Task:
@@ -204,47 +243,56 @@ def _make_task(name: str, cfg: dict) -> Task:
         lang = AnBn(1, 10)
         vocab = Vocab.for_language(lang)
         train = [AnBn.string(n) for n in range(1, 11)] * cfg["train_copies"]
+        valid = [AnBn.string(n) for n in range(1, 11)]  # the whole training range, once
         test = [AnBn.string(n) for n in range(11, 21)]
 
         def own(model):
             return anbn_generalisation(model, vocab, cfg["test_max_n"])["max_correct_n"]
 
-        return Task(lang, vocab, train, test, own, cfg["epochs"])
+        return Task(lang, vocab, train, valid, test, own, cfg["epochs"])
     if name == "dyck":
         lang = make_language("dyck", pairs=cfg["pairs"])
         vocab = Vocab.for_language(lang)
-        train = lang.sample(cfg["train"], seed=101, length=16, depth=3, method="seeds")
-        pool = lang.sample(20 * cfg["test"], seed=102, length=16, method="seeds")
-        test = [s for s in pool if lang.depth(s) >= 5][: cfg["test"]]
+        shape = dict(length=16, method="seeds")
+        train = lang.sample(cfg["train"], seed=101, depth=DYCK_DEPTH, **shape)
+        valid = lang.sample(cfg["valid"], seed=103, depth=DYCK_DEPTH, **shape)
+        pool = lang.sample(20 * cfg["test"], seed=102, **shape)
+        test = [s for s in pool if lang.depth(s) >= DYCK_DEPTH + 2][: cfg["test"]]
 
         def own(model):
             return dyck_closing_accuracy(model, lang, vocab, test)["accuracy"]
 
-        return Task(lang, vocab, train, test, own, cfg["epochs"])
+        def breakdown(model):
+            return pooled_scores(dyck_closing_accuracy(model, lang, vocab, test), DYCK_DEPTH)
+
+        return Task(lang, vocab, train, valid, test, own, cfg["epochs"], breakdown=breakdown)
     if name == "cross_serial":
         lang = CrossSerial()
         vocab = Vocab.for_language(lang)
         train = lang.sample(cfg["train"], seed=201, max_total=7)
+        valid = CrossSerial.family(8)  # every training length, once
         test = [s for s in CrossSerial.family(10) if len(s) >= 16]  # m + n = 8, 9
 
         def own(model):
             return cross_serial_accuracy(model, lang, vocab, test)["accuracy"]
 
-        return Task(lang, vocab, train, test, own, cfg["epochs"])
+        return Task(lang, vocab, train, valid, test, own, cfg["epochs"])
     if name == "palindrome":
         lang = Palindrome("ab", marker="c")
         vocab = Vocab.for_language(lang)
         train = lang.sample(cfg["train"], seed=301, min_half=1, max_half=6)
+        valid = lang.sample(cfg["valid"], seed=303, min_half=1, max_half=6)
         test = lang.sample(cfg["test"], seed=302, min_half=7, max_half=9)
 
         def own(model):
             return _mirror_accuracy(model, vocab, lang.marker, test)
 
-        return Task(lang, vocab, train, test, own, cfg["epochs"])
+        return Task(lang, vocab, train, valid, test, own, cfg["epochs"])
     if name == "agreement":
         train_lang, lang = Agreement(max_pps=1), Agreement(max_pps=2)
         vocab = Vocab.for_language(lang)
         train = train_lang.sample(cfg["train"], seed=401)
+        valid = train_lang.sample(cfg["valid"], seed=403)
         examples = lang.balanced_by_attractors(cfg["test_per_attractor"], max_attractors=3,
                                                seed=402)
         test = [e.sentence for e in examples]
@@ -252,7 +300,7 @@ def _make_task(name: str, cfg: dict) -> Task:
         def own(model):
             return agreement_accuracy(model, vocab, examples)["accuracy"]
 
-        return Task(lang, vocab, train, test, own, cfg["epochs"])
+        return Task(lang, vocab, train, valid, test, own, cfg["epochs"])
     raise ValueError(f"unknown language {name!r}: choose from {', '.join(GYM_LANGUAGES)}")
 
 
@@ -266,6 +314,55 @@ def _build(model: str, vocab: Vocab, settings: dict, seed: int):
                        **options)
 
 
+def gym_run(language: str, model_name: str, seed: int, cfg: dict, device=None,
+            min_epochs: int = 0) -> dict:
+    """Train one model on one language until its validation loss plateaus (at least
+    ``min_epochs``), then score it. ``cfg`` is the whole gym's settings. Returns the row (plain
+    numbers) with the run's ``history`` and the CPU ``model`` added. A top-level function, so
+    that worker processes can run it."""
+    lang_cfg = cfg["languages"][language]
+    task = _cached_task(language, json.dumps(lang_cfg, sort_keys=True))
+    model = _build(model_name, task.vocab, cfg, seed)
+    flnn = GYM_MODELS[model_name][0] == "flnn"
+    start = time.process_time()  # CPU time: steady on a shared machine, unlike wall time
+    history = fit(model, task.vocab, task.train, valid=task.valid,
+                  epochs=max(task.epochs, min_epochs), min_epochs=min_epochs,
+                  batch_size=task.batch_size or cfg["batch_size"], lr=task.lr or cfg["lr"],
+                  lr_factors=FLNN_LR_FACTORS if flnn else None,
+                  until=Plateau(patience=lang_cfg.get("patience", cfg["patience"])), seed=seed,
+                  device=device, progress=False)
+    seconds = time.process_time() - start
+    validity = next_symbol_validity(model, task.language, task.vocab, task.test)
+    record = history.convergence
+    return {
+        "model": model_name, "language": language, "seed": seed,
+        "params": model.num_parameters(), "train_seconds": seconds,
+        "epochs": record.epochs, "converged": record.converged,
+        "final_loss": record.final["train_loss"], "valid_loss": record.best,
+        "valid_strings": validity["strings"], "valid_positions": validity["positions"],
+        "own_metric": OWN_METRICS[language], "own": float(task.own(model)),
+        "breakdown": task.breakdown(model) if task.breakdown else None,
+        "history": history, "trained": model.cpu(),
+    }
+
+
+#: The keys of a row that are not plain numbers (left out of results.json).
+OBJECT_KEYS = ("history", "trained")
+
+
+def plain(row: dict) -> dict:
+    """A row without its history and model: what results.json keeps."""
+    return {k: v for k, v in row.items() if k not in OBJECT_KEYS}
+
+
+def _jobs_of(pairs, seeds) -> list[tuple[str, str, int]]:
+    """Jobs ordered slowest language first (agreement, Dyck), so that parallel workers do not
+    end on one long run."""
+    order = {"agreement": 0, "dyck": 1, "palindrome": 2, "cross_serial": 3, "anbn": 4}
+    return sorted(((lang, m, s) for lang, m in pairs for s in seeds),
+                  key=lambda j: order[j[0]])
+
+
 def run_gym(
     scale: str = "default",
     seeds: Sequence[int] = (0,),
@@ -274,16 +371,23 @@ def run_gym(
     models: Iterable[str] | None = None,
     languages: Iterable[str] | None = None,
     settings: dict | None = None,
+    min_epochs: dict | None = None,
 ) -> list[dict]:
-    """Train every model on every language (where :func:`applicable`) for every seed.
+    """Train every model on every language (where :func:`applicable`) for every seed, in
+    parallel worker processes, each until it has learned.
 
-    Returns one dict per run: ``model``, ``language``, ``seed``, ``params``, ``train_seconds``,
-    ``epochs``, ``final_loss`` (last training loss), ``valid_strings`` and ``valid_positions``
-    (the common metric on held-out strings), ``own_metric`` (its name) and ``own`` (its value).
-    ``models``/``languages`` pick subsets (ValueError naming the known ones otherwise);
-    ``settings`` overrides entries of ``gym_settings(scale)`` (a language may set its own ``lr``
-    and ``batch_size``), e.g.
-    ``{"hidden": 8, "languages": {"dyck": {"epochs": 2}}}``. ``progress`` shows a bar over the runs.
+    Returns one dict per run, in the order (language, model, seed) of the arguments:
+    ``model``, ``language``, ``seed``, ``params``, ``train_seconds`` (CPU seconds of training),
+    ``epochs`` (trained),
+    ``converged`` (met its plateau criterion before the cap), ``final_loss`` (last training
+    loss), ``valid_loss`` (best validation loss), ``valid_strings`` and ``valid_positions`` (the
+    common metric on held-out strings), ``own_metric`` (its name), ``own`` (its value),
+    ``breakdown`` (Dyck: chapter 6's pooled accuracies; else None), and the run's ``history``
+    and trained model (``trained``). ``models``/``languages`` pick subsets (ValueError naming
+    the known ones otherwise); ``settings`` overrides entries of ``gym_settings(scale)`` (a
+    language may set its own ``lr``, ``batch_size`` and ``patience``), e.g.
+    ``{"hidden": 8, "languages": {"dyck": {"epochs": 2}}}``; ``min_epochs`` maps
+    (language, model, seed) to a least number of epochs (the doubled budget).
     """
     cfg = gym_settings(scale)
     if settings:
@@ -299,27 +403,15 @@ def run_gym(
         raise ValueError(f"none of the models {model_names} applies to {language_names} "
                          f"(the FLNN runs only on {', '.join(FLNN_LANGUAGES)})")
     device = pick_device(device)
-    tasks = {lang: _task(lang, cfg["languages"][lang]) for lang in language_names}
-    jobs = [(lang, m, seed) for lang, m in pairs for seed in seeds]
-    rows = []
-    for lang_name, model_name, seed in steps(jobs, len(jobs), "gym", progress):
-        task = tasks[lang_name]
-        model = _build(model_name, task.vocab, cfg, seed)
-        start = time.perf_counter()
-        history = fit(model, task.vocab, task.train, epochs=task.epochs,
-                      batch_size=task.batch_size or cfg["batch_size"],
-                      lr=task.lr or cfg["lr"], seed=seed, device=device, progress=False)
-        seconds = time.perf_counter() - start
-        validity = next_symbol_validity(model, task.language, task.vocab, task.test)
-        rows.append({
-            "model": model_name, "language": lang_name, "seed": seed,
-            "params": model.num_parameters(), "train_seconds": seconds,
-            "epochs": task.epochs, "final_loss": history.last["train_loss"],
-            "valid_strings": validity["strings"],
-            "valid_positions": validity["positions"],
-            "own_metric": OWN_METRICS[lang_name], "own": float(task.own(model)),
-        })
-    return rows
+    for lang in language_names:  # bad settings fail here, before any training
+        make_task(lang, cfg["languages"][lang])
+    jobs = _jobs_of(pairs, seeds)
+    more = min_epochs or {}
+    done = parallel_map(gym_run, [(lang, m, s, cfg, str(device), more.get((lang, m, s), 0))
+                                  for lang, m, s in jobs],
+                        device=device, desc="gym", progress=progress)
+    by_job = dict(zip(jobs, done))
+    return [by_job[lang, m, s] for lang, m in pairs for s in seeds]
 
 
 # -- the replication: one table, one heatmap, and the papers' claims checked ---------------------
@@ -335,14 +427,20 @@ def _by_cell(rows: Sequence[dict]) -> dict[tuple[str, str], list[dict]]:
 
 
 def cell_means(rows: Sequence[dict]) -> dict[tuple[str, str], dict]:
-    """(model, language) → mean ``valid_strings``, ``own``, ``params``, ``train_seconds`` over
-    seeds, plus the seeds' ``min``/``max`` of ``valid_strings`` and ``n`` (number of seeds)."""
+    """(model, language) → mean ``valid_strings``, ``own``, ``params``, ``train_seconds`` and
+    ``epochs`` over seeds, the seeds' ``min``/``max`` of ``valid_strings``, ``n`` (seeds),
+    ``converged`` (how many of them met their criterion) and, for Dyck, the mean
+    ``breakdown``."""
     out = {}
     for key, runs in _by_cell(rows).items():
         valid = [r["valid_strings"] for r in runs]
         out[key] = {col: float(np.mean([r[col] for r in runs]))
-                    for col in ("valid_strings", "own", "params", "train_seconds")}
-        out[key].update(min=min(valid), max=max(valid), n=len(runs))
+                    for col in ("valid_strings", "own", "params", "train_seconds", "epochs")}
+        out[key].update(min=min(valid), max=max(valid), n=len(runs),
+                        converged=sum(bool(r["converged"]) for r in runs))
+        if runs[0].get("breakdown"):
+            out[key]["breakdown"] = {k: float(np.mean([r["breakdown"][k] for r in runs]))
+                                     for k in runs[0]["breakdown"]}
     return out
 
 
@@ -352,9 +450,14 @@ def _order(rows: Sequence[dict]) -> tuple[list[str], list[str]]:
     return models, languages
 
 
+def _all_converged(cell: dict) -> bool:
+    return cell["converged"] == cell["n"]
+
+
 def gym_table(rows: Sequence[dict]) -> list[dict]:
-    """One row per model: "valid_strings (own metric)" per language (mean over seeds), the
-    parameter counts and the total training time."""
+    """One row per model: "valid_strings (own metric)" per language (mean over seeds; "not
+    converged" when a seed's run did not meet its criterion), the parameter counts and the
+    total CPU time of its training."""
     means = cell_means(rows)
     models, languages = _order(rows)
     table = []
@@ -362,22 +465,42 @@ def gym_table(rows: Sequence[dict]) -> list[dict]:
         line = {"model": model}
         for lang in languages:
             header = f"{lang}: valid ({OWN_METRICS[lang]})"
-            if (model, lang) not in means:
+            m = means.get((model, lang))
+            if m is None:
                 line[header] = "n/a"
-                continue
-            m = means[model, lang]
-            own = f"{m['own']:.1f}" if lang == "anbn" else f"{m['own']:.2f}"
-            line[header] = f"{m['valid_strings']:.2f} ({own})"
+            elif not _all_converged(m):
+                line[header] = f"not converged ({m['n'] - m['converged']} of {m['n']} seeds)"
+            else:
+                own = f"{m['own']:.1f}" if lang == "anbn" else f"{m['own']:.2f}"
+                line[header] = f"{m['valid_strings']:.2f} ({own})"
         params = [r["params"] for r in rows if r["model"] == model]
         line["parameters"] = (f"{min(params)}–{max(params)}" if min(params) != max(params)
                               else str(min(params)))
-        line["train s"] = f"{sum(r['train_seconds'] for r in rows if r['model'] == model):.1f}"
+        line["train CPU s"] = \
+            f"{sum(r['train_seconds'] for r in rows if r['model'] == model):.1f}"
+        table.append(line)
+    return table
+
+
+def dyck_breakdown_table(rows: Sequence[dict]) -> list[dict]:
+    """Chapter 6's breakdown of the Dyck column: per model, closing-bracket accuracy pooled by
+    attractors, by nesting inside the pair and by outer depth (mean over seeds)."""
+    means = cell_means(rows)
+    labels = {key: cut[0] for key, cut in dyck_cuts(DYCK_DEPTH).items()}
+    table = []
+    for model in _order(rows)[0]:
+        m = means.get((model, "dyck"))
+        if m is None:
+            continue
+        line = {"model": model, "converged": f"{m['converged']}/{m['n']}"}
+        line.update({labels[k]: v for k, v in m["breakdown"].items()})
         table.append(line)
     return table
 
 
 def gym_heatmap(rows: Sequence[dict]):
-    """The table's common metric as a heatmap: mean ``valid_strings`` and the seeds' range."""
+    """The table's common metric as a heatmap: mean ``valid_strings`` and the seeds' range;
+    cells with an unconverged run are left blank and say so."""
     from matplotlib.figure import Figure
 
     means = cell_means(rows)
@@ -386,10 +509,11 @@ def gym_heatmap(rows: Sequence[dict]):
     ax = fig.subplots()
     grid = np.full((len(models), len(languages)), np.nan)
     for (i, model), (j, lang) in ((a, b) for a in enumerate(models) for b in enumerate(languages)):
-        if (model, lang) not in means:
-            ax.text(j, i, "n/a", ha="center", va="center", color="grey", fontsize=8)
+        m = means.get((model, lang))
+        if m is None or not _all_converged(m):
+            text = "n/a" if m is None else "not\nconverged"
+            ax.text(j, i, text, ha="center", va="center", color="grey", fontsize=7)
             continue
-        m = means[model, lang]
         grid[i, j] = m["valid_strings"]
         ax.text(j, i, f"{m['valid_strings']:.2f}\n{m['min']:.2f}–{m['max']:.2f}", ha="center",
                 va="center", color="black" if grid[i, j] > 0.6 else "white", fontsize=7)
@@ -403,72 +527,140 @@ def gym_heatmap(rows: Sequence[dict]):
     return fig
 
 
-def _close_call(difference: float, margin: float) -> str:
-    """"agrees" when the claimed winner leads by more than ``margin``, "differs" when it trails
-    by more; otherwise too close to call with these seeds."""
-    if abs(difference) <= margin:
-        return f"too close to call (difference {difference:+.2f})"
-    return "agrees" if difference > 0 else "differs"
+def gym_curves(rows: Sequence[dict]) -> dict:
+    """One learning-curve figure per language (every model and seed; training and validation
+    loss), drawn by :func:`~course_rnn.analysis.curves.learning_curves`."""
+    figures = {}
+    for lang in _order(rows)[1]:
+        runs = {f"{r['model']} seed {r['seed']}": r["history"] for r in rows
+                if r["language"] == lang and r.get("history") is not None}
+        if runs:
+            figures[f"curves_{lang}"] = learning_curves(
+                runs, ("train_loss", "valid_loss"), title=f"{lang}: {GYM_LANGUAGES[lang]}",
+                size=(9, 3))
+    return figures
 
 
-def gym_claims(rows: Sequence[dict]) -> list[Row]:
-    """The papers' claims about which model wins, checked against the gym's runs (needs every
-    model on every language; a claim whose cells are missing is left out)."""
-    means = cell_means(rows)
+@dataclass(frozen=True)
+class GymClaim:
+    """A paper's claim about who wins, checked on the gym's cells.
 
-    def m(model, lang):
+    ``cells``: the (model, language) cells it needs; ``check(means) -> (ours, value, agrees,
+    gap)``. Its verdict waits for every run of those cells to converge, and a disagreement is
+    re-checked with those runs continued to twice their epochs."""
+
+    quantity: str
+    paper: str
+    cells: tuple[tuple[str, str], ...]
+    check: Callable[[dict], tuple[str, float, bool, float]]
+    note: str = ""
+    verdict: str | None = None  # a fixed verdict ("not comparable") instead of judging
+
+
+def gym_claims_list() -> list[GymClaim]:
+    """The papers' claims the gym can check (each needs its cells)."""
+    def own(means, model, lang):
         return means[model, lang]["own"]
 
-    def has(*cells):
-        return all(cell in means for cell in cells)
+    def counting(means):
+        rivals = {m: own(means, m, "anbn") for m, lang in means if lang == "anbn" and m != "LSTM"}
+        best_rival = max(rivals, key=rivals.get)
+        lstm = own(means, "LSTM", "anbn")
+        gap = max(0.0, rivals[best_rival] - lstm - 1.0)
+        return (f"LSTM {lstm:.1f}; best other: {best_rival} {rivals[best_rival]:.1f}", lstm,
+                gap == 0, gap)
 
-    claims = []
-    if has(("LSTM", "anbn")) and len({k for k in means if k[1] == "anbn"}) > 1:
-        best = max((k[0] for k in means if k[1] == "anbn"), key=lambda k: m(k, "anbn"))
-        rival = max(m(k[0], "anbn") for k in means if k[1] == "anbn" and k[0] != "LSTM")
-        claims.append(Row(
-            "for counting (a^n b^n), the LSTM works best (max_correct_n)",
-            "Levy 2023 lecture (ch. 3)",
-            f"best: {best} ({m(best, 'anbn'):.1f}); LSTM {m('LSTM', 'anbn'):.1f}",
-            _close_call(m("LSTM", "anbn") - rival, margin=1.0)))
-    if has(("LSTM", "cross_serial"), ("URN", "cross_serial")):
-        lstm, urn = m("LSTM", "cross_serial"), m("URN", "cross_serial")
-        claims.append(Row(
-            "both URN and LSTM struggle on longer cross-serial strings; the LSTM does better",
-            "Bernardy & Lappin 2023 (ch. 6)", f"LSTM {lstm:.2f}, URN {urn:.2f}",
-            "agrees" if lstm > urn and lstm < 0.8 else "differs"))
-    if has(("LSTM", "dyck"), ("URN", "dyck")):
-        claims.append(Row(
-            "the URN closes Dyck brackets better than the LSTM (deeper strings)",
-            "Bernardy & Lappin 2023 (ch. 6)",
-            f"URN {m('URN', 'dyck'):.2f}, LSTM {m('LSTM', 'dyck'):.2f}",
-            _close_call(m("URN", "dyck") - m("LSTM", "dyck"), margin=0.05)))
-    if has(("LSTM", "agreement"), ("DRNN", "agreement")):
-        drnn, lstm = m("DRNN", "agreement"), m("LSTM", "agreement")
-        verdict = ("agrees" if abs(drnn - lstm) < 0.05 else "differs") if max(drnn, lstm) > 0.6 \
-            else "not testable here: both near chance (0.5)"
-        claims.append(Row("the Decay RNN agrees about as well as the LSTM",
-                          "Bhatt et al. 2020 (ch. 4)", f"DRNN {drnn:.2f}, LSTM {lstm:.2f}",
-                          verdict))
-    if has(("FLNN", "anbn"), ("FLNN", "palindrome")):
-        claims.append(Row(
-            "the FLNN learns a context-free grammar (99.4% correct on Grammar 1's test set)",
-            "Tabor 2011, Table 4 (ch. 5)",
-            f"a^n b^n max_correct_n {m('FLNN', 'anbn'):.1f}; palindrome mirror accuracy "
-            f"{m('FLNN', 'palindrome'):.2f} (with an end marker)",
-            "agrees" if m("FLNN", "anbn") >= 10 else "differs"))
-    return claims
+    def crossing(means):
+        lstm, urn = own(means, "LSTM", "cross_serial"), own(means, "URN", "cross_serial")
+        return f"LSTM {lstm:.2f}, URN {urn:.2f}", lstm, lstm > urn, max(0.0, urn - lstm)
+
+    def nesting(means):
+        b = means["URN", "dyck"]["breakdown"]
+        gap = max(0.0, b["shallow_inner"] - 0.02 - b["deep_inner"])
+        return (f"URN {b['shallow_inner']:.2f} (inner nesting 0–1) → {b['deep_inner']:.2f} "
+                f"(≥ {DYCK_DEPTH})", b["deep_inner"], gap == 0, gap)
+
+    def agreement(means):
+        drnn, lstm = own(means, "DRNN", "agreement"), own(means, "LSTM", "agreement")
+        gap = max(0.0, abs(drnn - lstm) - 0.05)
+        return f"DRNN {drnn:.2f}, LSTM {lstm:.2f}", drnn, gap == 0, gap
+
+    def flnn(means):
+        b = means["FLNN", "dyck"]["breakdown"]
+        return (f"Dyck-2: {b['seen_outer']:.2f} (outer depth ≤ {DYCK_DEPTH}) → "
+                f"{b['unseen_outer']:.2f} (≥ {DYCK_DEPTH + 2})", b["unseen_outer"], False, 0.0)
+
+    return [
+        GymClaim("for counting (a^n b^n), the LSTM works best (max_correct_n)",
+                 "Levy 2023 lecture (ch. 3)", (("LSTM", "anbn"),) + tuple(
+                     (m, "anbn") for m in GYM_MODELS if m not in ("LSTM", "FLNN")), counting,
+                 "agrees when no other model's mean is more than 1 above the LSTM's"),
+        GymClaim("on cross-serial strings longer than in training, the LSTM does better than "
+                 "the URN", "Bernardy & Lappin 2023, §3.1 (ch. 6)",
+                 (("LSTM", "cross_serial"), ("URN", "cross_serial")), crossing,
+                 "whole-string accuracy at m + n = 8, 9"),
+        GymClaim("the URN's closing accuracy does not decline with nesting inside the pair",
+                 "Bernardy & Lappin 2022; 2023 (ch. 6)", (("URN", "dyck"),), nesting,
+                 "chapter 6's breakdown on the deeper Dyck strings; slack 0.02"),
+        GymClaim("the Decay RNN agrees about as well as the LSTM", "Bhatt et al. 2020 (ch. 4)",
+                 (("DRNN", "agreement"), ("LSTM", "agreement")), agreement,
+                 "agreement accuracy on 0–3 attractors; 'about as well': within 0.05"),
+        GymClaim("the FLNN learns a stack language and generalises deeper (99.4% correct on "
+                 "Grammar 1's deeper test sentences)", "Tabor 2011, Table 4 (ch. 5)",
+                 (("FLNN", "dyck"),), flnn, "Dyck-2 is not Tabor's grammar and closing accuracy "
+                 "is not his score: a stack language on Tabor's terms, reported beside his "
+                 "number", verdict="not comparable"),
+    ]
+
+
+def gym_claims(rows: Sequence[dict], doubled_rows: Callable[[set], Sequence[dict]] | None = None
+               ) -> list[Row]:
+    """The papers' claims about which model wins, checked against the gym's runs (a claim whose
+    cells are missing is left out). ``doubled_rows(cells)`` re-trains the runs of those cells
+    at twice their epochs (needed only for a disagreement; without it a disagreement raises)."""
+    means = cell_means(rows)
+    claims = [c for c in gym_claims_list() if all(cell in means for cell in c.cells)]
+    firsts = {}
+    for claim in claims:
+        ours, value, agrees, gap = claim.check(means)
+        runs = [bool(r["converged"]) for r in rows if (r["model"], r["language"]) in claim.cells]
+        firsts[claim] = (ours, Measurement(value, agrees, gap, runs))
+    needed = {cell for c, (_, first) in firsts.items() if c.verdict is None
+              and first.converged and not first.agrees for cell in c.cells}
+    second_rows = doubled_rows(needed) if needed and doubled_rows is not None else None
+    out = []
+    for claim, (ours, first) in firsts.items():
+        if claim.verdict is not None:
+            out.append(Row(claim.quantity, claim.paper, ours, claim.note,
+                           verdict=claim.verdict))
+            continue
+
+        def doubled(claim=claim):
+            if second_rows is None:
+                raise ValueError("a disagreement must be re-checked at twice the budget")
+            means2 = cell_means(second_rows)
+            _, value, agrees, gap = claim.check(means2)
+            runs = [bool(r["converged"]) for r in second_rows
+                    if (r["model"], r["language"]) in claim.cells]
+            return Measurement(value, agrees, gap, runs)
+
+        out.append(Row(claim.quantity, claim.paper, ours, claim.note,
+                       verdict=judge(first, doubled)))
+    return out
 
 
 def run(scale: str = "quick", seeds=None, device=None, progress: bool | None = None,
         settings: dict | None = None, models: Iterable[str] | None = None,
         languages: Iterable[str] | None = None) -> Replication:
-    """The gym as a replication: :func:`run_gym`, then :func:`gym_table`, :func:`gym_heatmap`
-    and :func:`gym_claims` (the papers' claims about which model wins, in the ``paper`` column).
+    """The gym as a replication: :func:`run_gym`, then :func:`gym_table`, :func:`gym_heatmap`,
+    :func:`gym_curves` and :func:`gym_claims` (the papers' claims about which model wins, in the
+    ``paper`` column; a disagreement is re-checked by continuing its runs to twice their epochs).
 
     ``scale`` "quick" is the book's (``gym_settings("default")``, 2 seeds), "paper" the large one
-    (5 seeds). ``numbers`` holds every run (``runs``) and the per-cell means (``cells``);
-    ``artefacts["table"]`` the model × language table.
+    (5 seeds). ``numbers`` holds every run (``runs``), the per-cell means (``cells``) and the
+    doubled-budget runs (``doubled``); ``runs`` every training history; ``artefacts`` the
+    model × language ``table``, the ``dyck_breakdown`` table and the trained ``models`` keyed by
+    (model, language, seed).
     """
     scale = normalise_scale(scale)
     seeds = seed_list(seeds, DEFAULT_SEEDS[scale])
@@ -477,14 +669,38 @@ def run(scale: str = "quick", seeds=None, device=None, progress: bool | None = N
     with Timer() as timer:
         rows = run_gym(gym_scale, seeds=seeds, device=device, progress=progress,
                        settings=settings, models=models, languages=languages)
+        doubled: list[dict] = []
+
+        def doubled_rows(cells: set) -> list[dict]:
+            again = {(r["language"], r["model"], r["seed"]): 2 * math.ceil(r["epochs"])
+                     for r in rows if (r["model"], r["language"]) in cells}
+            more = run_gym(gym_scale, seeds=seeds, device=device, progress=progress,
+                           settings=settings, models=sorted({m for m, _ in cells}),
+                           languages=sorted({lang for _, lang in cells}), min_epochs=again)
+            doubled.extend(r for r in more if (r["model"], r["language"]) in cells)
+            replaced = {(r["model"], r["language"], r["seed"]) for r in doubled}
+            return [r for r in rows if (r["model"], r["language"], r["seed"]) not in replaced] \
+                + doubled
+
+        claims = gym_claims(rows, doubled_rows)
     cells = [{"model": k[0], "language": k[1], **v} for k, v in cell_means(rows).items()]
     settings_used = _merge(gym_settings(gym_scale), settings or {})
+    histories = {f"{r['model']} on {r['language']} seed {r['seed']}": r["history"] for r in rows}
+    histories.update({f"{r['model']} on {r['language']} seed {r['seed']} (2× budget)":
+                      r["history"] for r in doubled})
     return Replication(
         experiment="gym", title=EXPERIMENTS[0].title, scale=scale, seeds=seeds,
         device=str(device), settings=settings_used,
-        numbers={"runs": rows, "cells": cells}, rows=gym_claims(rows),
-        figures={"heatmap": gym_heatmap(rows)},
-        artefacts={"table": gym_table(rows)}, seconds=timer.seconds)
+        numbers={"runs": [plain(r) for r in rows], "cells": cells,
+                 "doubled": [plain(r) for r in doubled],
+                 "dyck_cut_points": {"training_depth": DYCK_DEPTH,
+                                     "deep_inner_min": DYCK_DEPTH,
+                                     "unseen_outer_min": DYCK_DEPTH + 2}},
+        rows=claims, figures={"heatmap": gym_heatmap(rows), **gym_curves(rows)},
+        artefacts={"table": gym_table(rows), "dyck_breakdown": dyck_breakdown_table(rows),
+                   "models": {(r["model"], r["language"], r["seed"]): r["trained"]
+                              for r in rows}},
+        seconds=timer.seconds, runs=histories)
 
 
 EXPERIMENTS = (Experiment(

@@ -1,0 +1,202 @@
+"""The syntax gym (chapter 7) on a tiny setting: rows, convergence, subsets, skips, verdicts and
+clear errors."""
+
+import math
+
+import pytest
+
+from course_rnn.experiments import GYM_LANGUAGES, GYM_MODELS, gym, gym_settings, run_gym
+from course_rnn.experiments.gym import FLNN_LANGUAGES, OWN_METRICS, applicable
+from course_rnn.experiments.replication import Replication
+
+KEYS = {"model", "language", "seed", "params", "train_seconds", "epochs", "converged",
+        "final_loss", "valid_loss", "valid_strings", "valid_positions", "own_metric", "own",
+        "breakdown", "history", "trained"}
+
+
+@pytest.fixture(autouse=True)
+def serial(monkeypatch):
+    """One process: tiny runs are quicker than starting workers."""
+    monkeypatch.setenv("COURSE_RNN_WORKERS", "1")
+
+
+@pytest.fixture(scope="module")
+def smoke_rows():
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("COURSE_RNN_WORKERS", "1")
+        return run_gym("smoke", seeds=(0,), device="cpu")
+
+
+def test_smoke_covers_every_applicable_pair(smoke_rows):
+    pairs = {(r["model"], r["language"]) for r in smoke_rows}
+    expected = {(m, lang) for m in GYM_MODELS for lang in GYM_LANGUAGES if applicable(m, lang)}
+    assert pairs == expected
+    assert len(smoke_rows) == len(expected)
+    # the FLNN runs only where Tabor's condition holds: a stack alone suffices
+    assert {lang for m, lang in pairs if m == "FLNN"} == set(FLNN_LANGUAGES) == {"dyck"}
+
+
+def test_rows_are_well_formed(smoke_rows):
+    for row in smoke_rows:
+        assert set(row) == KEYS
+        assert row["params"] > 0 and row["train_seconds"] >= 0
+        assert 0.0 <= row["valid_strings"] <= 1.0 and 0.0 <= row["valid_positions"] <= 1.0
+        assert row["valid_strings"] <= row["valid_positions"] + 1e-9
+        assert row["own_metric"] == OWN_METRICS[row["language"]]
+        assert math.isfinite(row["final_loss"]) and math.isfinite(row["own"])
+        assert row["history"].convergence.epochs == row["epochs"]
+        assert row["converged"] == row["history"].converged
+        assert "valid_loss" in row["history"].epochs[0]
+        if row["language"] != "anbn":
+            assert 0.0 <= row["own"] <= 1.0
+        else:
+            assert row["own"] == int(row["own"]) >= 0
+        # chapter 6's breakdown for Dyck, and only there
+        if row["language"] == "dyck":
+            assert set(row["breakdown"]) == set(gym.dyck_cuts(gym.DYCK_DEPTH))
+        else:
+            assert row["breakdown"] is None
+        assert set(gym.plain(row)) == KEYS - set(gym.OBJECT_KEYS)
+
+
+def test_subsets_seeds_and_overrides_are_reproducible():
+    kwargs = dict(models=["SRN"], languages=["cross_serial"], device="cpu",
+                  settings={"hidden": 3, "languages": {"cross_serial": {"train": 32}}})
+    a = run_gym("smoke", seeds=(0, 1), **kwargs)
+    b = run_gym("smoke", seeds=(0, 1), **kwargs)
+    assert [(r["model"], r["language"], r["seed"]) for r in a] == [
+        ("SRN", "cross_serial", 0), ("SRN", "cross_serial", 1)]
+    assert [r["final_loss"] for r in a] == [r["final_loss"] for r in b]
+    # hidden=3 with one-hot inputs of 7: 3*7 + 3*3 + 2*3 (biases) + 3*7 + 7 (readout)
+    assert a[0]["params"] == 3 * 7 + 3 * 3 + 2 * 3 + 3 * 7 + 7
+
+
+def test_training_stops_on_a_plateau_not_a_fixed_budget():
+    settings = {"patience": 2, "languages": {"anbn": {"epochs": 400}}}
+    row = run_gym("smoke", models=["LSTM"], languages=["anbn"], device="cpu",
+                  settings=settings)[0]
+    history = row["history"]
+    assert row["converged"] and history.convergence.stopped == "criterion met"
+    assert row["epochs"] < 400
+    # the doubled budget continues the same run to twice its epochs
+    again = run_gym("smoke", models=["LSTM"], languages=["anbn"], device="cpu",
+                    settings=settings,
+                    min_epochs={("anbn", "LSTM", 0): 2 * math.ceil(row["epochs"])})[0]
+    assert again["epochs"] >= 2 * row["epochs"]
+    assert again["history"]["train_loss"][: len(history)] == history["train_loss"]
+
+
+def test_unknown_names_are_clear():
+    with pytest.raises(ValueError, match="unknown model.*'TRANSFORMER'.*SRN"):
+        run_gym("smoke", models=["TRANSFORMER"])
+    with pytest.raises(ValueError, match="unknown language.*'klingon'.*anbn"):
+        run_gym("smoke", languages=["klingon"])
+    with pytest.raises(ValueError, match="unknown gym scale 'huge'"):
+        gym_settings("huge")
+    with pytest.raises(ValueError, match="unknown gym setting 'hiden'"):
+        run_gym("smoke", models=["SRN"], languages=["anbn"], settings={"hiden": 3})
+    with pytest.raises(ValueError, match="no model given"):
+        run_gym("smoke", models=[])
+    with pytest.raises(ValueError, match="at least one seed"):
+        run_gym("smoke", models=["SRN"], languages=["anbn"], seeds=())
+
+
+def test_flnn_off_its_ground_is_skipped_or_refused():
+    assert applicable("FLNN", "dyck") and not applicable("FLNN", "anbn")
+    assert not applicable("FLNN", "palindrome") and not applicable("FLNN", "cross_serial")
+    assert applicable("LSTM", "agreement")
+    with pytest.raises(ValueError, match="FLNN runs only on dyck"):
+        run_gym("smoke", models=["FLNN"], languages=["anbn"])
+    rows = run_gym("smoke", models=["FLNN", "SRN"], languages=["anbn"], device="cpu")
+    assert [r["model"] for r in rows] == ["SRN"]
+
+
+def test_settings_are_copies_and_criteria_not_budgets():
+    s = gym_settings("default")
+    s["hidden"] = 1
+    assert gym_settings("default")["hidden"] != 1
+    for scale in ("default", "paper"):
+        settings = gym_settings(scale)
+        assert set(settings["languages"]) == set(GYM_LANGUAGES)
+        assert settings["patience"] >= 5
+        assert all(lang["epochs"] >= 100 for lang in settings["languages"].values()), \
+            "epochs are a generous cap; training stops on a plateau"
+
+
+def test_a_language_may_set_its_own_learning_rate():
+    kwargs = dict(models=["SRN"], languages=["anbn"], device="cpu")
+    slow = run_gym("smoke", settings={"languages": {"anbn": {"lr": 1e-6}}}, **kwargs)[0]
+    fast = run_gym("smoke", settings={"languages": {"anbn": {"lr": 0.05}}}, **kwargs)[0]
+    assert slow["final_loss"] != fast["final_loss"]
+
+
+def fake_row(model, language, own, converged=True, seed=0, breakdown=None):
+    return {"model": model, "language": language, "seed": seed, "params": 10,
+            "train_seconds": 1.0, "epochs": 5, "converged": converged, "final_loss": 0.5,
+            "valid_loss": 0.5, "valid_strings": 0.5, "valid_positions": 0.9,
+            "own_metric": OWN_METRICS[language], "own": own, "breakdown": breakdown,
+            "history": None, "trained": None}
+
+
+def test_table_marks_unconverged_cells():
+    rows = [fake_row("LSTM", "anbn", 12), fake_row("SRN", "anbn", 3, converged=False),
+            fake_row("SRN", "anbn", 4, seed=1)]
+    table = {line["model"]: line for line in gym.gym_table(rows)}
+    header = "anbn: valid (max_correct_n)"
+    assert table["LSTM"][header] == "0.50 (12.0)"
+    assert table["SRN"][header] == "not converged (1 of 2 seeds)"
+    means = gym.cell_means(rows)
+    assert means["SRN", "anbn"]["converged"] == 1 and means["SRN", "anbn"]["n"] == 2
+    figure = gym.gym_heatmap(rows)
+    texts = [t.get_text() for t in figure.axes[0].texts]
+    assert "not\nconverged" in texts
+
+
+def test_claims_wait_for_convergence_and_the_doubled_budget():
+    """A claim agrees, is budget-limited when twice the training closes the gap, differs when it
+    does not, and has no verdict while a run behind it has not converged."""
+    cells = [("LSTM", 12), ("SRN", 3), ("GRU", 5), ("DRNN", 4), ("URN", 2)]
+    agree = [fake_row(m, "anbn", v) for m, v in cells]
+    rows = {r.quantity: r for r in gym.gym_claims(agree)}
+    counting = "for counting (a^n b^n), the LSTM works best (max_correct_n)"
+    assert rows[counting].verdict == "agrees"
+    losing = [fake_row(m, "anbn", v if m != "GRU" else 20) for m, v in cells]
+    asked = []
+
+    def doubled(cells_needed, own=13):
+        asked.append(cells_needed)
+        return [fake_row(m, "anbn", v if m != "GRU" else own) for m, v in cells]
+
+    rows = {r.quantity: r for r in gym.gym_claims(losing, doubled)}
+    assert rows[counting].verdict == "budget-limited" and ("GRU", "anbn") in asked[0]
+    rows = {r.quantity: r for r in gym.gym_claims(losing, lambda c: doubled(c, own=19))}
+    assert rows[counting].verdict == "differs"
+    unconverged = [fake_row(m, "anbn", v, converged=m != "SRN") for m, v in cells]
+    rows = {r.quantity: r for r in gym.gym_claims(unconverged)}
+    assert rows[counting].verdict == "not converged"
+    with pytest.raises(ValueError, match="twice the budget"):
+        gym.gym_claims(losing)
+
+
+def test_flnn_claim_is_not_comparable_and_dyck_uses_chapter_6_cuts():
+    cuts = {k: 0.9 for k in gym.dyck_cuts(gym.DYCK_DEPTH)}
+    rows = gym.gym_claims([fake_row("FLNN", "dyck", 0.8, breakdown=cuts),
+                           fake_row("URN", "dyck", 0.8, breakdown=cuts)])
+    verdicts = {r.quantity[:20]: r.verdict for r in rows}
+    assert verdicts["the FLNN learns a st"] == "not comparable"
+    assert verdicts["the URN's closing ac"] == "agrees"
+    table = gym.dyck_breakdown_table([fake_row("URN", "dyck", 0.8, breakdown=cuts)])
+    assert table[0]["model"] == "URN" and "outer depth ≥ 5, unseen" in table[0]
+
+
+def test_run_is_a_replication_with_every_run_recorded(monkeypatch):
+    result = gym.run(seeds=1, device="cpu", models=["SRN", "URN"], languages=["anbn", "dyck"],
+                     settings=gym_settings("smoke"), progress=False)
+    assert isinstance(result, Replication) and result.experiment == "gym"
+    assert set(result.runs) == {f"{m} on {lang} seed 0" for m in ("SRN", "URN")
+                                for lang in ("anbn", "dyck")}
+    assert {"heatmap", "curves_anbn", "curves_dyck"} <= set(result.figures)
+    assert not result.unrecorded()
+    assert all("history" not in r for r in result.numbers["runs"])
+    assert result.artefacts["dyck_breakdown"][0]["model"] == "SRN"
+    assert ("URN", "anbn", 0) in result.artefacts["models"]
