@@ -14,6 +14,7 @@ Each run writes ``results.json`` (every number, the settings, seeds, device and 
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import sys
 from pathlib import Path
@@ -51,6 +52,18 @@ def _device(text: str) -> str:
     if not DEVICE.fullmatch(text):
         raise argparse.ArgumentTypeError(f"unknown device {text!r}: use cpu, cuda, cuda:N or mps")
     return text
+
+
+def _setting(text: str) -> tuple[str, object]:
+    """``KEY=VALUE``; the value is read as JSON (numbers, lists, true/false, null), else kept as
+    text."""
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    try:
+        return key, json.loads(value)
+    except json.JSONDecodeError:
+        return key, value
 
 
 def _listing(experiments) -> str:
@@ -102,6 +115,11 @@ def build_parser(names) -> argparse.ArgumentParser:
     replicate.add_argument("--threads", type=_positive, default=None, metavar="N",
                            help="CPU threads for torch (default: 1 at quick scale, where the "
                                 "models are tiny, torch's own choice at paper scale)")
+    replicate.add_argument("--set", type=_setting, action="append", default=[], metavar="K=V",
+                           dest="settings",
+                           help="override one setting of the experiment's scale, e.g. --set "
+                                "epochs=200 (repeatable; values read as JSON; an unknown key is "
+                                "an error naming the known ones)")
     replicate.add_argument("--quiet", action="store_true", help="no progress bar")
     return parser
 
@@ -116,6 +134,8 @@ def replicate(args, names) -> int:
     from .experiments.output import check_output_folder
 
     chosen = list(names) if args.experiment == "all" else [args.experiment]
+    if args.settings and args.experiment == "all":
+        raise ValueError("--set applies to one experiment: each has its own settings")
     for name in chosen:  # refuse a folder that cannot take the results before any work
         check_output_folder(_out_folder(args, name), args.overwrite, create=True)
 
@@ -135,7 +155,8 @@ def replicate(args, names) -> int:
         print(f"== {name}: {experiment.title} (scale {args.scale}, device {device})",
               flush=True)
         result = experiment.run(scale=args.scale, seeds=args.seeds, device=device,
-                                progress=False if args.quiet else None)
+                                progress=False if args.quiet else None,
+                                settings=dict(args.settings) or None)
         paths = result.save(_out_folder(args, name), overwrite=args.overwrite)
         if result.runs:
             print(f"-- training runs ({len(result.runs) - len(result.unconverged())} of "

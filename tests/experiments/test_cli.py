@@ -54,10 +54,13 @@ def test_list(capsys):
     (["replicate", "anbn", "--device", "tpu"], "unknown device 'tpu'"),
     (["replicate", "anbn", "--device", "meta"], "unknown device 'meta'"),
     (["frobnicate"], "invalid choice: 'frobnicate'"),
+    (["replicate", "anbn", "--set", "epochs"], "expected KEY=VALUE, got 'epochs'"),
+    (["replicate", "all", "--set", "epochs=3"], "--set applies to one experiment"),
+    (["replicate", "anbn", "--set", "nonsense=3", "--out", "{tmp}"], "unknown setting"),
 ])
-def test_bad_input_is_a_clear_error(args, message, capsys):
+def test_bad_input_is_a_clear_error(args, message, capsys, tmp_path):
     with pytest.raises(SystemExit) as exit_:
-        main(args)
+        main([a.format(tmp=tmp_path / "out") for a in args])
     assert exit_.value.code == 2
     assert message in capsys.readouterr().err
 
