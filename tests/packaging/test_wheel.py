@@ -1,0 +1,227 @@
+"""The course as a learner outside the repository gets it: the built wheel, installed with its
+extras (``course_rnn[book,exercises]``) into a fresh virtual environment, run from a folder that
+is not the repository.
+
+- The wheel declares MIT with its LICENSE, and does not pin torch to one version.
+- Every chapter's first code cell runs (chapters 2, 3 and 7 need pandas: the ``book`` extra), and
+  chapter 0 runs up to its first training run.
+- A student's downloaded archive works: its blank notebook's checks find their tests, the
+  reference answers pass them (otter: the ``exercises`` extra).
+- The installed grader has no exercises beside it: it asks for ``--root`` at once, and with
+  ``--root`` (after the command) grades a submission.
+
+The environment gets the versions requirements.txt pins (as a constraint: the CPU torch 2.13.0,
+not a multi-GB CUDA build), installed by uv (pip if uv is missing). uv keeps what it fetched in
+~/.cache/course-rnn-uv: the first run needs the package registry and takes ≈30 s more.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CHECK_ARCHIVE = ROOT / "tests" / "exercises" / "check_archive.py"
+UV_CACHE = Path.home() / ".cache" / "course-rnn-uv"
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200)]
+
+# Runs notebooks' code cells as plain Python (magics dropped; the setup cell skipped), each
+# notebook in its own namespace but all in one process (torch is imported once): for each
+# notebook, at most `limit` cells (0: all), stopping before the first that contains `stop`.
+# Prints one line per notebook, RESULT {json}: the cells it ran, or the error.
+RUN_CELLS = r"""
+import json, sys, traceback
+for job in json.loads(sys.argv[1]):
+    path, stop, limit = job
+    cells = [''.join(c['source']) for c in json.load(open(path))['cells']
+             if c['cell_type'] == 'code']
+    cells = [c for c in cells if 'course-setup' not in c]
+    namespace, ran, error = {'__name__': '__main__'}, 0, None
+    try:
+        for i, source in enumerate(cells[:limit or None]):
+            if stop and stop in source:
+                break
+            code = '\n'.join(l for l in source.splitlines()
+                             if not l.lstrip().startswith(('%', '!')))
+            exec(compile(code, f'{path} code cell {i}', 'exec'), namespace)
+            ran += 1
+    except Exception:
+        error = traceback.format_exc()[-1500:]
+    print('RESULT', json.dumps({'notebook': path, 'ran': ran, 'error': error}), flush=True)
+"""
+
+
+def run(command: list, cwd: Path, timeout: int = 600, env: dict | None = None):
+    return subprocess.run([str(c) for c in command], cwd=cwd, capture_output=True, text=True,
+                          timeout=timeout, env={**os.environ, **(env or {})})
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    """Build the wheel from a copy of the sources (no build/ left in the repository)."""
+    source = tmp_path_factory.mktemp("source")
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy(ROOT / name, source / name)
+    shutil.copytree(ROOT / "src", source / "src",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    out = tmp_path_factory.mktemp("dist")
+    done = run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
+                "-q", "-w", out, source], cwd=source)
+    assert done.returncode == 0, done.stderr[-3000:]
+    (built,) = out.glob("course_rnn-*.whl")
+    return built
+
+
+def package_sources() -> list[str]:
+    """pip's configured extra sources (find-links, extra index URLs), as uv options: uv reads
+    no pip.conf, and this machine keeps the CPU torch wheel in a find-links folder."""
+    done = run([sys.executable, "-m", "pip", "config", "list"], cwd=ROOT)
+    options = []
+    links = [os.environ.get("PIP_FIND_LINKS", "")]
+    indexes = [os.environ.get("PIP_EXTRA_INDEX_URL", "")]
+    for line in done.stdout.splitlines():
+        key, _, value = line.partition("=")
+        value = value.strip().strip("'\"")
+        if key.endswith(".find-links"):
+            links.append(value)
+        elif key.endswith(".extra-index-url"):
+            indexes.append(value)
+    for link in dict.fromkeys(w for v in links for w in v.split()):
+        options += ["--find-links", link]
+    for index in dict.fromkeys(w for v in indexes for w in v.split()):
+        if not index.startswith("file://") or Path(index[7:]).exists():
+            options += ["--extra-index-url", index]
+    return options
+
+
+@pytest.fixture(scope="module")
+def venv(wheel, tmp_path_factory) -> Path:
+    """A fresh virtual environment with the wheel and its extras: returns its python.
+
+    With uv (requirements.txt) it takes seconds once uv's cache (~/.cache/course-rnn-uv) is
+    warm; without it pip takes minutes."""
+    folder = tmp_path_factory.mktemp("venv")
+    base = getattr(sys, "_base_executable", sys.executable)
+    done = run([base, "-m", "venv", "--without-pip", folder], cwd=folder)
+    assert done.returncode == 0, done.stderr
+    python = folder / "bin" / "python"
+    wanted = [f"{wheel}[book,exercises]", "-c", ROOT / "requirements.txt"]
+    uv = shutil.which("uv", path=str(Path(sys.executable).parent)) or shutil.which("uv")
+    if uv:
+        done = run([uv, "pip", "install", "-q", "--python", python, "--index-strategy",
+                    "unsafe-best-match", *package_sources(), *wanted], cwd=folder,
+                   timeout=1100, env={"UV_CACHE_DIR": str(UV_CACHE)})
+    else:
+        run([python, "-m", "ensurepip", "-q"], cwd=folder)
+        done = run([python, "-m", "pip", "install", "-q", *wanted], cwd=folder, timeout=1100)
+    if done.returncode != 0:
+        reason = f"could not install the wheel with its extras:\n{done.stderr[-3000:]}"
+        if "connect" in done.stderr.lower() and os.environ.get("CI") != "true":
+            pytest.skip(reason)
+        pytest.fail(reason)
+    return python
+
+
+@pytest.fixture
+def elsewhere(tmp_path) -> Path:
+    """A working folder outside the repository."""
+    folder = tmp_path / "learner"
+    folder.mkdir()
+    return folder
+
+
+def test_the_wheel_declares_its_license_and_leaves_torch_free(wheel):
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+        (metadata,) = [n for n in names if n.endswith(".dist-info/METADATA")]
+        text = archive.read(metadata).decode()
+    assert "License-Expression: MIT" in text
+    assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
+    torch = [line for line in text.splitlines() if line.startswith("Requires-Dist: torch")]
+    assert torch and "==" not in torch[0], torch
+    for extra, needs in {"book": "pandas", "exercises": "otter-grader"}.items():
+        assert f"Provides-Extra: {extra}" in text
+        assert any(line.startswith(f"Requires-Dist: {needs}") and f'extra == "{extra}"' in line
+                   for line in text.splitlines()), (extra, needs)
+    assert "course_rnn/widgets/static/stepper.js" in names
+    assert "course_rnn/data/austen.txt.xz" in names
+
+
+def test_setuptools_is_new_enough_for_the_license_field():
+    import tomllib
+
+    requires = tomllib.loads((ROOT / "pyproject.toml").read_text())["build-system"]["requires"]
+    (setuptools,) = [r.replace(" ", "") for r in requires if r.startswith("setuptools")]
+    assert setuptools.startswith("setuptools>="), setuptools
+    minimum = tuple(int(x) for x in setuptools.split(">=")[1].split(",")[0].split("."))
+    assert minimum >= (77,), f"{setuptools}: setuptools < 77 cannot read license = 'MIT'"
+
+
+def test_the_installed_package_is_the_one_that_runs(venv, elsewhere):
+    done = run([venv, "-c", "import course_rnn, json; print(json.dumps(course_rnn.__file__))"],
+               cwd=elsewhere)
+    assert done.returncode == 0, done.stderr
+    location = json.loads(done.stdout)
+    assert str(venv.parents[1]) in location and str(ROOT) not in location, location
+
+
+def test_every_chapter_starts_and_chapter_0_runs_to_its_training(venv, elsewhere):
+    script = elsewhere / "run_cells.py"
+    script.write_text(RUN_CELLS)
+    jobs = [
+        # chapter 0: the whole tour of the languages, up to its first training run;
+        # every other chapter: its first cell (imports and settings)
+        [str(chapter), "fit(", 0] if chapter.name.startswith("00_") else [str(chapter), "", 1]
+        for chapter in sorted((ROOT / "chapters").glob("*.ipynb"))
+    ]
+    done = run([venv, script, json.dumps(jobs)], cwd=elsewhere,
+               env={"MPLBACKEND": "Agg", "COURSE_RNN_PROGRESS": "0"})
+    assert done.returncode == 0, done.stderr[-3000:]
+    results = [json.loads(line.split(" ", 1)[1]) for line in done.stdout.splitlines()
+               if line.startswith("RESULT ")]
+    assert len(results) == len(jobs), done.stdout
+    failures = [f"{Path(r['notebook']).name} (after {r['ran']} cells):\n{r['error']}"
+                for r in results if r["error"] or not r["ran"]]
+    assert not failures, "\n".join(failures)
+    chapter0 = results[0]
+    assert Path(chapter0["notebook"]).name.startswith("00_") and chapter0["ran"] >= 10, chapter0
+
+
+def test_a_downloaded_exercise_works_with_the_installed_package(venv, elsewhere):
+    archives = elsewhere / "downloads"
+    done = run([venv, "-m", "course_rnn.grading", "archives", "--out", archives,
+                "--root", ROOT / "exercises"], cwd=elsewhere)
+    assert done.returncode == 0, done.stderr
+    name = "ch03_lstm_cell"
+    with zipfile.ZipFile(archives / f"{name}.zip") as archive:
+        archive.extractall(elsewhere / "student")
+    done = run([venv, CHECK_ARCHIVE, elsewhere / "student" / name,
+                ROOT / "exercises" / "autograder" / name / "solution.ipynb"],
+               cwd=elsewhere / "student" / name)
+    assert done.returncode == 0, done.stdout + done.stderr[-2000:]
+
+
+def test_the_installed_grader_asks_for_root_and_then_grades(venv, elsewhere):
+    done = run([venv, "-m", "course_rnn.grading", "check"], cwd=elsewhere, timeout=120)
+    assert done.returncode == 2 and "pass --root PATH" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr
+    submissions = elsewhere / "class"
+    submissions.mkdir()
+    name = "ch03_lstm_cell"
+    shutil.copy(ROOT / "exercises" / "autograder" / name / "solution.ipynb",
+                submissions / f"ada_{name}.ipynb")
+    done = run([venv, "-m", "course_rnn.grading", "grade", submissions, "--csv",
+                elsewhere / "grades.csv", "--root", ROOT / "exercises", "--unsafe-no-sandbox",
+                "--time-limit", "120"], cwd=elsewhere, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    line = next(line for line in done.stdout.splitlines() if line.startswith("ada_"))
+    got, total = line.split(": ")[1].split(" ")[0].split("/")
+    assert got == total and float(total) > 0, line
