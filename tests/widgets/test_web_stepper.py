@@ -156,13 +156,15 @@ def test_highlight_marks_units_and_names_what_it_cannot_mark():
     lstm = make("lstm", vocab)  # hidden_size 5
     page = web_stepper_html(lstm, vocab, anbn, highlight={"cell": {2: "the counter"}})
     assert 'data-highlight="{&quot;cell&quot;: {&quot;2&quot;: &quot;the counter&quot;}}"' in page
-    page = web_stepper_html(lstm, vocab, anbn, highlight={"cell": [4, 0]})
+    page = web_stepper_html(lstm, vocab, anbn, highlight={"cell": [np.int64(4), 0]})
     assert "&quot;0&quot;: &quot;&quot;, &quot;4&quot;: &quot;&quot;" in page
     assert "data-highlight=" not in web_stepper_html(lstm, vocab, anbn)
     with pytest.raises(ValueError, match="shows the states input_gate, .*; not 'hiden'"):
         web_stepper_html(lstm, vocab, anbn, highlight={"hiden": [0]})
     with pytest.raises(ValueError, match="cell has units 0 to 4; not 5"):
         web_stepper_html(lstm, vocab, anbn, highlight={"cell": [5]})
+    with pytest.raises(ValueError, match="not 1.0"):
+        web_stepper_html(lstm, vocab, anbn, highlight={"cell": [1.0]})
     with pytest.raises(ValueError, match="not True"):
         web_stepper_html(lstm, vocab, anbn, highlight={"cell": [True]})
     with pytest.raises(ValueError, match="must map a state name"):

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import html
 import json
+import operator
 from importlib import resources
 
 import torch
@@ -135,11 +136,17 @@ def check_highlight(kind: str, sizes: dict[str, int], highlight) -> dict[str, di
             raise ValueError(f"highlight: a {kind} stepper shows the states "
                              f"{', '.join(sizes)}; not {name!r}")
         labels = dict(units) if isinstance(units, dict) else {unit: "" for unit in units}
-        for unit in labels:
-            if isinstance(unit, bool) or not isinstance(unit, int) or not 0 <= unit < sizes[name]:
+        marks = {}
+        for unit, label in labels.items():
+            try:  # ints, NumPy and torch integers; not booleans, floats or strings
+                index = -1 if isinstance(unit, bool) else operator.index(unit)
+            except TypeError:
+                index = -1
+            if not 0 <= index < sizes[name]:
                 raise ValueError(f"highlight: {name} has units 0 to {sizes[name] - 1}; "
                                  f"not {unit!r}")
-        checked[name] = {str(unit): str(label) for unit, label in sorted(labels.items())}
+            marks[index] = str(label)
+        checked[name] = {str(unit): label for unit, label in sorted(marks.items())}
     return checked
 
 
