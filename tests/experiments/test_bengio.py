@@ -1,40 +1,46 @@
-"""bengio-kn (chapter 1): Bengio et al. (2003), Table 1, at a tiny scale (seconds, not minutes)."""
+"""bengio-kn (chapter 1): Bengio et al. (2003), Table 1, at a tiny scale (seconds, not minutes):
+400 training sentences, MLPs of 4 hidden units trained to a validation plateau."""
 
 import json
 import math
 import re
 
+import numpy as np
 import pytest
 
 from course_rnn.experiments import bengio
 from course_rnn.experiments.replication import Replication
 from course_rnn.models.bengio import BengioMLP, perplexity
-from course_rnn.models.kneser_ney import KneserNeyLM
+from course_rnn.models.kneser_ney import KneserNeyLM, ModifiedKneserNeyLM
 
-# a bigram Kneser–Ney and two tiny MLPs (3 steps each) scored on 20 test sentences
-TINY = dict(kn_orders=[2], test_sentences=20, steps=3, batch=16, hidden=4, embedding_dim=4,
-            context=2)
+TINY = dict(kn_orders=[2, 3], test_sentences=30, valid_sentences=30, hidden=4, embedding_dim=4,
+            context=2, batch=64, lr=0.01, eval_every=10, patience=2, max_epochs=6)
 
 
 @pytest.fixture(scope="module")
 def data():
-    return bengio.austen_data(min_count=3)
+    full = bengio.austen_data()
+    return bengio.AustenData(full.sentences, full.train[:400], full.valid[:40], full.test[:40],
+                             full.vocab, full.min_count)
 
 
 @pytest.fixture(scope="module")
 def tiny(data):
-    return bengio.run(seeds=1, settings=TINY, device="cpu", progress=False, data=data)
+    return bengio.run(seeds=1, settings=TINY, device="cpu", progress=False, data=data, workers=1)
 
 
-def test_returns_a_replication_with_a_table(tiny):
+def test_returns_a_replication_with_a_table_runs_and_curves(tiny):
     assert isinstance(tiny, Replication)
     assert tiny.experiment == "bengio-kn" and tiny.scale == "quick" and tiny.device == "cpu"
-    assert tiny.seeds == [0] and tiny.settings["steps"] == 3 and tiny.seconds > 0
-    assert tiny.settings["seeds_plain"] == tiny.settings["seeds_direct"] == [0]
+    assert tiny.seeds == [0] and tiny.settings["seeds"] == [0] and tiny.seconds > 0
     assert tiny.rows and all(r.quantity and r.paper and r.ours and r.note for r in tiny.rows)
-    assert "| quantity | paper | ours | note |" in tiny.table()
-    assert set(tiny.figures) == {"training_curves", "perplexities"}
-    assert len(tiny.figures["training_curves"].axes[0].lines) == 2 + 2  # 2 runs + 2 levels
+    assert "| quantity | paper | ours | verdict | note |" in tiny.table()
+    assert set(tiny.figures) == {"curves", "valid_perplexity", "perplexities"}
+    assert "MLP, no direct, seed 0" in tiny.runs
+    history = tiny.runs["MLP, no direct, seed 0"]
+    assert history.convergence is not None and "valid_loss plateau" in history.convergence.criterion
+    assert history.settings["init"] == "normal_embeddings(std=0.01)"
+    assert "MLP, no direct, seed 0: " in tiny.convergence_report()
     json.dumps(tiny.to_json(), allow_nan=True)  # everything saved is JSON-able
 
 
@@ -44,67 +50,131 @@ def test_every_ours_number_is_in_numbers(tiny):
 
 def test_numbers_are_what_the_artefacts_score(tiny, data):
     """The perplexities in the table are recomputed from the returned models, not copied."""
-    runs, numbers = tiny.artefacts["runs"], tiny.numbers
-    assert set(runs) == {(False, 0), (True, 0)}
-    for (direct, _), r in runs.items():
-        assert isinstance(r["model"], BengioMLP) and (r["model"].W is not None) == direct
-        assert len(r["losses"]) == TINY["steps"]
-        assert perplexity(r["model"], tiny.artefacts["test_pairs"]) == pytest.approx(r["ppl"])
-        name = "MLP, direct" if direct else "MLP, no direct"
-        assert numbers["perplexity"][name] == r["ppl"]
-    (order, lm), = tiny.artefacts["kneser_ney"].items()
-    assert order == 2 and isinstance(lm, KneserNeyLM)
-    scored = data.scored(TINY["test_sentences"])
-    assert numbers["perplexity"]["KN 2-gram"] == pytest.approx(lm.perplexity(scored))
-    # one target per scored word and per </s>
+    numbers, (key, run), = tiny.numbers, *tiny.artefacts["mlps"].items()
+    assert key == ("no direct", 0)
+    assert isinstance(run["model"], BengioMLP) and run["model"].W is None
+    assert perplexity(run["model"], tiny.artefacts["test_pairs"]) == pytest.approx(
+        run["perplexity"], rel=1e-6)
+    assert numbers["perplexity"]["MLP, no direct"] == run["perplexity"]
+    # the best weights are restored: the model scores the best validation loss it reached
+    assert math.exp(-run["valid"].mean()) == pytest.approx(
+        math.exp(min(run["history"]["valid_loss"])), rel=1e-4)
+    scored, watched = data.scored(TINY["test_sentences"]), data.watched(TINY["valid_sentences"])
     assert numbers["corpus"]["scored_predictions"] == sum(len(s) + 1 for s in scored)
-    best_mlp = min(numbers["perplexity"]["MLP, direct"], numbers["perplexity"]["MLP, no direct"])
-    assert numbers["ratio"]["ours"] == pytest.approx(best_mlp / numbers["perplexity"]["KN 2-gram"])
+    for order in TINY["kn_orders"]:
+        modified = ModifiedKneserNeyLM(order).fit(data.train, vocabulary=data.vocab.itos)
+        one = KneserNeyLM(order, 0.75).fit(data.train, vocabulary=data.vocab.itos)
+        assert numbers["perplexity"][f"modified KN {order}-gram"] == pytest.approx(
+            modified.perplexity(scored))
+        assert numbers["perplexity"][f"KN {order}-gram"] == pytest.approx(one.perplexity(scored))
+        assert numbers["valid_perplexity"][f"KN {order}-gram"] == pytest.approx(
+            one.perplexity(watched))
+    best = numbers["best_count_model"]  # chosen on validation, not on test
+    valid = numbers["valid_perplexity"]
+    assert valid[best] == min(v for name, v in valid.items() if "KN" in name and "+" not in name)
+    assert numbers["ratio"]["ours"] == pytest.approx(numbers["best_mlp"] / numbers["best_count"])
     assert numbers["ratio"]["paper"] == pytest.approx(268 / 321)  # MLP1 / KN back-off 5-gram
-    assert numbers["budget"]["word_predictions"] == TINY["steps"] * TINY["batch"]
+    assert numbers["ratio"]["mixture_paper"] == pytest.approx(252 / 321)
 
 
-def test_one_seed_shows_the_mean_only_and_the_verdict_follows_the_numbers(tiny):
-    rows = {r.quantity.split(" (")[0]: r for r in tiny.rows}
-    mean, se = (tiny.numbers[k]["MLP, direct"] for k in ("perplexity", "perplexity_se"))
-    assert math.isnan(se)
-    assert rows["neural n-gram MLP, direct"].ours == f"{mean:.1f} (1 seed)"
-    assert rows["neural n-gram MLP, direct"].paper.startswith("268 (Table 1, MLP1")
-    assert rows["Kneser–Ney 2-gram, test perplexity"].paper == "—"  # Table 1 has no bigram
-    ratio = rows["best MLP alone / best Kneser–Ney, test perplexity"]
-    beaten = tiny.numbers["ratio"]["ours"] < 1
-    assert ratio.note.startswith("agrees" if beaten else "disagrees")
+def test_the_mixture_weight_is_tuned_on_validation(tiny):
+    numbers, run = tiny.numbers, tiny.artefacts["mlps"]["no direct", 0]
+    probs = tiny.artefacts["count_probs"][numbers["best_count_model"]]
+    lam = numbers["mlp"]["no direct"][0]["mixture_weight"]
+
+    def valid_loglik(weight):
+        return np.log(bengio.mixture_probs(weight, run["valid"], probs["valid"])).mean()
+
+    for other in (lam - 0.02, lam + 0.02, 0.0, 0.5, 1.0):
+        if 0 <= other <= 1:
+            assert valid_loglik(lam) >= valid_loglik(other) - 1e-12
+    mixed = bengio.perplexity_of(bengio.mixture_probs(lam, run["test"], probs["test"]))
+    assert numbers["perplexity"][numbers["best_mixture_model"]] == pytest.approx(mixed)
 
 
-def test_same_seed_same_numbers_other_seed_other_numbers(tiny, data):
-    again = bengio.run(seeds=1, settings=TINY, device="cpu", progress=False, data=data)
+def test_mixture_weight_finds_a_known_optimum():
+    rng = np.random.default_rng(0)
+    truth = rng.dirichlet(np.ones(5), size=4000)
+    a, b = rng.dirichlet(np.ones(5), size=4000), rng.dirichlet(np.ones(5), size=4000)
+    mix = 0.3 * a + 0.7 * b  # tokens drawn from a 30/70 mixture of two "models"
+    tokens = np.array([rng.choice(5, p=p) for p in mix])
+    del truth
+    rows = np.arange(len(tokens))
+    lam = bengio.mixture_weight(np.log(a[rows, tokens]), b[rows, tokens])
+    assert lam == pytest.approx(0.3, abs=0.08)
+
+
+def test_verdicts_wait_for_convergence_and_a_doubled_budget(tiny):
+    """A 4-unit MLP on 400 sentences converges and loses to counting: the disagreement is
+    checked at twice the epochs (same seed: a continuation), and those runs are recorded."""
+    first = tiny.runs["MLP, no direct, seed 0"]
+    assert first.converged and tiny.numbers["ratio"]["ours"] > 1
+    rows = {r.quantity: r for r in tiny.rows}
+    for quantity in ("best MLP alone / best count model, test perplexity",
+                     "MLP + count mixture / best count model, test perplexity"):
+        row = rows[quantity]
+        assert row.verdict in ("differs", "budget-limited")
+        assert row.evidence["budget_1x"]["runs_converged"] == 1
+        assert row.evidence["budget_2x"]["runs"] == 1
+    twice = tiny.runs["MLP, no direct, seed 0, twice the epochs"]
+    assert twice.convergence.epochs >= 2 * math.ceil(first.convergence.epochs) - 1e-9
+    assert twice["valid_loss"][: len(first)] == first["valid_loss"]
+    assert len(tiny.artefacts["doubled"]) == 1  # trained once, for both rows
+
+
+def test_unconverged_runs_get_no_verdict(data):
+    capped = bengio.run(seeds=1, settings=dict(TINY, kn_orders=[2], max_epochs=1, patience=50),
+                        device="cpu", progress=False, data=data, workers=1)
+    assert capped.unconverged() == ["MLP, no direct, seed 0"]
+    verdicts = [r.verdict for r in capped.rows if r.quantity.startswith(("best MLP", "MLP +"))]
+    assert verdicts == ["not converged", "not converged"]
+    assert "not converged" in capped.figures["curves"].axes[0].get_legend_handles_labels()[1][0]
+
+
+def test_same_seed_same_numbers_in_parallel_other_seed_other_numbers(tiny, data):
+    # two worker processes (one per job) give the numbers of the serial run
+    again = bengio.run(seeds=1, settings=TINY, device="cpu", progress=False, data=data,
+                       workers=2)
     assert json.dumps(again.numbers, allow_nan=True) == json.dumps(tiny.numbers, allow_nan=True)
     assert [vars(r) for r in again.rows] == [vars(r) for r in tiny.rows]
-    other = bengio.run(seeds=[1], settings=TINY, device="cpu", progress=False, data=data)
+    other = bengio.run(seeds=[1], settings=dict(TINY, kn_orders=[2]), device="cpu",
+                       progress=False, data=data, workers=1)
     assert other.seeds == [1]
-    assert other.numbers["perplexity"]["MLP, direct"] != tiny.numbers["perplexity"]["MLP, direct"]
+    assert other.numbers["perplexity"]["MLP, no direct"] != \
+        tiny.numbers["perplexity"]["MLP, no direct"]
     assert other.numbers["perplexity"]["KN 2-gram"] == tiny.numbers["perplexity"]["KN 2-gram"]
 
 
 def test_settings_and_seeds():
     quick = bengio.resolve_settings("default")  # chapter 1's name for the quick scale
-    assert quick["seeds_plain"] == [0, 1] and quick["seeds_direct"] == [0]
-    assert quick["steps"] == 250 and quick["kn_orders"] == [3, 4, 5]
-    three = bengio.resolve_settings("paper", seeds=3)
-    assert three["seeds_plain"] == three["seeds_direct"] == [0, 1, 2]
-    assert bengio.resolve_settings(settings={"seeds_direct": 2})["seeds_direct"] == [0, 1]
+    assert quick["min_count"] == 4  # Bengio et al. merged words of frequency ≤ 3
+    assert quick["kn_orders"] == [3, 4, 5] and quick["variants"] == ["no direct"]
+    assert quick["embedding_std"] == 0.01 and quick["max_epochs"] >= 5
+    paper = bengio.resolve_settings("paper", seeds=3)
+    assert paper["seeds"] == [0, 1, 2] and paper["variants"] == ["no direct", "direct"]
+    assert paper["max_epochs"] >= 2 * bengio.BROWN_EPOCHS[0]  # a generous cap
+    assert bengio.resolve_settings(settings={"seeds": 2})["seeds"] == [0, 1]
 
 
 @pytest.mark.parametrize("kwargs, message", [
-    (dict(settings={"epochs": 3}), "unknown setting(s) 'epochs'"),
+    (dict(settings={"steps": 3}), "unknown setting(s) 'steps'"),
     (dict(seeds=0), "at least 1"),
     (dict(scale="huge"), "unknown scale 'huge'"),
     (dict(settings={"kn_orders": [1, 3]}), "'kn_orders'"),
     (dict(settings={"kn_orders": []}), "'kn_orders'"),
-    (dict(settings={"steps": 0}), "'steps' must be a positive integer"),
+    (dict(settings={"eval_every": 0}), "'eval_every' must be a positive integer"),
+    (dict(settings={"max_epochs": 0}), "'max_epochs' must be a positive integer"),
+    (dict(settings={"patience": -1}), "'patience' must be a positive integer"),
     (dict(settings={"test_sentences": 0}), "'test_sentences'"),
-    (dict(settings={"seeds_plain": []}), "'seeds_plain'"),
-    (dict(settings={"lr": -1.0}), "'lr'"),
+    (dict(settings={"valid_sentences": "all"}), "'valid_sentences'"),
+    (dict(settings={"seeds": []}), "'seeds'"),
+    (dict(settings={"variants": ["recurrent"]}), "'variants'"),
+    (dict(settings={"lr": -1.0}), "'lr' must be a number > 0"),
+    (dict(settings={"discount": 1.5}), "'discount'"),
+    (dict(settings={"embedding_std": 0}), "'embedding_std'"),
+    (dict(settings={"weight_decay": -1e-4}), "'weight_decay'"),
+    (dict(settings={"lr_factor": 1.0}), "'lr_factor'"),
+    (dict(settings={"lr_patience": -1}), "'lr_patience'"),
 ])
 def test_bad_input_is_a_clear_error(kwargs, message):
     with pytest.raises(ValueError, match=re.escape(message)):

@@ -4,6 +4,7 @@ tests/training/test_tasks.py)."""
 
 import pytest
 import torch
+from torch.nn import functional as F
 
 from course_rnn.corpus import build_vocab, map_unknown
 from course_rnn.models.bengio import BengioMLP, ngram_pairs
@@ -85,3 +86,24 @@ def test_config_rebuilds_the_model():
     clone = BengioMLP(**model.config())
     assert clone.num_parameters() == model.num_parameters()
     clone.load_state_dict(model.state_dict())
+
+
+@pytest.mark.parametrize("direct, hidden, chunk", [(False, 5, 3), (True, 5, 4), (True, 0, 64),
+                                                   (False, 5, None)])
+def test_chunked_loss_is_cross_entropy_with_the_same_gradients(direct, hidden, chunk):
+    torch.manual_seed(0)
+    model = BengioMLP(23, context=3, embedding_dim=4, hidden=hidden, direct=direct)
+    torch.nn.init.normal_(model.b)  # a non-zero bias, so that its gradient is tested too
+    contexts, targets = torch.randint(23, (10, 3)), torch.randint(23, (10,))
+    reference = F.cross_entropy(model.scores(contexts), targets)
+    reference.backward()
+    expected = {name: p.grad.clone() for name, p in model.named_parameters()}
+    model.zero_grad()
+    loss = model.nll(contexts, targets, chunk=chunk)
+    loss.backward()
+    assert loss.item() == pytest.approx(reference.item(), rel=1e-6)
+    for name, p in model.named_parameters():
+        assert torch.allclose(p.grad, expected[name], atol=1e-7), name
+    with torch.no_grad():  # evaluation: the loss alone
+        assert model.nll(contexts, targets, chunk=chunk).item() == pytest.approx(reference.item(),
+                                                                                rel=1e-6)

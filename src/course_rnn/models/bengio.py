@@ -119,6 +119,28 @@ class BengioMLP(nn.Module):
             y = torch.addmm(y, torch.tanh(self.H(x)), self.U.weight.t())  # … + U tanh(d + H x)
         return y
 
+    def nll(self, contexts: torch.Tensor, targets: torch.Tensor, chunk: int | None = None
+            ) -> torch.Tensor:
+        """The training loss, mean −log P(target | context) over the batch: the same number as
+        ``F.cross_entropy(self.scores(contexts), targets)``, with the same gradients, computed
+        ``chunk`` rows at a time (default: 64 on a CPU, the whole batch on a GPU).
+
+        Why: a batch's ``[B, V]`` scores (256 × 6,000 floats, 6 MB) do not fit in a CPU core's
+        cache. Cut into chunks of 64 rows they do, if each chunk's loss *and* its gradient
+        (softmax − one-hot) are formed at once, which :class:`_ChunkedSoftmaxNLL` does; about a
+        seventh of a training step is saved. ``contexts`` must be checked indices (as for
+        :meth:`scores`)."""
+        if chunk is None:
+            chunk = 64 if contexts.device.type == "cpu" else len(targets)
+        x = self.C(contexts).flatten(1)  # x = (C(w_{t-n+1}), …, C(w_{t-1}))
+        pairs = []  # (input, output weight): y = b + Σ input · weightᵀ
+        if self.W is not None:
+            pairs += [x, self.W.weight]  # W x
+        if self.H is not None:
+            pairs += [torch.tanh(self.H(x)), self.U.weight]  # U tanh(d + H x)
+        grads = torch.is_grad_enabled() and any(p.requires_grad for p in (self.b, *pairs))
+        return _ChunkedSoftmaxNLL.apply(targets, chunk, grads, self.b, *pairs)
+
     @torch.no_grad()
     def predict_proba(self, contexts: torch.Tensor) -> torch.Tensor:
         """P(w_t = i | context) = softmax(y)_i, shape ``[B, V]``."""
@@ -130,6 +152,50 @@ class BengioMLP(nn.Module):
     def config(self) -> dict:
         """Constructor arguments, so that a checkpoint can rebuild the model."""
         return dict(self._config)
+
+
+class _ChunkedSoftmaxNLL(torch.autograd.Function):
+    """L = −(1/B) Σ_i log softmax(y_i)[t_i] with y = b + Σ_k A_k W_kᵀ, and its gradients.
+
+    ∂L/∂y = (softmax(y) − onehot(t)) / B, so ∂L/∂A_k = (∂L/∂y) W_k, ∂L/∂W_k = (∂L/∂y)ᵀ A_k and
+    ∂L/∂b = Σ_i ∂L/∂y_i. The forward pass goes through the batch ``chunk`` rows at a time and
+    forms those gradients right away, while the chunk's scores are in the cache; the backward
+    pass only scales them by the incoming gradient (1 for a loss). ``grads=False`` (evaluation)
+    computes the loss alone."""
+
+    @staticmethod
+    def forward(ctx, targets, chunk, grads, bias, *pairs):
+        inputs, weights = pairs[0::2], pairs[1::2]
+        n = len(targets)
+        total = bias.new_zeros(())
+        grad_inputs = [torch.empty_like(a) for a in inputs] if grads else []
+        grad_weights = [torch.zeros_like(w) for w in weights] if grads else []
+        grad_bias = torch.zeros_like(bias)
+        for start in range(0, n, chunk):
+            rows = slice(start, start + chunk)
+            t = targets[rows]
+            y = bias.expand(len(t), -1)
+            for a, w in zip(inputs, weights):
+                y = torch.addmm(y, a[rows], w.t())
+            log_p = torch.log_softmax(y, dim=1)
+            total -= log_p.gather(1, t[:, None]).sum()
+            if not grads:
+                continue
+            g = log_p.exp_()  # softmax(y), in place
+            g[torch.arange(len(t), device=g.device), t] -= 1.0  # − onehot(t)
+            g /= n
+            for a, w, grad_a, grad_w in zip(inputs, weights, grad_inputs, grad_weights):
+                torch.mm(g, w, out=grad_a[rows])
+                grad_w.addmm_(g.t(), a[rows])
+            grad_bias += g.sum(0)
+        ctx.save_for_backward(grad_bias, *(x for pair in zip(grad_inputs, grad_weights)
+                                           for x in pair))
+        return total / n
+
+    @staticmethod
+    def backward(ctx, grad_loss):
+        grad_bias, *rest = ctx.saved_tensors
+        return None, None, None, grad_bias * grad_loss, *(g * grad_loss for g in rest)
 
 
 # -- data: sentences → (context, target) pairs ---------------------------------------------------
