@@ -139,6 +139,22 @@ def test_import_rebuilds_a_model_that_computes_the_same_states(kind):
         import_model({**spec, "kind": "transformer"})
 
 
+@pytest.mark.parametrize("parametrisation", ["sigmoid", "direct"])
+def test_a_decay_rnn_comes_back_with_its_alpha_and_how_it_is_trained(parametrisation):
+    vocab = Vocab(AnBn().alphabet)
+    torch.manual_seed(0)
+    model = build_model("decay_rnn", vocab_size=len(vocab), hidden_size=4, alpha_init=0.3,
+                        alpha_parametrisation=parametrisation).eval()
+    spec = json.loads(json.dumps(export_model(model, vocab, AnBn())))
+    rebuilt, _ = import_model(spec)
+    assert rebuilt.alpha_parametrisation == parametrisation
+    assert float(rebuilt.alpha.detach()) == pytest.approx(0.3, abs=1e-6)
+    np.testing.assert_allclose(run_steps(rebuilt, vocab, "aabb").probs,
+                               run_steps(model, vocab, "aabb").probs, atol=1e-5)
+    with pytest.raises(ValueError, match="alpha_init must lie strictly between 0 and 1"):
+        import_model({**spec, "alpha": 1.5})
+
+
 @pytest.mark.parametrize("kind", WEB_KINDS)
 def test_the_stepper_lists_the_states_the_model_traces(kind):
     dyck = Dyck("() []")

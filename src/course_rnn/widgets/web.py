@@ -104,7 +104,9 @@ def export_model(model, vocab: Vocab, language: Language | None = None) -> dict:
         spec["P"] = _rounded(_symbol_inputs(model, vocab) @ model.weight_ih.T + model.bias)
         w = model.recurrent_matrix()
         spec["W"] = None if w is None else _rounded(w)
-        spec["alpha"] = float(model.alpha)
+        spec["alpha"] = float(model.alpha.detach())
+        # how α was trained (σ(logit) or α itself), so an imported model trains the same way
+        spec["alpha_parametrisation"] = model.alpha_parametrisation
         spec["nonlinearity"] = model.nonlinearity
     else:  # urn, matrix_rnn: one matrix per symbol (``<s>`` included), applied from h0 = e0
         spec["Q"] = [_rounded(q) for q in model.symbol_matrices()]
@@ -229,12 +231,13 @@ def import_model(spec: dict):
             hidden_size=hidden,
             variant=variant,
             nonlinearity=spec["nonlinearity"],
+            alpha_parametrisation=spec.get("alpha_parametrisation", "sigmoid"),
+            alpha_init=float(spec["alpha"]),
         )
         model.weight_ih.copy_(tensor("P").T)
         model.bias.zero_()
         if spec["W"] is not None:
             model.weight_hh.copy_(tensor("W"))
-        model.alpha_logit.copy_(torch.logit(torch.tensor(float(spec["alpha"]))))
     else:
         model = build_model("matrix_rnn", vocab_size=size, n=hidden, dropout=0.0)
         model.matrices.copy_(tensor("Q"))
