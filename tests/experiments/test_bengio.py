@@ -117,7 +117,7 @@ def test_verdicts_wait_for_convergence_and_a_doubled_budget(tiny):
         assert row.evidence["budget_1x"]["runs_converged"] == 1
         assert row.evidence["budget_2x"]["runs"] == 1
     twice = tiny.runs["MLP, no direct, seed 0, twice the epochs"]
-    assert twice.convergence.epochs >= 2 * math.ceil(first.convergence.epochs) - 1e-9
+    assert twice.convergence.epochs >= 2 * first.convergence.epochs - 1e-3
     assert twice["valid_loss"][: len(first)] == first["valid_loss"]
     assert len(tiny.artefacts["doubled"]) == 1  # trained once, for both rows
 

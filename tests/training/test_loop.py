@@ -120,6 +120,13 @@ def test_min_epochs_continues_past_the_criterion():
     assert len(history) == 12 and history.converged  # met at once, stopped at 12, not 1
 
 
+def test_a_fraction_of_an_epoch_is_counted_in_steps():
+    # 28 strings in batches of 2: 14 steps an epoch; 0.5 epoch is 7 steps, evaluated every 3
+    history = fit(small_lstm(), VOCAB, PERIODIC * 4, epochs=3, min_epochs=0.5, batch_size=2,
+                  eval_every=3, until=Target("train_loss", 10.0, mode="min"), progress=False)
+    assert history["step"] == [3, 6, 9] and history.converged
+
+
 def test_evaluations_within_epochs():
     history = fit(small_lstm(), VOCAB, PERIODIC * 4, epochs=2, batch_size=2, eval_every=5,
                   progress=False)
@@ -223,7 +230,8 @@ def test_lr_factors_slow_down_named_parameters():
     ({"patience": 0}, "patience must be a positive integer"),
     ({"epochs": 0}, "epochs must be a positive integer"),
     ({"epochs": 2.5}, "epochs must be a positive integer"),
-    ({"min_epochs": -1}, "min_epochs must be an integer ≥ 0"),
+    ({"min_epochs": -1}, "min_epochs must be a number >= 0"),
+    ({"min_epochs": float("nan")}, "min_epochs must be a number >= 0"),
     ({"batch_size": 0}, "batch_size must be a positive integer"),
     ({"clip": 0}, "clip must be a positive number"),
     ({"eval_every": 0}, "eval_every must be a positive integer"),

@@ -297,7 +297,7 @@ class NextWordInChunks(NextWord):
 
 
 def train_mlp(variant: str, seed: int, train_pairs, valid_pairs, test_pairs, vocab_size: int,
-              config: dict, device=None, min_epochs: int = 0) -> dict:
+              config: dict, device=None, min_epochs: float = 0) -> dict:
     """One MLP, ``y = b + W x + U tanh(d + H x)`` (``W`` only for the "direct" variant), trained
     by :func:`~course_rnn.training.fit` until its validation loss plateaus (``min_epochs``: at
     least that long, for the doubled budget). Returns ``{model, history, valid (log P of every
@@ -309,7 +309,7 @@ def train_mlp(variant: str, seed: int, train_pairs, valid_pairs, test_pairs, voc
         factor=config["lr_factor"], patience=config["lr_patience"])
     history = fit(
         model, NextWordInChunks(), train_pairs, valid=valid_pairs,
-        epochs=max(config["max_epochs"], min_epochs), min_epochs=min_epochs,
+        epochs=max(config["max_epochs"], math.ceil(min_epochs)), min_epochs=min_epochs,
         batch_size=config["batch"], optimizer="adam", lr=config["lr"],
         weight_decay=config["weight_decay"], schedule=schedule,
         init=normal_embeddings(config["embedding_std"]),
@@ -710,7 +710,7 @@ def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=N
         doubled_runs = {}
 
         def doubled():
-            twice = {key: 2 * math.ceil(mlps[key]["history"].convergence.epochs)
+            twice = {key: 2 * mlps[key]["history"].convergence.epochs
                      for key in keys}
             again, _ = _train_all(keys, pairs, len(data.vocab), config, device, twice,
                                   workers=workers, progress=progress)

@@ -154,7 +154,9 @@ def _positive_int(value, name: str, allow_none: bool = False, allow_zero: bool =
 def _check_arguments(epochs, min_epochs, batch_size, clip, patience, eval_every,
                      step_every) -> None:
     _positive_int(epochs, "epochs")
-    _positive_int(min_epochs, "min_epochs", allow_zero=True)
+    if isinstance(min_epochs, bool) or not isinstance(min_epochs, (int, float)) \
+            or not 0 <= min_epochs < math.inf:
+        raise ValueError(f"min_epochs must be a number >= 0, got {min_epochs!r}")
     _positive_int(batch_size, "batch_size", allow_none=True)
     _positive_int(patience, "patience", allow_none=True)
     _positive_int(eval_every, "eval_every", allow_none=True)
@@ -215,7 +217,7 @@ def fit(
         train, valid: the task's data (strings, ``(string, label)`` pairs, n-gram tensors …).
         epochs: the cap: at most this many passes over ``train``.
         min_epochs: train at least this long even when the criterion is met earlier (used to
-            continue a run to twice its budget).
+            continue a run to twice its budget); a fraction of an epoch counts its steps.
         batch_size: examples per step (``None``: the whole set, one step per epoch).
         optimizer, lr, momentum, weight_decay: see :mod:`~course_rnn.training.optim`.
         lr_factors: per-parameter learning-rate multipliers by name prefix.
@@ -267,7 +269,7 @@ def fit(
                          weight_decay)
     steps_per_epoch = math.ceil(len(train_set) / (batch_size or len(train_set)))
     eval_every = eval_every or steps_per_epoch
-    max_steps, min_steps = epochs * steps_per_epoch, min_epochs * steps_per_epoch
+    max_steps, min_steps = epochs * steps_per_epoch, math.ceil(min_epochs * steps_per_epoch)
     evaluations = math.ceil(max_steps / eval_every)
     scheduler = make_schedule(schedule, opt, evaluations)
 
