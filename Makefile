@@ -10,7 +10,7 @@ CHROMIUM := /usr/bin/chromium
 # Executed notebooks (book build, nbval) and CI logs get no progress bars.
 export COURSE_RNN_PROGRESS ?= 0
 
-.PHONY: book test lint install web-assets npm chromium bubblewrap clean exercises grade replicate
+.PHONY: book test notebooks lint install web-assets npm chromium bubblewrap clean exercises grade replicate
 
 install: $(STAMP)
 
@@ -54,6 +54,11 @@ book: $(STAMP) web-assets
 test: book chromium bubblewrap
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/python -m pytest
+
+# Every chapter notebook through nbval (make test already executes each once, in the book build).
+# On a GPU machine: COURSE_RNN_DEVICE=cuda make notebooks; the papers' sizes: COURSE_RNN_SCALE=paper.
+notebooks: $(STAMP)
+	$(BIN)/python -m pytest chapters
 
 # Regenerate the student notebooks and autograder bundles from exercises/source/.
 exercises: $(STAMP)
