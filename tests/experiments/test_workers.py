@@ -43,3 +43,30 @@ def test_worker_count(monkeypatch):
     with pytest.raises(ValueError, match="workers"):
         worker_count(-1, 5)
     assert parallel_map(train_tiny, []) == []
+
+
+def test_the_bar_says_where_each_run_is(capsys):
+    parallel_map(train_tiny, [("srn", 0), ("gru", 1)], workers=1, progress=True, desc="tiny")
+    shown = capsys.readouterr().err
+    assert "tiny" in shown and "epoch 1 of ≤ 3" in shown and "1/2" in shown
+
+
+def test_workers_report_to_the_bar(monkeypatch, capsys):
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[2]))
+    results = parallel_map(train_tiny, [("lstm", 0), ("gru", 1)], workers=2, progress=True)
+    shown = capsys.readouterr().err
+    assert len(results) == 2 and "/2 [" in shown
+    assert "epoch " in shown  # a worker's first report always goes to the bar
+
+
+def fails(seed: int):
+    if seed == 1:
+        raise RuntimeError("seed 1 fails")
+    return seed
+
+
+def test_a_failing_job_raises_its_error(monkeypatch):
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[2]))
+    for workers in (1, 2):
+        with pytest.raises(RuntimeError, match="seed 1 fails"):
+            parallel_map(fails, [(0,), (1,), (2,)], workers=workers, progress=False)

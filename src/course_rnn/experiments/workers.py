@@ -12,6 +12,10 @@ of the jobs. Every job seeds itself, so the numbers do not depend on the number 
 which worker ran what. ``function`` must be importable (defined at the top level of a module), and
 what it returns is pickled back (models, histories and plain numbers all are).
 
+Progress: with progress on, one bar counts the finished runs and shows where each running one
+is (``epoch 12 of ≤ 200, 1m05s (cap in ≤ 17m)``): every process listens to the training loops'
+reports (:func:`course_rnn.training.listen_to_runs`) and sends them to the bar.
+
 Workers: ``workers=`` if given, else ``$COURSE_RNN_WORKERS``, else the number of CPU cores (at
 most the number of jobs); 1 runs everything in this process. On a GPU the default is 1 (one
 process keeps the device busy).
@@ -21,12 +25,14 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import queue as queues
+import time
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
 import torch
 
-from .replication import steps
+from ..training.progress import describe_run, listen_to_runs, progress_enabled
 
 
 def worker_count(workers: int | None, jobs: int, device=None) -> int:
@@ -48,8 +54,49 @@ def worker_count(workers: int | None, jobs: int, device=None) -> int:
     return max(1, min(workers, jobs))
 
 
-def _start_worker(threads: int) -> None:
+class _Throttled:
+    """A run listener that sends at most one report per ``every`` seconds (and every last one)."""
+
+    def __init__(self, send: Callable[[dict], None], every: float = 0.5):
+        self.send, self.every, self.last = send, every, -float("inf")
+
+    def __call__(self, report: dict) -> None:
+        now = time.perf_counter()
+        if report["finished"] or now - self.last >= self.every:
+            self.last = now
+            self.send(report)
+
+
+def _start_worker(threads: int, reports=None) -> None:
     torch.set_num_threads(threads)
+    if reports is not None:  # progress on: this worker's runs report to the parent's bar
+        pid = os.getpid()
+        listen_to_runs(_Throttled(lambda report: reports.put((pid, report))))
+
+
+class _RunsBar:
+    """One tqdm bar over the jobs; its postfix says where each running job is."""
+
+    def __init__(self, total: int, desc: str):
+        from tqdm.auto import tqdm
+
+        self.bar = tqdm(total=total, desc=desc or "runs", unit="run", leave=False)
+        self.running: dict[int, dict] = {}
+
+    def report(self, who: int, report: dict) -> None:
+        if report["finished"]:
+            self.running.pop(who, None)
+        else:
+            self.running[who] = report
+        self.bar.set_postfix_str("; ".join(describe_run(r) for _, r in
+                                           sorted(self.running.items())), refresh=False)
+        self.bar.refresh()
+
+    def finished(self, count: int) -> None:
+        self.bar.update(count)
+
+    def close(self) -> None:
+        self.bar.close()
 
 
 def parallel_map(function: Callable, jobs: Iterable[Sequence], *, workers: int | None = None,
@@ -61,10 +108,53 @@ def parallel_map(function: Callable, jobs: Iterable[Sequence], *, workers: int |
     if not jobs:
         return []
     count = worker_count(workers, len(jobs), device)
-    if count == 1:
-        return [function(*job) for job in steps(jobs, len(jobs), desc, progress)]
+    bar = _RunsBar(len(jobs), desc) if progress_enabled(progress) else None
+    try:
+        if count == 1:
+            return _in_this_process(function, jobs, bar)
+        return _in_workers(function, jobs, count, threads, bar)
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def _in_this_process(function: Callable, jobs: list[tuple], bar: _RunsBar | None) -> list:
+    previous = listen_to_runs(_Throttled(lambda r: bar.report(0, r))) if bar else None
+    try:
+        results = []
+        for job in jobs:
+            results.append(function(*job))
+            if bar is not None:
+                bar.finished(1)
+        return results
+    finally:
+        if bar is not None:
+            listen_to_runs(previous)
+
+
+def _in_workers(function: Callable, jobs: list[tuple], count: int, threads: int,
+                bar: _RunsBar | None) -> list:
     context = multiprocessing.get_context("spawn")  # fork is unsafe once torch has threads
+    reports = context.Queue() if bar is not None else None
     with ProcessPoolExecutor(count, mp_context=context, initializer=_start_worker,
-                             initargs=(threads,)) as pool:
+                             initargs=(threads, reports)) as pool:
         futures = [pool.submit(function, *job) for job in jobs]
-        return [f.result() for f in steps(futures, len(futures), desc, progress)]
+        pending = set(futures)
+        while pending:
+            done, pending = wait(pending, timeout=0.5 if bar else None,
+                                 return_when=FIRST_COMPLETED)
+            if bar is not None:
+                _drain(reports, bar)
+                bar.finished(len(done))
+            if any(f.exception() is not None for f in done):
+                break  # the first failure is raised below, as the serial loop would
+        return [f.result() for f in futures]
+
+
+def _drain(reports, bar: _RunsBar) -> None:
+    while True:
+        try:
+            who, report = reports.get_nowait()
+        except queues.Empty:
+            return
+        bar.report(who, report)

@@ -30,7 +30,7 @@ from .convergence import (
     converged,
 )
 from .hill_climb import RADII, hill_climb
-from .loop import History, fit, progress_enabled
+from .loop import History, fit
 from .optim import (
     OPTIMIZERS,
     SCHEDULES,
@@ -39,6 +39,7 @@ from .optim import (
     StepDecay,
     normal_embeddings,
 )
+from .progress import listen_to_runs, progress_enabled, report_run
 from .tasks import (
     Classification,
     ExactDistributions,
@@ -50,7 +51,7 @@ from .tasks import (
 )
 
 __all__ = [
-    "fit", "History", "progress_enabled",
+    "fit", "History", "progress_enabled", "listen_to_runs", "report_run",
     "Task", "LanguageModelling", "Classification", "NextWord", "ExactDistributions",
     "evaluate_loss", "perplexity",
     "Plateau", "Target", "Optimum", "AnyOf", "Convergence", "STOPS", "converged", "all_converged",

@@ -28,6 +28,7 @@ import torch
 from ..models.flnn import FLNN, kl_error
 from .convergence import Convergence
 from .loop import History
+from .progress import report_run
 from .tasks import ExactDistributions
 
 #: Tabor's radius comes last; the larger ones get there in fewer steps.
@@ -103,7 +104,7 @@ def hill_climb(
                                 "directions": directions, "target": target, "seed": seed,
                                 "train_items": len(data)})
     error = float(errors_of(flat[None])[0])
-    start = time.perf_counter()
+    start = began = time.perf_counter()
     step, level, stopped = 0, 0, "budget spent"
     while step < max_steps:
         radius = radii[level]
@@ -127,6 +128,7 @@ def hill_climb(
                                "radius": radius, "weight": names[int(tried[best % len(tried)])],
                                "seconds": now - start})
         start = now
+        report_run(step, max_steps, "move", began)
         if error / positions < target:
             stopped = "criterion met"
             break
@@ -135,6 +137,7 @@ def hill_climb(
         p.copy_(flat[at: at + p.numel()].reshape(p.shape))
         at += p.numel()
     final = error / positions
+    report_run(step, max_steps, "move", began, finished=True)
     if stopped == "budget spent":
         reason = (f"cap of {max_steps} moves reached at radius {radii[level]:g}, not yet flat; "
                   f"mean KL per position {final:.5f}")

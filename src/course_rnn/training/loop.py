@@ -21,8 +21,6 @@ criterion was met and why.
 from __future__ import annotations
 
 import math
-import os
-import sys
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -44,6 +42,7 @@ from .convergence import (
     watched,
 )
 from .optim import make_optimizer, make_schedule, parameter_groups, step_schedule
+from .progress import EpochProgress, progress_enabled  # noqa: F401  (re-exported)
 from .tasks import Task, task_for
 
 #: The default criterion's patience (evaluations) when neither ``until`` nor ``patience`` is set.
@@ -110,34 +109,6 @@ def _thin(n: int, max_points: int) -> list[int]:
         return list(range(n))
     picks = {round(i * (n - 1) / (max_points - 1)) for i in range(max_points)}
     return sorted(picks)
-
-
-def progress_enabled(progress: bool | None) -> bool:
-    """Progress bars are on by default, off when ``$COURSE_RNN_PROGRESS=0`` (book builds, CI)."""
-    if progress is not None:
-        return progress
-    return os.environ.get("COURSE_RNN_PROGRESS", "1") != "0"
-
-
-class EpochProgress:
-    """tqdm over evaluations, showing the latest losses; silent when progress is off."""
-
-    def __init__(self, total: int, progress: bool | None):
-        self.bar = None
-        if progress_enabled(progress):
-            from tqdm.auto import tqdm
-
-            self.bar = tqdm(total=total, desc="training", unit="eval", file=sys.stderr)
-
-    def update(self, record: dict) -> None:
-        if self.bar is not None:
-            shown = {k: f"{v:.4f}" for k, v in record.items() if k.endswith("loss")}
-            self.bar.set_postfix(shown)
-            self.bar.update(1)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
 
 
 # -- argument checks -------------------------------------------------------------------------------
@@ -283,7 +254,7 @@ def fit(
         "device": str(device), "train_items": len(train_set),
     })
     best = _Best(model, monitor, keep_state=restore_best)
-    bar = EpochProgress(evaluations, progress)
+    bar = EpochProgress(evaluations, progress, epochs)
     round_ = _Round(device)
     stopped, reason, step = "budget spent", "", 0
 
