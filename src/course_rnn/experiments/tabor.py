@@ -1,57 +1,74 @@
 """Tabor (2011), Table 4: fractal learning networks (FLNN) on Grammars 1 and 2 (chapter 5).
 
-What :func:`run` trains, each network starting as in §3.2 (self-weights 1, offsets 0, centres
-and read-out weights uniform in (-0.3, 0.3) from the seed) on the *training corpus* (every
-sentence with at most 3 levels of recursion) against the grammar's exact next-word
-distributions, with the summed KL error ``E = sum_i t_i log(t_i / o_i)``:
+Every network starts as in §3.2 (self-weights 1, offsets 0, centres and read-out weights uniform
+in (-0.3, 0.3) from the seed) and learns the *training corpus* (every sentence with at most 3
+levels of recursion) against the grammar's exact next-word distributions, with the KL error
+``E = sum_i t_i log(t_i / o_i)``. Every run trains **until it has learned**:
 
-===================  =========================================  =======================  =====
-group                targets                                    trainer                  RBF
-===================  =========================================  =======================  =====
-``G1 stream``        Grammar 1, a stream without an end marker  backprop (full-batch     3
-                     (Tabor's convention)                       Adam, ``epochs``)
-``G2 stream``        Grammar 2, stream                          backprop                 3
-``G1 with </s>``     Grammar 1 with the library's ``</s>``      backprop                 4
-``HC G1 stream``     Grammar 1, stream                          hill climbing (Tabor's   3
-``HC G2 stream``     Grammar 2, stream                          "gradient sampling")     3
-===================  =========================================  =======================  =====
+=====================  ==========================================  ===============================
+group                  trainer                                     until
+=====================  ==========================================  ===============================
+``G1 stream``,         backprop (:func:`~course_rnn.training.fit`,  mean KL per position < 0.001
+``G2 stream``          full-batch Adam, self-weights at 0.1× the   (Tabor's criterion; the exact
+                       learning rate), Tabor's targets             optimum is 0)
+``G1 with </s>``       the same, with the library's ``</s>``       the KL plateaus (its optimum 0
+                       (4 Gaussian units)                          is out of the FLNN's reach)
+``G1 equal rates``     the same as ``G1 stream`` with the self-    KL < 0.001, or a plateau of
+                       weights at the full learning rate           the KL (a collapsed run)
+``HC G1 stream``,      Tabor's climber                             flat at radius 0.001 after
+``HC G2 stream``       (:func:`~course_rnn.training.hill_climb`)   0.02 and 0.005 (or KL < 0.001)
+=====================  ==========================================  ===============================
 
-Each network is then scored as in Table 4 on the training corpus and on the *test corpus*
-(every sentence with 4 or 5 levels, never seen in training): RMSE between the predicted and the
-exact distribution, and **% correct** (the output is closer to the correct distribution than to
-any other distribution of the corpus), plus the mean KL per position. The table compares the
-means ± SE over *all* our runs with Table 4 (the paper: successful runs only), counts the runs
-that learned their training corpus (§3.3: 9/15 and 11/15), and checks Figure 4b's observation
-that the top level (the empty stack) is the most distorted on sentences up to 5 levels deep.
+Each network is then scored as in Table 4, on the training corpus and on the *test corpus*
+(every sentence with 4 or 5 levels, never seen in training), at Tabor's points (one prediction
+after each word; :func:`~course_rnn.models.flnn.evaluate` with ``after_start=False``, so the
+point counts equal Table 4's): RMSE between the predicted and the exact distribution, **%
+correct** (the output is closer to the correct distribution than to any other distribution of
+the corpus), and the mean KL per point.
 
-``run(scale="quick")`` is what chapter 5 shows (about a minute on one CPU thread).
+The table compares the mean ± SE over the *successful* runs (100% correct on the training
+corpus), as Table 4 does, and gives each row a verdict (:func:`~.replication.judge`): "agrees"
+within two combined standard errors; a disagreement is re-checked with the deciding runs
+trained twice as long (backprop: the same seed to twice the epochs; the climber: as many moves
+again at its smallest radius, which changes nothing once no move helps). An equal-rate run that
+stopped on a plateau without learning its training corpus is trained twice as long too: the
+evidence that it is stuck, not slow. Runs with the end marker ``</s>`` are "not comparable"
+(Tabor's corpus had none).
+
+``run(scale="quick")`` is what chapter 5 shows; the runs are independent and go to parallel
+worker processes (:func:`~.workers.parallel_map`).
 """
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Iterable, Mapping
 
 import numpy as np
-from matplotlib.figure import Figure
 
-from ..analysis.dynamics import spread, visitation_set, without_end_marker
+from ..analysis.curves import learning_curves
+from ..analysis.dynamics import spread, visitation_set
 from ..languages import Vocab
 from ..languages.tabor import TaborGrammar, TaborGrammar1, TaborGrammar2
-from ..models.flnn import FLNN, evaluate, train_backprop, train_hill_climb
+from ..models.flnn import FLNN, evaluate
+from ..training import AnyOf, ExactDistributions, Optimum, Plateau, fit, hill_climb
 from ..utils import pick_device
 from .replication import (
     Experiment,
+    Measurement,
     Replication,
     Row,
     Timer,
+    check_positive_ints,
+    judge,
     mean_se,
     merge_settings,
     normalise_scale,
     pm,
     seed_list,
-    steps,
 )
+from .workers import parallel_map
 
 NAME = "tabor-table4"
 TITLE = "Tabor (2011), Table 4: fractal learning networks on Grammars 1 and 2"
@@ -67,85 +84,182 @@ PAPER_TABLE4 = {
 #: §3.3: networks (of 15 per grammar) whose hill climbing learned the training corpus.
 PAPER_LEARNED = {1: (9, 15), 2: (11, 15)}
 
-#: Per scale. ``seeds``, ``eos_seeds``, ``hc_seeds``: how many seeds (0, 1, …) each group of
-#: runs gets; ``epochs``, ``lr``: backprop; ``hc_radius``, ``hc_steps``: the hill climber's step
-#: and budget. Paper: 15 networks per grammar, hill climbing at radius 0.001 "until the mean error
-#: per word dropped below 0.001 or the gradient became flat" (here: a step budget).
+#: Per scale. Seeds (a count N means seeds 0 … N-1, or a list): ``seeds`` for the backprop
+#: stream groups, ``eos_seeds`` with ``</s>``, ``equal_rate_seeds`` for Grammar 1 with the
+#: self-weights at the full learning rate, ``hc_seeds`` for the climber. Backprop: Adam at
+#: ``lr``, the self-weights at ``scale_lr_factor`` × lr, until the mean KL per position is below
+#: ``kl_target`` (Tabor's 0.001), at most ``epochs`` full-batch epochs (``equal_rate_epochs`` for
+#: the equal-rate runs), the learning curve recorded (and the criterion checked) every
+#: ``eval_every`` epochs; ``plateau_patience``: the plateau of the KL that ends a ``</s>`` run,
+#: and an equal-rate run that cannot learn (relative gain below ``plateau_min_delta`` over that
+#: many epochs). The climber, on the grammars
+#: ``hc_grammars``: ``hc_radii`` in turn, each until no move helps, at most ``hc_steps`` moves.
+#: Paper: 15 networks per grammar, both grammars climbed; quick: Grammar 1 (the chapter's).
 SETTINGS = {
-    "quick": dict(seeds=3, eos_seeds=2, hc_seeds=2, epochs=800, lr=0.02,
-                  hc_radius=0.02, hc_steps=600),
-    "paper": dict(seeds=15, eos_seeds=15, hc_seeds=15, epochs=5000, lr=0.02,
-                  hc_radius=0.001, hc_steps=200_000),
+    "quick": dict(seeds=2, eos_seeds=2, equal_rate_seeds=2, hc_seeds=1, hc_grammars=(1,),
+                  lr=0.02, scale_lr_factor=0.1, kl_target=0.001, epochs=20_000,
+                  equal_rate_epochs=4000, eval_every=10, plateau_patience=300,
+                  plateau_min_delta=0.01, hc_radii=(0.02, 0.005, 0.001), hc_steps=100_000),
+    "paper": dict(seeds=15, eos_seeds=15, equal_rate_seeds=15, hc_seeds=15, hc_grammars=(1, 2),
+                  lr=0.02, scale_lr_factor=0.1, kl_target=0.001, epochs=50_000,
+                  equal_rate_epochs=20_000, eval_every=10, plateau_patience=300,
+                  plateau_min_delta=0.01, hc_radii=(0.02, 0.005, 0.001), hc_steps=200_000),
 }
+SEED_KEYS = ("seeds", "eos_seeds", "equal_rate_seeds", "hc_seeds")
 
-#: Backprop groups: name -> (grammar, stream targets?, Gaussian units, settings key of the seeds).
+#: Backprop groups: name -> (grammar, end marker?, Gaussian units, seeds key, equal rates?).
 BACKPROP = {
-    "G1 stream": (1, True, 3, "seeds"),
-    "G2 stream": (2, True, 3, "seeds"),
-    "G1 with </s>": (1, False, 4, "eos_seeds"),
+    "G1 stream": (1, False, 3, "seeds", False),
+    "G2 stream": (2, False, 3, "seeds", False),
+    "G1 with </s>": (1, True, 4, "eos_seeds", False),
+    "G1 equal rates": (1, False, 3, "equal_rate_seeds", True),
 }
 #: Hill-climbing groups (Tabor's own trainer; stream targets, three Gaussian units).
-HILL_CLIMB = {"G1 stream": 1, "G2 stream": 2}
+HILL_CLIMB = {"HC G1 stream": 1, "HC G2 stream": 2}
+#: Groups compared with Table 4 (the paper's convention, the learning rates of the library).
+COMPARED = ("HC G1 stream", "G1 stream", "HC G2 stream", "G2 stream")
 METRICS = ("rmse", "percent_correct", "kl_per_position")
 WEIGHT_GROUPS = ("scale", "offset", "centers", "readout")
+#: A self-weight this close to 0 makes its word forget the state (a collapsed solution).
+COLLAPSED = 0.1
 
 
-def grammar(number: int, stream: bool) -> tuple[TaborGrammar, Vocab]:
-    """Grammar 1 or 2 (Tables 2–3) and its vocabulary; ``stream``: Tabor's targets, no ``</s>``
-    (:func:`~course_rnn.analysis.dynamics.without_end_marker`)."""
-    language = {1: TaborGrammar1, 2: TaborGrammar2}[number]()
-    vocab = Vocab(language.alphabet)
-    return (without_end_marker(language) if stream else language), vocab
+def grammar(number: int, end_marker: bool = False) -> tuple[TaborGrammar, Vocab]:
+    """Grammar 1 or 2 (Tables 2–3), with Tabor's stream targets unless ``end_marker``, and its
+    vocabulary."""
+    if number not in (1, 2):
+        raise ValueError(f"Tabor's grammars are 1 and 2, got {number!r}")
+    language = {1: TaborGrammar1, 2: TaborGrammar2}[number](end_marker=end_marker)
+    return language, Vocab(language.alphabet)
 
 
 def resolve_settings(scale: str, seeds, settings: Mapping | None) -> dict:
-    """``SETTINGS[scale]`` with ``settings`` merged in (unknown key: ValueError) and every seed
-    count turned into a list. ``seeds`` (a count or a list) replaces the seeds of every group."""
+    """``SETTINGS[scale]`` with ``settings`` merged in (unknown key or bad number: ValueError)
+    and every seed count turned into a list. ``seeds`` (a count or a list) replaces the seeds of
+    every group."""
     merged = merge_settings(SETTINGS[normalise_scale(scale)], settings, NAME)
-    for key in ("seeds", "eos_seeds", "hc_seeds"):
-        if seeds is not None:
-            merged[key] = seed_list(seeds, default=1)
-            continue
+    for key in SEED_KEYS:
         try:
-            merged[key] = seed_list(merged[key], default=1)
+            merged[key] = seed_list(seeds if seeds is not None else merged[key], default=1)
         except ValueError as err:
             raise ValueError(f"setting {key!r}: {err}") from None
+    check_positive_ints(merged, ("epochs", "equal_rate_epochs", "eval_every",
+                                 "plateau_patience", "hc_steps"))
+    if merged["plateau_patience"] < merged["eval_every"]:
+        raise ValueError(f"setting 'plateau_patience' ({merged['plateau_patience']} epochs) must "
+                         f"be at least 'eval_every' ({merged['eval_every']})")
+    for key in ("lr", "scale_lr_factor", "kl_target", "plateau_min_delta"):
+        value = merged[key]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+            raise ValueError(f"setting {key!r} must be a positive number, got {value!r}")
+    radii = merged["hc_radii"]
+    merged["hc_radii"] = (radii,) if isinstance(radii, (int, float)) else tuple(radii)
+    grammars = merged["hc_grammars"]
+    merged["hc_grammars"] = (grammars,) if isinstance(grammars, int) else tuple(grammars)
+    if not set(merged["hc_grammars"]) <= {1, 2}:
+        raise ValueError(f"setting 'hc_grammars' takes Tabor's grammars 1 and 2, got "
+                         f"{merged['hc_grammars']!r}")
     return merged
 
 
 # ---------------------------------------------------------------------------------------------
-# One network
+# One network (each a job for a worker process)
 # ---------------------------------------------------------------------------------------------
 
 
-def _scores(model: FLNN, language: TaborGrammar, vocab: Vocab) -> dict:
-    """Table 4's scores on the training corpus (≤ 3 levels) and the test corpus (4–5 levels)."""
-    return {"train": evaluate(model, language, language.training_corpus(), vocab),
-            "test": evaluate(model, language, language.test_corpus(), vocab)}
+def scores(model: FLNN, language: TaborGrammar, vocab: Vocab) -> dict:
+    """Table 4's scores at Tabor's points on the training corpus (≤ 3 levels) and the test
+    corpus (4–5 levels)."""
+    return {corpus: evaluate(model, language, sentences, vocab, after_start=False)
+            for corpus, sentences in (("train", language.training_corpus()),
+                                      ("test", language.test_corpus()))}
 
 
-def backprop_run(number: int, stream: bool, rbf_size: int, seed: int, settings: dict,
-                 device) -> dict:
-    """One FLNN trained by backpropagation through time (:func:`train_backprop`):
-    ``{seed, model, history, train, test}``."""
-    language, vocab = grammar(number, stream)
-    model = FLNN(len(vocab), rbf_size=rbf_size, seed=seed).to(device)
-    history = train_backprop(model, language.training_corpus(), vocab, epochs=settings["epochs"],
-                             lr=settings["lr"], seed=seed, language=language)
-    return dict(seed=seed, model=model, history=history, **_scores(model, language, vocab))
+def criterion(group: str, settings: dict):
+    """When a backprop run stops: at Tabor's KL criterion (the optimum 0 within ``kl_target``);
+    with ``</s>``, whose optimum the FLNN cannot reach, at a plateau of the KL (those runs keep
+    the weights of their best epoch); with equal rates at whichever comes first, so that a run
+    whose self-weight collapsed stops where it is stuck (it then has not *learned*: see
+    :func:`learned`, and its doubled budget shows that it stays stuck)."""
+    _, end_marker, _, _, equal_rates = BACKPROP[group]
+    optimum = Optimum(0.0, tolerance=settings["kl_target"])
+    plateau = Plateau(patience=settings["plateau_patience"] // settings["eval_every"],
+                      min_delta=settings["plateau_min_delta"])
+    if end_marker:
+        return plateau
+    return AnyOf(optimum, plateau) if equal_rates else optimum
 
 
-def hill_climb_run(number: int, seed: int, settings: dict, device) -> dict:
-    """One FLNN trained by Tabor's climber (:func:`train_hill_climb`) from the same start as
-    the backprop run of that seed: ``{seed, model, history, before, train, test}``."""
-    language, vocab = grammar(number, stream=True)
+def backprop_run(group: str, seed: int, settings: dict, device="cpu",
+                 min_epochs: int = 0) -> dict:
+    """One FLNN of ``group`` trained by backpropagation through time until its criterion:
+    ``{group, seed, model, history, train, test}``. ``min_epochs``: train at least that long
+    (the doubled budget: the same seed continued)."""
+    number, end_marker, rbf_size, _, equal_rates = BACKPROP[group]
+    language, vocab = grammar(number, end_marker)
+    model = FLNN(len(vocab), rbf_size=rbf_size, seed=seed)
+    cap = settings["equal_rate_epochs" if equal_rates else "epochs"]
+    history = fit(model, ExactDistributions(language, vocab), language.training_corpus(),
+                  batch_size=None, lr=settings["lr"],
+                  lr_factors=None if equal_rates else {"scale": settings["scale_lr_factor"]},
+                  clip=None, epochs=max(cap, min_epochs), min_epochs=min_epochs,
+                  eval_every=settings["eval_every"],
+                  until=criterion(group, settings), restore_best=end_marker, seed=seed,
+                  device=device, progress=False)
+    model.cpu()
+    return dict(group=group, seed=seed, model=model, history=history,
+                **scores(model, language, vocab))
+
+
+def hill_climb_run(group: str, seed: int, settings: dict, device="cpu") -> dict:
+    """One FLNN trained by Tabor's climber from the same start as the backprop run of that seed:
+    ``{group, seed, model, history, before, train, test}`` (``before``: the KL per point at the
+    start)."""
+    language, vocab = grammar(HILL_CLIMB[group])
     model = FLNN(len(vocab), rbf_size=3, seed=seed).to(device)
-    before = evaluate(model, language, language.training_corpus(), vocab)["kl_per_position"]
-    history = train_hill_climb(model, language.training_corpus(), vocab,
-                               iterations=settings["hc_steps"], radius=settings["hc_radius"],
-                               seed=seed, language=language)
-    return dict(seed=seed, model=model, history=history, before=before,
-                **_scores(model, language, vocab))
+    before = evaluate(model, language, language.training_corpus(), vocab,
+                      after_start=False)["kl_per_position"]
+    history = hill_climb(model, ExactDistributions(language, vocab), language.training_corpus(),
+                         max_steps=settings["hc_steps"], radii=settings["hc_radii"], seed=seed,
+                         target=settings["kl_target"])
+    model.cpu()
+    return dict(group=group, seed=seed, model=model, history=history, before=before,
+                **scores(model, language, vocab))
+
+
+def continued_climb(run: dict, settings: dict, device="cpu") -> dict:
+    """The doubled budget of a climb: from where it stopped, as many moves again at its
+    smallest radius (the paper's 0.001). A climb that stopped because no move helped is flat
+    there, so it stays where it is: more moves change nothing."""
+    language, vocab = grammar(HILL_CLIMB[run["group"]])
+    model = copy.deepcopy(run["model"]).to(device)
+    history = hill_climb(model, ExactDistributions(language, vocab), language.training_corpus(),
+                         max_steps=max(len(run["history"]), 1),
+                         radii=(settings["hc_radii"][-1],), seed=run["seed"],
+                         target=settings["kl_target"])
+    model.cpu()
+    return dict(group=run["group"], seed=run["seed"], model=model, history=history,
+                before=run["before"], **scores(model, language, vocab))
+
+
+def train_job(kind: str, group: str, seed: int, settings: dict, device: str,
+              min_epochs: int = 0, run: dict | None = None) -> dict:
+    """One job of :func:`run` (top level, so that a worker process can import it)."""
+    if kind == "backprop":
+        return backprop_run(group, seed, settings, device, min_epochs)
+    if kind == "climb":
+        return hill_climb_run(group, seed, settings, device)
+    if kind == "continue climb":
+        return continued_climb(run, settings, device)
+    raise ValueError(f"unknown job kind {kind!r}")
+
+
+def doubled_job(run: dict, settings: dict, device: str) -> tuple:
+    """The job that trains ``run`` to twice its budget."""
+    if run["group"] in HILL_CLIMB:
+        return ("continue climb", run["group"], run["seed"], settings, device, 0, run)
+    epochs = math.ceil(run["history"].convergence.epochs)
+    return ("backprop", run["group"], run["seed"], settings, device, 2 * epochs, None)
 
 
 def top_level_spread(model: FLNN) -> dict:
@@ -153,7 +267,7 @@ def top_level_spread(model: FLNN) -> dict:
     state's mean. ``train_max`` / ``test_max``: the largest distance on the training corpus
     (≤ 3 levels) / on every sentence with ≤ 5 levels; ``train_top``, ``test_top``: those
     distances for the empty stack ε (the top level, which Tabor finds most distorted)."""
-    language, vocab = grammar(1, stream=True)
+    language, vocab = grammar(1)
     train = spread(visitation_set(model, language, language.training_corpus(), vocab))
     test = spread(visitation_set(model, language, language.sentences(5), vocab))
     return {"train_max": max(train.values()), "test_max": max(test.values()),
@@ -162,81 +276,164 @@ def top_level_spread(model: FLNN) -> dict:
 
 
 # ---------------------------------------------------------------------------------------------
-# Numbers, table, figure
+# Numbers
 # ---------------------------------------------------------------------------------------------
 
 
+def learned(r: dict) -> bool:
+    """Tabor's success: 100% correct on the training corpus."""
+    return r["train"]["percent_correct"] == 100.0
+
+
+def collapsed(r: dict) -> bool:
+    """Some self-weight near 0: that word resets the state, forgetting the stack."""
+    return bool(np.any(np.abs(r["model"].scale.detach().numpy()) < COLLAPSED))
+
+
+def successful(runs: list[dict]) -> list[dict]:
+    """The runs Table 4 averages: those that learned their training corpus; all runs when none
+    did (the figures then say how far they got)."""
+    return [r for r in runs if learned(r)] or list(runs)
+
+
 def summary(runs: list[dict], corpus: str) -> dict:
-    """Mean ± SE over runs of each Table 4 score on ``corpus`` ("train" or "test"), with the
-    number of runs ``n`` and of scored positions ``points``."""
-    out = {key: list(mean_se([r[corpus][key] for r in runs])) for key in METRICS}
-    out["n"], out["points"] = len(runs), runs[0][corpus]["positions"]
+    """Mean ± SE of each Table 4 score on ``corpus`` over the successful runs (as Table 4; all
+    runs when none learned), with their number ``n``, whether they ``learned``, and the number
+    of points scored."""
+    chosen = successful(runs)
+    out = {key: list(mean_se([r[corpus][key] for r in chosen])) for key in METRICS}
+    out["n"], out["points"] = len(chosen), chosen[0][corpus]["positions"]
+    out["learned"] = learned(chosen[0])
     return out
 
 
-def _run_numbers(r: dict, hill_climb: bool) -> dict:
-    out = {"seed": r["seed"], "train": r["train"], "test": r["test"],
+def kept_kl(r: dict) -> float:
+    """The training KL per position of the weights a run kept: its best epoch's for ``</s>``
+    (restored), its last for the others."""
+    record = r["history"].convergence
+    if r["group"] in BACKPROP and BACKPROP[r["group"]][1]:
+        return record.best
+    return record.final.get("train_loss")
+
+
+def run_numbers(r: dict) -> dict:
+    """One run's record for results.json."""
+    record = r["history"].convergence
+    out = {"seed": r["seed"], "converged": record.converged, "stopped": record.stopped,
+           "epochs": record.epochs, "steps": record.steps,
+           "final_train_kl": kept_kl(r), "train": r["train"],
+           "test": r["test"], "learned": learned(r), "collapsed": collapsed(r),
            "self_weights": r["model"].scale.detach().cpu().tolist()}
-    if hill_climb:
-        out.update(steps=len(r["history"]), kl_before=r["before"],
-                   steps_per_weight_group={w: sum(h["weight"] == w for h in r["history"])
-                                           for w in WEIGHT_GROUPS})
-    else:
-        out["final_train_kl"] = r["history"][-1]["loss"]
+    if "before" in r:
+        out["kl_before"] = r["before"]
+        out["steps_per_weight_group"] = {w: r["history"]["weight"].count(w)
+                                         for w in WEIGHT_GROUPS}
+        radii = r["history"]["radius"]
+        out["steps_per_radius"] = {f"{x:g}": radii.count(x) for x in sorted(set(radii))[::-1]}
     return out
 
 
-def numbers_of(runs: dict, hc: dict) -> dict:
-    """Every measured number, JSON-able: per run, per group (mean ± SE), the counts of runs that
-    learned their training corpus, and the top-level distortion of the G1 stream networks."""
-    groups = {**runs, **{"HC " + name: group for name, group in hc.items()}}
-    spreads = [dict(seed=r["seed"], **top_level_spread(r["model"])) for r in runs["G1 stream"]]
+def spreads_of(groups: dict[str, list[dict]]) -> dict[str, list[dict]]:
+    """:func:`top_level_spread` of every Grammar 1 stream network, by group."""
+    return {name: [dict(seed=r["seed"], **top_level_spread(r["model"])) for r in groups[name]]
+            for name in ("HC G1 stream", "G1 stream") if groups.get(name)}
+
+
+def numbers_of(groups: dict[str, list[dict]], doubled: dict[str, list[dict]],
+               spreads: dict, doubled_spreads: dict) -> dict:
+    """Every measured number, JSON-able: per run, per group (mean ± SE over successful runs),
+    the runs that learned their training corpus or collapsed, the doubled budgets, and the
+    top-level distortion (Figure 4b) of the Grammar 1 stream networks."""
     return {
-        "backprop": {name: [_run_numbers(r, False) for r in group] for name, group in runs.items()},
-        "hill_climb": {name: [_run_numbers(r, True) for r in group] for name, group in hc.items()},
+        "runs": {name: [run_numbers(r) for r in group] for name, group in groups.items()},
+        "doubled": {name: [run_numbers(r) for r in group] for name, group in doubled.items()},
         "summary": {name: {corpus: summary(group, corpus) for corpus in ("train", "test")}
                     for name, group in groups.items()},
-        "learned_training_set": {name: sum(r["train"]["percent_correct"] == 100.0 for r in group)
-                                 for name, group in groups.items()},
-        "final_train_kl": {name: float(np.mean([r["history"][-1]["loss"] for r in group]))
-                           for name, group in runs.items()},
-        "spread": {"G1 stream": spreads},
-        "top_level_most_distorted": {"G1 stream": sum(s["top_is_max"] for s in spreads)},
+        "doubled_summary": {name: {corpus: summary(group, corpus) for corpus in ("train", "test")}
+                            for name, group in doubled.items()},
+        "learned_training_set": {name: sum(map(learned, group)) for name, group in groups.items()},
+        "collapsed": {name: sum(map(collapsed, group)) for name, group in groups.items()},
+        "spread": spreads,
+        "doubled_spread": doubled_spreads,
+        "top_level_most_distorted": {name: sum(s["top_is_max"] for s in spread_)
+                                     for name, spread_ in spreads.items()},
     }
 
 
-def _verdict(ours: list[float], paper: float, paper_se: float, digits: int) -> str:
-    """"agrees" when within two combined SEs (at the printed precision), else higher/lower by."""
-    mean, se = ours
+# ---------------------------------------------------------------------------------------------
+# Verdicts and the table
+# ---------------------------------------------------------------------------------------------
+
+
+def compare(runs: list[dict], corpus: str, key: str, paper: float, paper_se: float,
+            digits: int) -> Measurement:
+    """Our mean over the successful runs against the paper's figure: it agrees within two
+    combined standard errors (plus half a unit of the printed precision); ``gap``: how far
+    outside that band."""
+    mean, se = mean_se([r[corpus][key] for r in successful(runs)])
     band = 2 * math.hypot(paper_se, 0.0 if math.isnan(se) else se) + 0.5 * 10 ** -digits
-    if abs(mean - paper) <= band:
-        return "agrees (within 2 SE)"
-    return f"{'higher' if mean > paper else 'lower'} by {abs(mean - paper):.{digits}f}"
+    distance = abs(mean - paper)
+    return Measurement(mean, distance <= band, max(0.0, distance - band),
+                       runs=[r["history"] for r in runs])
 
 
-def _md(text: str) -> str:
-    """Markdown would read ``</s>`` as an HTML tag: show it as code."""
-    return text.replace("</s>", "`</s>`")
+def top_level(runs: list[dict], spreads: list[dict]) -> Measurement:
+    """Figure 4b: the top level (ε) is the most distorted in every run (``spreads``: the
+    runs' :func:`top_level_spread`)."""
+    k = sum(s["top_is_max"] for s in spreads)
+    return Measurement(k / len(runs), k == len(runs), (len(runs) - k) / len(runs),
+                       runs=[r["history"] for r in runs])
 
 
-def _methods(settings: dict) -> dict[str, tuple[str, str]]:
-    """Group pattern -> (how it was trained, what differs from the paper), for the table."""
-    return {
-        "G{g} stream": ("backprop, stream",
-                        f"all our runs, {settings['epochs']} epochs of Adam (paper: successful "
-                        "runs, climbed to KL < 0.001 per word)"),
-        "G{g} with </s>": ("backprop, with `</s>`",
-                           "the library's end-marker target, which the paper did not use"),
-        "HC G{g} stream": ("hill climbing, stream",
-                           f"radius {settings['hc_radius']:g}, at most {settings['hc_steps']} "
-                           "steps (paper: radius 0.001, to convergence)"),
-    }
+def _method(name: str) -> tuple[str, str]:
+    """(how the group was trained, what the note says about it)."""
+    if name.startswith("HC"):
+        return ("hill climbing", "the paper's climber, until no move helps at radius 0.001 "
+                                 "(after 0.02 and 0.005)")
+    if "</s>" in name:
+        return ("backprop, with `</s>`", "the library's end marker, which Tabor's corpus did "
+                                         "not have: a different task")
+    return ("backprop", "backpropagation instead of the paper's climber, stopped at the paper's "
+                        "criterion (mean KL < 0.001)")
 
 
-def table_rows(numbers: dict, settings: dict) -> list[Row]:
-    """The paper-vs-ours table: Table 4's RMSE and % correct per grammar and corpus, for each
-    group of runs, then the runs that learned their training corpus and Figure 4b's distortion."""
-    methods = _methods(settings)
+def to_double(groups: dict[str, list[dict]], spreads: dict) -> dict[str, list[dict]]:
+    """The runs to train twice as long, by group: every run of a group behind a converged row
+    that disagrees with the paper, and each equal-rate run that did not learn (the evidence
+    that it is stuck, not slow)."""
+    out = {name: groups[name] for name in groups if name in needs_doubling(groups, spreads)}
+    stuck = [r for r in groups.get("G1 equal rates", []) if not learned(r)]
+    if stuck:
+        out["G1 equal rates"] = stuck
+    return out
+
+
+def needs_doubling(groups: dict[str, list[dict]], spreads: dict) -> set[str]:
+    """The groups behind a converged row that disagrees with the paper."""
+    out = set()
+    for g in (1, 2):
+        for corpus in ("train", "test"):
+            rmse, rmse_se, pc, pc_se, _, _ = PAPER_TABLE4[(g, corpus)]
+            for name in (f"HC G{g} stream", f"G{g} stream"):
+                for key, paper, se, digits in (("rmse", rmse, rmse_se, 3),
+                                               ("percent_correct", pc, pc_se, 2)):
+                    if not groups.get(name):
+                        continue
+                    m = compare(groups[name], corpus, key, paper, se, digits)
+                    if m.converged and not m.agrees:
+                        out.add(name)
+    for name, spread_ in spreads.items():
+        m = top_level(groups[name], spread_)
+        if m.converged and not m.agrees:
+            out.add(name)
+    return out
+
+
+def table_rows(groups: dict[str, list[dict]], doubled: dict[str, list[dict]],
+               numbers: dict) -> list[Row]:
+    """The paper-vs-ours table: Table 4's RMSE and % correct per grammar and corpus for each
+    group (the climber first), the runs that learned their training corpus, the collapsed
+    equal-rate runs, and Figure 4b's distortion."""
     rows = []
     for g in (1, 2):
         for corpus in ("train", "test"):
@@ -244,67 +441,124 @@ def table_rows(numbers: dict, settings: dict) -> list[Row]:
             for key, digits, paper, paper_se in (("rmse", 3, rmse, rmse_se),
                                                  ("percent_correct", 2, pc, pc_se)):
                 label = "RMSE" if key == "rmse" else "% correct"
-                for pattern, (method, differs) in methods.items():
-                    group = numbers["summary"].get(pattern.format(g=g))
-                    if group is None:
+                for name in (f"HC G{g} stream", f"G{g} stream", f"G{g} with </s>"):
+                    if not groups.get(name) or ("</s>" in name and corpus == "train"):
+                        continue  # with </s>: the test corpus is enough to show the cost
+                    method, note = _method(name)
+                    stats = numbers["summary"][name][corpus]
+                    quantity = f"G{g} {corpus} {label}, {method}"
+                    paper_text = f"{pm(paper, paper_se)} (Table 4, N = {n})"
+                    ours = f"{pm(*stats[key], digits)} (N = {stats['n']}" + \
+                        ("" if stats["learned"] else ", none learned the training corpus") + ")"
+                    if "</s>" in name:
+                        rows.append(Row(quantity, paper_text, ours, note, "not comparable"))
                         continue
-                    rows.append(Row(
-                        quantity=f"G{g} {corpus} {label}, {method}",
-                        paper=f"{pm(paper, paper_se)} (Table 4, N = {n})",
-                        ours=f"{pm(*group[corpus][key], digits)} (N = {group[corpus]['n']})",
-                        note=f"{_verdict(group[corpus][key], paper, paper_se, digits)}; {differs}"))
-    for g in (1, 2):
-        learned, of = PAPER_LEARNED[g]
-        for pattern, (method, _) in methods.items():
-            name = pattern.format(g=g)
-            if name in numbers["summary"]:
-                n = numbers["summary"][name]["train"]["n"]
-                k = numbers["learned_training_set"][name]
-                rows.append(Row(
-                    quantity=f"G{g} runs with 100% on the training corpus, {method}",
-                    paper=f"{learned}/{of} (§3.3, hill climbing)", ours=f"{k}/{n}",
-                    note="every run" if k == n else ("no run" if k == 0 else f"{k} of {n} runs")))
-    k = numbers["top_level_most_distorted"]["G1 stream"]
-    n = len(numbers["spread"]["G1 stream"])
-    rows.append(Row(
-        quantity="top level (ε) most distorted on sentences ≤ 5 levels, G1 backprop, stream",
-        paper="yes (Fig. 4b)", ours=f"{k}/{n} runs",
-        note="agrees" if k == n else f"agrees for {k} of {n} runs"))
+                    if stats["n"] == 1:
+                        note += "; one run, so our standard error is unknown"
+                    first = compare(groups[name], corpus, key, paper, paper_se, digits)
+
+                    def again(name=name, corpus=corpus, key=key, paper=paper,
+                              paper_se=paper_se, digits=digits):
+                        return compare(doubled[name], corpus, key, paper, paper_se, digits)
+
+                    verdict = judge(first, again)
+                    if verdict.doubled is not None:
+                        twice = numbers["doubled_summary"][name][corpus]
+                        note += f"; at twice the budget {pm(*twice[key], digits)}"
+                    rows.append(Row(quantity, paper_text, ours, note, verdict))
+    for name, group in groups.items():
+        if name == "G1 equal rates" or not group:
+            continue
+        k, n = numbers["learned_training_set"][name], len(group)
+        g = 2 if "G2" in name else 1
+        paper_k, paper_n = PAPER_LEARNED[g]
+        rows.append(Row(
+            quantity=f"G{g} runs with 100% on the training corpus, {_method(name)[0]}",
+            paper=f"{paper_k}/{paper_n} (§3.3, hill climbing)", ours=f"{k}/{n}",
+            note="too few runs to compare a success rate" if n < 10 else
+            ("the same climber" if name.startswith("HC") else "a different trainer")))
+    if groups.get("G1 equal rates"):
+        k, n = numbers["collapsed"]["G1 equal rates"], len(groups["G1 equal rates"])
+        note = ("why the library trains the self-weights at 0.1× the rate: s ≈ 0 makes every "
+                "word reset the state")
+        stuck = numbers["doubled"].get("G1 equal rates", [])
+        if stuck:
+            still = sum(r["collapsed"] and not r["learned"] for r in stuck)
+            note += (f"; trained twice as long, {still} of the {len(stuck)} that did not learn "
+                     f"still had not, collapsed")
+        rows.append(Row(
+            quantity="G1 backprop runs with a self-weight collapsed to ≈ 0, all weights at "
+                     "the same learning rate", paper="— (not in the paper)", ours=f"{k}/{n}",
+            note=note))
+    for name in ("HC G1 stream", "G1 stream"):
+        if not groups.get(name):
+            continue
+        k = numbers["top_level_most_distorted"][name]
+        n = len(groups[name])
+
+        def again(name=name):
+            return top_level(doubled[name], numbers["doubled_spread"][name])
+
+        rows.append(Row(
+            quantity=f"top level (ε) most distorted on sentences ≤ 5 levels, G1, "
+                     f"{_method(name)[0]}",
+            paper="yes (Fig. 4b)", ours=f"{k}/{n} runs",
+            note="the largest distance of a visited state from its stack state's mean",
+            verdict=judge(top_level(groups[name], numbers["spread"][name]), again)))
     return rows
 
 
 def table4(result: Replication) -> str:
-    """Table 4 laid out as in the paper, one line per source (paper, our backprop groups), with
-    KL per position, the number of networks N and of scored points (Markdown)."""
-    lines = ["| grammar | corpus | source | RMSE ± SE | % correct ± SE | KL/position | N "
+    """Table 4 laid out as in the paper, one line per source (the paper, each of our groups),
+    with the KL per point, the number of successful networks N and of scored points
+    (Markdown)."""
+    lines = ["| grammar | corpus | source | RMSE ± SE | % correct ± SE | KL/point | N "
              "| points |", "|---|---|---|---|---|---|---|---|"]
     for (g, corpus), (rmse, rmse_se, pc, pc_se, n, points) in PAPER_TABLE4.items():
         lines.append(f"| {g} | {corpus} | paper (Table 4) | {pm(rmse, rmse_se)} | "
                      f"{pm(pc, pc_se)} | — | {n} | {points} |")
-        for group in (f"G{g} stream", f"G{g} with </s>"):
-            if group in result.numbers["backprop"]:
-                m = result.numbers["summary"][group][corpus]
-                lines.append(f"| {g} | {corpus} | ours, backprop, {_md(group[3:])} | "
-                             f"{pm(*m['rmse'])} | {pm(*m['percent_correct'])} | "
-                             f"{m['kl_per_position'][0]:.4f} | {m['n']} | {m['points']} |")
+        for name in (f"HC G{g} stream", f"G{g} stream", f"G{g} with </s>"):
+            m = result.numbers["summary"].get(name, {}).get(corpus)
+            if m is not None:
+                source = f"ours, {_method(name)[0]}" + (", stream" if "stream" in name else "")
+                lines.append(f"| {g} | {corpus} | {source} | {pm(*m['rmse'])} | "
+                             f"{pm(*m['percent_correct'])} | {m['kl_per_position'][0]:.4f} | "
+                             f"{m['n']} | {m['points']} |")
     return "\n".join(lines)
 
 
-def curves_figure(runs: dict) -> Figure:
-    """Training KL per position against the epoch, every backprop run, with Tabor's stopping
-    criterion (mean KL per word below 0.001)."""
-    fig = Figure(figsize=(6, 3.3), layout="tight")
-    ax = fig.add_subplot()
-    for (name, group), color in zip(runs.items(), ("C0", "C1", "C3")):
-        for i, r in enumerate(group):
-            ax.plot([h["loss"] for h in r["history"]], color=color, alpha=0.7,
-                    label=name if i == 0 else None)
-    ax.set_yscale("log")
-    ax.set_xlabel("epoch (full batch)")
-    ax.set_ylabel("KL per position (train)")
-    ax.axhline(1e-3, color="0.5", ls=":", label="Tabor's stopping criterion")
-    ax.legend(fontsize=8)
-    return fig
+def run_name(r: dict, doubled: bool = False) -> str:
+    """A run's readable name in ``Replication.runs``."""
+    trainer = "hill climbing" if r["group"].startswith("HC") else "backprop"
+    group = r["group"].removeprefix("HC ")
+    return f"{trainer} {group} seed {r['seed']}" + (" (2× budget)" if doubled else "")
+
+
+def curves(groups: dict[str, list[dict]]) -> dict:
+    """The learning curves: training KL per point (log scale) and training accuracy of every
+    backprop run against the epoch, and of every climb against the move, with Tabor's
+    criterion (mean KL < 0.001) dotted."""
+    backprop = {run_name(r): r["history"] for name, group in groups.items()
+                if name in BACKPROP for r in group}
+    climbs = {run_name(r): r["history"] for name, group in groups.items()
+              if name in HILL_CLIMB for r in group}
+    figures = {}
+    for key, runs, x in (("curves", backprop, "epoch (full batch)"),
+                         ("climber_curves", climbs, "move of the climber")):
+        if not runs:
+            continue
+        trainer = "backprop" if key == "curves" else "hill climbing"
+        fig = learning_curves(runs, ("train_loss", "train_accuracy"), logy=True,
+                              title=f"FLNN learning curves, {trainer}")
+        for ax in fig.axes:
+            ax.set_xlabel(x)
+        fig.axes[0].set_ylabel("KL per position (train)")
+        fig.axes[0].axhline(1e-3, color="0.4", ls=":", lw=1, label="Tabor's criterion")
+        fig.axes[0].legend(fontsize=6)
+        if len(fig.axes) > 1:
+            fig.axes[1].set_yscale("linear")
+        figures[key] = fig
+    return figures
 
 
 # ---------------------------------------------------------------------------------------------
@@ -312,52 +566,62 @@ def curves_figure(runs: dict) -> Figure:
 # ---------------------------------------------------------------------------------------------
 
 
-def _jobs(settings: dict) -> list[tuple]:
-    jobs = [("backprop", name, seed) for name, spec in BACKPROP.items()
-            for seed in settings[spec[3]]]
-    return jobs + [("hill_climb", name, seed) for name in HILL_CLIMB
-                   for seed in settings["hc_seeds"]]
+def jobs_for(settings: dict, device: str) -> list[tuple]:
+    """Every training job, the long climbs first (they start first in the worker pool)."""
+    jobs = [("climb", name, seed, settings, device) for name, g in HILL_CLIMB.items()
+            if g in settings["hc_grammars"] for seed in settings["hc_seeds"]]
+    return jobs + [("backprop", name, seed, settings, device)
+                   for name, spec in BACKPROP.items() for seed in settings[spec[3]]]
 
 
 def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=None,
-        progress: bool | None = None, settings: Mapping | None = None) -> Replication:
-    """Train the FLNNs of Table 4 and compare them with the paper.
+        progress: bool | None = None, settings: Mapping | None = None,
+        workers: int | None = None) -> Replication:
+    """Train the FLNNs of Table 4 until they learn and compare them with the paper.
 
     Args:
-        scale: "quick" (chapter 5; "default" is accepted) or "paper" (15 networks per group,
-            5000 epochs, the climber at radius 0.001); see :data:`SETTINGS`.
+        scale: "quick" (chapter 5; "default" is accepted) or "paper" (15 networks per group);
+            see :data:`SETTINGS`.
         seeds: a count N (seeds 0 … N-1) or a list of seeds, used by *every* group of runs;
-            None: each group's count from the settings (quick: 3 backprop stream runs per
-            grammar, 2 with ``</s>``, 2 hill-climbing runs per grammar).
+            None: each group's seeds from the settings.
         device: "cpu", "cuda", … (:func:`~course_rnn.utils.pick_device`). The FLNN has about
-            30 weights, so it runs on a GPU but one CPU thread is faster; chapter 5 passes "cpu".
+            30 weights: one CPU thread per run is faster than a GPU; chapter 5 passes "cpu".
         progress: a bar over the runs (None: on unless ``$COURSE_RNN_PROGRESS=0``).
         settings: entries that override ``SETTINGS[scale]`` (an unknown key is a ValueError).
+        workers: parallel worker processes (None: ``$COURSE_RNN_WORKERS`` or the CPU count).
 
-    Returns a :class:`Replication` whose ``artefacts`` hold ``runs`` (backprop: group name ->
-    list of ``{seed, model, history, train, test}``) and ``hill_climb`` (the same, plus
-    ``before``, the KL per position at the start), and whose figure ``training_curves`` shows
-    every backprop run's training KL.
+    Returns a :class:`Replication` whose ``runs`` hold every training history by name, whose
+    ``artefacts`` hold ``groups`` (group name -> list of ``{group, seed, model, history, train,
+    test}``; the climbs add ``before``) and ``doubled`` (the runs trained to twice their budget,
+    by group), and whose figures ``curves`` and ``climber_curves`` are the learning curves.
     """
     scale = normalise_scale(scale)
     config = resolve_settings(scale, seeds, settings)
-    device = pick_device(device)
-    runs = {name: [] for name in BACKPROP}
-    hc = {name: [] for name in HILL_CLIMB}
+    device = str(pick_device(device))
     with Timer() as timer:
-        jobs = _jobs(config)
-        for trainer, name, seed in steps(jobs, total=len(jobs), desc=NAME, progress=progress):
-            if trainer == "backprop":
-                number, stream, rbf_size, _ = BACKPROP[name]
-                runs[name].append(backprop_run(number, stream, rbf_size, seed, config, device))
-            else:
-                hc[name].append(hill_climb_run(HILL_CLIMB[name], seed, config, device))
-        numbers = numbers_of(runs, hc)
+        jobs = jobs_for(config, device)
+        groups: dict[str, list[dict]] = {name: [] for name in (*HILL_CLIMB, *BACKPROP)}
+        for r in parallel_map(train_job, jobs, workers=workers, device=device, desc=NAME,
+                              progress=progress):
+            groups[r["group"]].append(r)
+        groups = {name: runs for name, runs in groups.items() if runs}
+        spreads = spreads_of(groups)
+        redo = to_double(groups, spreads)
+        again = [doubled_job(r, config, device) for runs in redo.values() for r in runs]
+        doubled: dict[str, list[dict]] = {name: [] for name in redo}
+        for r in parallel_map(train_job, again, workers=workers, device=device,
+                              desc=f"{NAME}, twice the budget", progress=progress):
+            doubled[r["group"]].append(r)
+        numbers = numbers_of(groups, doubled, spreads, spreads_of(doubled))
+        rows = table_rows(groups, doubled, numbers)
+    histories = {run_name(r): r["history"] for group in groups.values() for r in group}
+    histories.update({run_name(r, doubled=True): r["history"] for group in doubled.values()
+                      for r in group})
     return Replication(
-        experiment=NAME, title=TITLE, scale=scale, seeds=config["seeds"], device=str(device),
-        settings=config, numbers=numbers, rows=table_rows(numbers, config),
-        figures={"training_curves": curves_figure(runs)},
-        artefacts={"runs": runs, "hill_climb": hc}, seconds=timer.seconds)
+        experiment=NAME, title=TITLE, scale=scale, seeds=config["seeds"], device=device,
+        settings=config, numbers=numbers, rows=rows, figures=curves(groups),
+        artefacts={"groups": groups, "doubled": doubled}, seconds=timer.seconds,
+        runs=histories)
 
 
 EXPERIMENTS = (Experiment(name=NAME, title=TITLE, chapter="05_dynamical_automata", run=run),)
