@@ -18,8 +18,16 @@ def tiny_run(seeds=2, **overrides):
     return elman.run(seeds=seeds, settings={**TINY, **overrides}, device="cpu", progress=False)
 
 
+@pytest.fixture(scope="module", autouse=True)
+def one_process():
+    """The tiny runs are faster in this process than in spawned workers."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("COURSE_RNN_WORKERS", "1")
+        yield
+
+
 @pytest.fixture(scope="module")
-def tiny():
+def tiny(one_process):
     return tiny_run()
 
 
@@ -37,7 +45,7 @@ def test_returns_a_replication_with_a_table(tiny):
     assert tiny.experiment == "elman-clusters" and tiny.scale == "quick" and tiny.device == "cpu"
     assert tiny.seeds == [0, 1] and tiny.settings["hidden"] == 8 and tiny.seconds > 0
     assert tiny.rows and all(r.quantity and r.paper and r.ours and r.note for r in tiny.rows)
-    assert "| quantity | paper | ours | note |" in tiny.table()
+    assert "| quantity | paper | ours | verdict | note |" in tiny.table()
     json.dumps(tiny.to_json(), allow_nan=True)  # everything saved is JSON-able
     assert elman.EXPERIMENTS[0].name == "elman-clusters"
     assert elman.EXPERIMENTS[0].chapter == "02_srn" and elman.EXPERIMENTS[0].run is elman.run
@@ -45,6 +53,21 @@ def test_returns_a_replication_with_a_table(tiny):
 
 def test_every_ours_number_is_in_numbers(tiny):
     assert not tiny.unrecorded()
+
+
+def test_every_run_is_recorded_with_its_criterion(tiny):
+    assert list(tiny.runs) == [f"{regime}, seed {seed}" for regime in elman.REGIMES
+                               for seed in (0, 1)]
+    sentences, stream = tiny.runs["sentences, seed 0"], tiny.runs["stream, seed 0"]
+    assert "exact_loss within 0.02 nats of the exact optimum" in sentences.convergence.criterion
+    assert "valid_loss plateau" in stream.convergence.criterion
+    assert stream.settings["task"].startswith("language modelling on a stream")
+    assert tiny.unconverged() == list(tiny.runs)  # two epochs are not enough
+    # the Figure 7 rows wait for convergence; the exact measure is another quantity
+    verdicts = {r.quantity: r.verdict for r in tiny.rows}
+    assert verdicts["humans one branch"] == "not converged"
+    assert verdicts["predicts the word class, not the word"] == "not comparable"
+    assert "doubled" not in tiny.numbers  # a verdict that waits for convergence trains no more
 
 
 def test_counts_agree_with_the_trees(tiny):
@@ -78,6 +101,14 @@ def test_exact_bound_and_training(tiny):
     assert exact["kl_min"] <= exact["kl_max"]
     for run in tiny.numbers["runs"]:
         assert len(run["train_loss"]) == TINY["epochs"] and math.isfinite(run["held_out"])
+        assert run["convergence"]["epochs"] == TINY["epochs"]
+    stream = tiny.numbers["stream_optimum"]
+    held_out_stream = tiny.artefacts["data"]["stream"][1]
+    assert stream["exact"] == pytest.approx(language.stream_loss(held_out_stream))
+    assert stream["model_min"] > stream["exact"]  # nobody beats the exact predictor
+    for seed in tiny.seeds:
+        run = tiny.artefacts["runs"]["stream", seed]
+        assert run["held_out"] == pytest.approx(run["history"]["valid_loss"][-1], rel=1e-5)
 
 
 def test_same_seed_same_numbers(tiny):
@@ -94,30 +125,74 @@ def test_one_seed(tmp_path):
     assert result.seeds == [0] and result.numbers["n_runs"] == 2
     assert math.isnan(result.numbers["exact"]["kl_mean_se"][1])
     kl = f"{result.numbers['exact']['kl_min']:.3f}"
-    assert f"KL to exact {kl} nats/word" in result.rows[-1].ours  # one value, not a range
+    rows = {r.quantity: r.ours for r in result.rows}
+    assert f"KL to exact {kl} nats/word" in rows["predicts the word class, not the word"]
+    stream = result.numbers["stream_optimum"]["model_min"]
+    assert rows["stream: held-out loss against the exact stream predictor"].startswith(
+        f"{stream:.3f} vs")  # one value, not a range
     paths = result.save(tmp_path)
-    assert {"json", "table", "loss", "trees"} <= set(paths) and paths["trees"].exists()
+    assert {"json", "table", "curves_sentences", "curves_stream", "trees"} <= set(paths)
+    assert paths["trees"].exists()
     saved = json.loads(paths["json"].read_text())
     assert saved["numbers"]["one_branch"] == result.numbers["one_branch"]
 
 
 def test_figures(tiny):
-    assert set(tiny.figures) == {"loss", "trees"}
-    loss = tiny.figures["loss"].axes[0]
-    assert len(loss.lines) == 4 + 1  # one curve per run and the entropy bound
-    assert loss.lines[-1].get_ydata()[0] == pytest.approx(tiny.numbers["exact"]["entropy"])
+    assert set(tiny.figures) == {"curves_sentences", "curves_stream", "trees"}
+    sentences = tiny.figures["curves_sentences"].axes
+    assert len(sentences) == 3  # training, held-out and exact loss
+    bound = [line for line in sentences[2].lines if line.get_label() == "exact optimum"]
+    assert bound[0].get_ydata()[0] == pytest.approx(tiny.numbers["exact"]["entropy"])
+    stream = tiny.figures["curves_stream"].axes
+    assert len(stream) == 2
+    bound = [line for line in stream[1].lines if line.get_label() == "exact optimum"]
+    assert bound[0].get_ydata()[0] == pytest.approx(tiny.numbers["stream_optimum"]["exact"])
     assert len(tiny.figures["trees"].axes) == len(elman.REGIMES) * len(tiny.seeds)
 
 
 def test_the_data_of_the_two_regimes():
-    language, cfg = ElmanTemplates(), {**elman.SETTINGS["quick"], **TINY, "chunk": 7}
+    language, cfg = ElmanTemplates(), {**elman.SETTINGS["quick"], **TINY}
     data = elman.make_data(language, cfg)
     sentences, probe = data["sentences"]
     stream, probe_stream = data["stream"]
     assert len(sentences) == 300 and len(probe) == 300
-    assert [w for piece in stream for w in piece] == [w for s in sentences for w in s]
-    assert [w for piece in probe_stream for w in piece] == [w for s in probe for w in s]
-    assert all(len(piece) == 7 for piece in stream[:-1]) and 1 <= len(stream[-1]) <= 7
+    assert list(stream) == [w for s in sentences for w in s]  # one stream, no boundaries
+    assert list(probe_stream) == [w for s in probe for w in s]
+
+
+def test_a_doubled_budget_continues_the_run():
+    """Same seed, min_epochs: the first part of the longer run is the shorter run."""
+    language = ElmanTemplates()
+    cfg = elman._settings("quick", {**TINY, "sentences": 100, "probe": 100, "tolerance": 5.0})
+    data = elman.make_data(language, cfg)
+    for regime in elman.REGIMES:
+        _, first = elman.train_run(regime, 0, cfg, data[regime])
+        _, second = elman.train_run(regime, 0, cfg, data[regime], min_epochs=4)
+        assert len(second) >= 4 and second["train_loss"][:len(first)] == first["train_loss"]
+    assert first.settings["batch_size"] == cfg["stream_regime"][0]  # streams side by side
+
+
+@pytest.mark.parametrize("again, verdict", [
+    (3, "agrees"),  # holds in 3 of 3 runs: no second budget needed
+    (None, "budget-limited"),  # twice the budget: in every run
+    (1, "differs"),  # twice the budget: still in 1 run only
+])
+def test_a_finding_is_judged_at_twice_the_budget(tiny, again, verdict):
+    numbers = {**tiny.numbers, "n_runs": 3, "noun_verb_roots": 3 if again == 3 else 1,
+               "one_branch": dict.fromkeys(tiny.numbers["one_branch"], 3)}
+    asked = []
+
+    def doubled():
+        asked.append(True)
+        counts = {"noun_verb_roots": 3 if again is None else again,
+                  "one_branch": dict.fromkeys(tiny.numbers["one_branch"], 3)}
+        return {"counts": counts, "histories": [True] * 3}
+
+    rows = {r.quantity: r for r in elman._rows(numbers, "quick", [True] * 3, doubled)}
+    root = rows["root splits nouns from verbs"]
+    assert root.verdict == verdict and bool(asked) == (again != 3)
+    if verdict != "agrees":
+        assert root.evidence["budget_2x"]["value"] == (3 if again is None else again)
 
 
 def test_tree_report_reads_a_known_tree():
