@@ -38,7 +38,7 @@ to twice their epochs (same seed, so the first half is the same run) before it m
 (:func:`~course_rnn.experiments.workers.parallel_map`).
 
 Both run on CPU or CUDA (``device``). Scales: ``"quick"`` is the chapter's (a few thousand
-strings, about a minute of two CPU cores per experiment); ``"paper"`` uses the papers' corpus
+strings, one to two minutes of two CPU cores per experiment); ``"paper"`` uses the papers' corpus
 sizes. ``settings=`` overrides entries of :data:`DYCK_SETTINGS` / :data:`CROSS_SERIAL_SETTINGS`
 (the tests use it to run tiny).
 """
@@ -499,8 +499,8 @@ def dyck_claims(cfg: Mapping) -> list[Claim]:
     units = cfg["units"]
     return [
         Claim("average effect ‖Q − I‖² of one bracket (3-TURN)", "13.98–14.85 (2022 Table 4)",
-              single, ("3-TURN",), "how far each bracket's rotation moves the state; it grows "
-              "as training sharpens the rotations"),
+              single, ("3-TURN",), "how far each bracket's rotation moves the state: "
+              "Σ 4(1 − cos θ) over its rotation angles θ"),
         Claim("average effect of a matching pair", "0.06–0.07 (2022 Table 4)", matching,
               ("3-TURN",), "‖Q(c) Q(o) − I‖²: a closer undoes its opener"),
         Claim("matching pair ≪ single bracket", "0.07 vs ≥ 13.98 (2022 Table 4)", much_smaller,
@@ -795,9 +795,11 @@ def cross_serial_claims(cfg: Mapping) -> list[Claim]:
         Claim("unseen lengths: LSTM better than URN", "yes (2023 §3.1, error by length)",
               unseen, ("URN", "LSTM"), f"mean error at m + n = {fit_k}…{k - 1}"),
         Claim(f"URN error falls with units ({small}→{large})", "yes (2023 §3.1)", urn_units,
-              ("URN",), f"error on C_{k}"),
+              ("URN",), f"error on C_{k}, each size when it first fits C_{fit_k}; the paper: "
+              "after 100 epochs of each"),
         Claim(f"LSTM error rises with units ({small}→{large})", "yes (2023 §3.1: overfitting)",
-              lstm_units, ("LSTM",), f"error on C_{k}"),
+              lstm_units, ("LSTM",), f"error on C_{k}, each size when it first fits "
+              f"C_{fit_k}; the paper: after 100 epochs of each"),
     ]
 
 
