@@ -18,8 +18,8 @@ SEVEN = {"bengio-kn", "elman-clusters", "anbn", "decay-rnn-agreement", "tabor-ta
          "urn-dyck", "urn-cross-serial"}
 
 
-def run_cli(*args, cwd):
-    env = dict(os.environ, COURSE_RNN_PROGRESS="0", MPLBACKEND="Agg")
+def run_cli(*args, cwd, **environ):
+    env = dict(os.environ, COURSE_RNN_PROGRESS="0", MPLBACKEND="Agg", **environ)
     return subprocess.run([sys.executable, "-m", "course_rnn", *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=900)
 
@@ -138,12 +138,48 @@ def test_unknown_experiment_from_python():
         get_experiment("nope")
 
 
+# Tiny settings (``--set KEY=VALUE``, values read as JSON) for the command-line smoke runs: the
+# whole command path — arguments, training to a criterion, verdicts, table, figures, results.json
+# — in seconds. The quick scale itself trains to convergence (a minute or more per experiment);
+# the book build runs it in every chapter.
+SMOKE = {
+    "bengio-kn": dict(kn_orders=[2], test_sentences=30, valid_sentences=30, hidden=4,
+                      embedding_dim=4, context=2, batch=64, eval_every=10, patience=1,
+                      min_delta=0.05, max_epochs=1),
+    "elman-clusters": dict(hidden=8, sentences=300, epochs=2, probe=300),
+    "anbn": dict(hidden=2, wide_hidden=3, train_max_n=4, test_max_n=7, repeats=1, batch_size=4,
+                 epochs=5, patience=3, extra_seeds=1),
+    "decay-rnn-agreement": dict(n_train=120, hidden=8, embedding=8, max_epochs=2, patience=2,
+                                batch_size=64, n_test=40, alpha_inits=[0.3, 0.8], alpha_every=1,
+                                gram_models=["LSTM", "DRNN"], lm_sentences=60, lm_hidden=8,
+                                lm_max_epochs=2, lm_patience=2, lm_batch_size=32, n_pairs=8),
+    "tabor-table4": dict(epochs=15, equal_rate_epochs=15, eval_every=1, hc_steps=4,
+                         plateau_patience=5),
+    "urn-dyck": dict(train=64, valid=32, test=64, probe=16, units=6, embedding=4, epochs=3,
+                     patience=1, batch=32),
+    "urn-cross-serial": dict(train=32, units=[2, 3], embedding=3, epochs=2, batch=16),
+    "gym": dict(hidden=4, urn_n=4, lr=0.02, batch_size=32, patience=2, languages=dict(
+        anbn=dict(train_copies=2, epochs=2, test_max_n=12),
+        dyck=dict(pairs=2, train=64, valid=16, epochs=1, test=16),
+        cross_serial=dict(train=64, epochs=1),
+        palindrome=dict(train=64, valid=16, epochs=1, test=16),
+        agreement=dict(train=64, valid=16, epochs=1, test_per_attractor=4))),
+}
+
+
+def test_every_experiment_has_a_smoke_setting():
+    assert set(SMOKE) == set(EXPERIMENTS)
+
+
 @pytest.mark.parametrize("name", list(EXPERIMENTS))
 def test_replicate_quick_smoke(name, tmp_path):
-    """The issue's promise: every experiment runs from the command line at quick scale."""
+    """The issue's promise: every experiment runs from the command line (quick scale, tiny
+    settings, one process)."""
     out = tmp_path / name
+    overrides = [arg for key, value in SMOKE[name].items()
+                 for arg in ("--set", f"{key}={json.dumps(value)}")]
     done = run_cli("replicate", name, "--scale", "quick", "--seeds", "1", "--out", str(out),
-                   cwd=tmp_path)
+                   *overrides, cwd=tmp_path, COURSE_RNN_WORKERS="1")
     assert done.returncode == 0, done.stderr[-3000:]
     results = json.loads((out / "results.json").read_text())
     assert results["experiment"] == name and results["scale"] == "quick"
