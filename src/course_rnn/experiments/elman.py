@@ -207,10 +207,10 @@ def draw_tree(tree: np.ndarray, labels: Sequence[str], ax, title: str,
     """A left-to-right dendrogram on ``ax``, each word coloured by its kind (:data:`KINDS`)."""
     language = language or ElmanTemplates()
     hierarchy.dendrogram(tree, labels=list(labels), orientation="left", ax=ax,
-                         color_threshold=0, above_threshold_color="0.35", leaf_font_size=8)
+                         color_threshold=0, above_threshold_color="0.35", leaf_font_size=11)
     for tick in ax.get_yticklabels():
         tick.set_color(KIND_COLOUR[language.category_of(tick.get_text()).kind])
-    ax.set_title(title, fontsize=9)
+    ax.set_title(title, fontsize=11)
     ax.set_xlabel("distance")
 
 
@@ -220,15 +220,16 @@ def kind_legend() -> tuple[list[Line2D], list[str]]:
 
 
 def trees_figure(runs: Mapping, seeds: Sequence[int], language: ElmanTemplates) -> Figure:
-    """The tree of every run: one row per regime, one column per seed."""
-    fig = Figure(figsize=(4 * len(seeds), 9), layout="tight")
+    """The tree of every run: one row per regime, one column per seed. (Sized so that a page
+    that shrinks three columns to its width still shows the words at ≈ 9 px.)"""
+    fig = Figure(figsize=(4 * len(seeds), 11), layout="tight")
     axes = fig.subplots(len(REGIMES), len(seeds), squeeze=False)
     for row, regime in enumerate(REGIMES):
         for col, seed in enumerate(seeds):
             r = runs[regime, seed]
             draw_tree(r["tree"], r["states"].words, axes[row, col], f"{regime}, seed {seed}",
                       language)
-    fig.legend(*kind_legend(), loc="lower center", ncol=4, fontsize=8)
+    fig.legend(*kind_legend(), loc="lower center", ncol=4, fontsize=11)
     fig.get_layout_engine().set(rect=(0, 0.04, 1, 1))
     return fig
 

@@ -505,18 +505,18 @@ def gym_heatmap(rows: Sequence[dict]):
 
     means = cell_means(rows)
     models, languages = _order(rows)
-    fig = Figure(figsize=(6.4, 3.6), layout="tight")
+    fig = Figure(figsize=(7.5, 4.4), layout="tight")  # cell numbers ≈ 11 px on a page
     ax = fig.subplots()
     grid = np.full((len(models), len(languages)), np.nan)
     for (i, model), (j, lang) in ((a, b) for a in enumerate(models) for b in enumerate(languages)):
         m = means.get((model, lang))
         if m is None or not _all_converged(m):
             text = "n/a" if m is None else "not\nconverged"
-            ax.text(j, i, text, ha="center", va="center", color="grey", fontsize=7)
+            ax.text(j, i, text, ha="center", va="center", color="grey", fontsize=9)
             continue
         grid[i, j] = m["valid_strings"]
         ax.text(j, i, f"{m['valid_strings']:.2f}\n{m['min']:.2f}–{m['max']:.2f}", ha="center",
-                va="center", color="black" if grid[i, j] > 0.6 else "white", fontsize=7)
+                va="center", color="black" if grid[i, j] > 0.6 else "white", fontsize=9)
     image = ax.imshow(grid, vmin=0, vmax=1, cmap="viridis", aspect="auto")
     ax.set_xticks(range(len(languages)), languages, rotation=20)
     ax.set_yticks(range(len(models)), models)
