@@ -206,7 +206,7 @@ def test_a_stuck_equal_rate_run_is_trained_twice_as_long():
     rows = judged(groups, {"G1 equal rates": [stuck]})
     row = rows["G1 backprop runs with a self-weight collapsed to ≈ 0, all weights at the same "
                 "learning rate"]
-    assert row.ours == "1/2" and "trained twice as long, 1 of the 1 that did not learn" in row.note
+    assert row.ours == "1/2" and "trained twice as long: 1 of 1 still collapsed" in row.note
 
 
 def test_collapse_is_a_self_weight_near_zero():

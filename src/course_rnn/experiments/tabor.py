@@ -47,7 +47,6 @@ from collections.abc import Iterable, Mapping
 
 import numpy as np
 
-from ..analysis.curves import learning_curves
 from ..analysis.dynamics import spread, visitation_set
 from ..languages import Vocab
 from ..languages.tabor import TaborGrammar, TaborGrammar1, TaborGrammar2
@@ -484,8 +483,8 @@ def table_rows(groups: dict[str, list[dict]], doubled: dict[str, list[dict]],
         stuck = numbers["doubled"].get("G1 equal rates", [])
         if stuck:
             still = sum(r["collapsed"] and not r["learned"] for r in stuck)
-            note += (f"; trained twice as long, {still} of the {len(stuck)} that did not learn "
-                     f"still had not, collapsed")
+            note += (f"; the runs that did not learn, trained twice as long: {still} of "
+                     f"{len(stuck)} still collapsed and not learned")
         rows.append(Row(
             quantity="G1 backprop runs with a self-weight collapsed to ≈ 0, all weights at "
                      "the same learning rate", paper="— (not in the paper)", ours=f"{k}/{n}",
@@ -542,6 +541,8 @@ def curves(groups: dict[str, list[dict]]) -> dict:
                 if name in BACKPROP for r in group}
     climbs = {run_name(r): r["history"] for name, group in groups.items()
               if name in HILL_CLIMB for r in group}
+    from ..analysis.curves import learning_curves  # here: worker processes need no matplotlib
+
     figures = {}
     for key, runs, x in (("curves", backprop, "epoch (full batch)"),
                          ("climber_curves", climbs, "move of the climber")):
