@@ -1,5 +1,6 @@
 """The a^n b^n replication (chapter 3) at a tiny scale: what it returns, that it is reproducible,
-that bad input is refused, and that the table's verdicts follow the numbers."""
+that a run is continued rather than restarted at twice the budget, that bad input is refused,
+that stuck runs are re-checked, and that the table's verdicts follow the numbers."""
 
 from __future__ import annotations
 
@@ -7,63 +8,134 @@ import json
 import math
 import re
 from pathlib import Path
+from types import SimpleNamespace
 
+import numpy as np
 import pytest
 
 from course_rnn.experiments import anbn
 from course_rnn.experiments.replication import Replication
+from course_rnn.languages import AnBn, Vocab
+from course_rnn.metrics import anbn_generalisation
+from course_rnn.models import build_model
+from course_rnn.training import evaluate_loss
 
-TINY = dict(epochs=2, hidden=2, train_max_n=4, test_max_n=7, repeats=1, batch_size=4)
+TINY = dict(hidden=2, wide_hidden=3, train_max_n=4, test_max_n=7, repeats=1, batch_size=4,
+            epochs=5, patience=3, lr_patience=2, eval_every=1, extra_seeds=1)
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.fixture(scope="module", autouse=True)
+def one_process():
+    """The tiny runs are faster in this process than in spawned workers."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("COURSE_RNN_WORKERS", "1")
+        yield
+
+
 @pytest.fixture(scope="module")
-def tiny() -> Replication:
+def tiny(one_process) -> Replication:
     return anbn.run("quick", seeds=2, device="cpu", progress=False, settings=TINY)
 
 
 def test_run_returns_a_table_backed_by_numbers(tiny):
     assert tiny.experiment == "anbn" and tiny.scale == "quick" and tiny.seeds == [0, 1]
-    assert tiny.device == "cpu" and tiny.settings["epochs"] == 2 and tiny.seconds > 0
-    assert len(tiny.rows) == 5
+    assert tiny.device == "cpu" and tiny.settings["epochs"] == 5 and tiny.seconds > 0
+    quantities = [row.quantity.split(":")[0] for row in tiny.rows]
+    assert quantities[:4] == ["SRN (2 units)", "GRU (2 units)", "LSTM (2 units)", "LSTM"]
+    assert quantities[4:6] == ["ReLU SRN", "SRN, 3 units"]
     assert all(row.paper and row.ours and row.note for row in tiny.rows)
     assert not tiny.unrecorded()
-    table = tiny.table()
-    assert table.startswith("| quantity | paper | ours | note |") and "LSTM" in table
+    assert tiny.table().startswith("| quantity | paper | ours | verdict | note |")
+    # five epochs do not fit a^n b^n: every lecture claim waits for convergence
+    assert [row.verdict for row in tiny.rows[:3]] == ["not converged"] * 3
+    assert tiny.rows[0].note.startswith("no seed converged")
+    assert tiny.rows[3].verdict == tiny.rows[4].verdict == "not comparable"
+
+
+def test_every_run_is_recorded_with_its_convergence(tiny):
+    expected = [f"{name} seed {s}" for name in ("SRN", "GRU", "LSTM") for s in (0, 1)]
+    expected += ["ReLU SRN seed 0", "SRN, 3 units seed 0"]
+    assert list(tiny.runs) == expected
+    for history in tiny.runs.values():
+        criterion = history.convergence.criterion
+        assert "exact optimum" in criterion and "plateau" in criterion
+        assert history.settings["batch_size"] == 4 and "ReduceOnPlateau" in history.settings[
+            "schedule"]
+    report = tiny.convergence_report()
+    assert "LSTM seed 1: NOT converged" in report
+    assert tiny.unconverged() == list(tiny.runs)  # five epochs: nobody has learned
 
 
 def test_runs_are_scored_consistently(tiny):
     runs = tiny.numbers["runs"]
-    assert [(r["model"], r["seed"]) for r in runs] == [
-        (m, s) for m in ("SRN", "GRU", "LSTM") for s in (0, 1)]
+    assert [(r["id"], r["seed"]) for r in runs] == [
+        (m, s) for m in ("srn", "gru", "lstm") for s in (0, 1)] + [("srn-relu", 0),
+                                                                     ("srn-wide", 0)]
+    optimum = tiny.numbers["optimum"]
+    assert optimum == pytest.approx(anbn.training_optimum(tiny.settings))
     for r in runs:
         right = r["right"]
-        assert len(right) == TINY["test_max_n"] and len(r["max_correct_n_per_epoch"]) == 2
+        assert len(right) == TINY["test_max_n"] and len(r["max_correct_n_curve"]) == 5
+        assert r["curve_epochs"] == [1.0, 2.0, 3.0, 4.0, 5.0]
         n = r["max_correct_n"]
         assert all(right[:n]) and (n == len(right) or not right[n]), "max_correct_n has no holes"
         assert r["train_right"] == sum(right[:TINY["train_max_n"]])
         assert r["beyond_right"] == sum(right[TINY["train_max_n"]:])
-        # the metric after the last epoch was computed on the very model that is scored at the end
-        assert r["max_correct_n_per_epoch"][-1] == n
-        assert r["max_correct_n_best_epoch"] == max(r["max_correct_n_per_epoch"])
+        assert r["max_correct_n_curve"][-1] == n  # scored on the model of the last epoch
+        assert r["max_correct_n_best_epoch"] == max(r["max_correct_n_curve"])
+        assert r["gap_to_optimum"] == pytest.approx(r["final_loss"] - optimum)
+        assert r["outcome"] == anbn.outcome(r["converged"], r["fitted"], n, TINY["train_max_n"])
+        assert r["stopped"] == "budget spent" and r["epochs"] == 5 and r["steps"] == 5
+        assert not r["fitted"] and r["outcome"] == "not converged"
+        assert 0 <= r["clipped_share"] <= 1 and r["max_grad_norm"] > 0
     summary = tiny.numbers["summary"]
-    for name, s in summary.items():
-        finals = {r["seed"]: r["max_correct_n"] for r in runs if r["model"] == name}
-        assert s["max_correct_n_best_seed"] == max(finals.values()) == finals[s["best_seed"]]
-        assert s["max_correct_n_mean"] == pytest.approx(sum(finals.values()) / len(finals))
-        assert s["seeds_beyond_train"] == sum(v > TINY["train_max_n"] for v in finals.values())
+    assert summary["LSTM"]["n_seeds"] == 2 and summary["ReLU SRN"]["n_seeds"] == 1
+    assert summary["GRU"]["fitted"] == 0 and summary["GRU"]["max_correct_n_mean"] is None
+    assert tiny.numbers["doubled"] == [] and tiny.numbers["stuck_twice"] == {}
+
+
+def test_the_counting_test_is_the_metric():
+    """CountingTest (one batched pass) scores exactly like metrics.anbn_generalisation."""
+    vocab = Vocab.for_language(AnBn())
+    test = anbn.CountingTest(vocab, 12)
+    cfg = anbn.anbn_settings(settings=dict(TINY, hidden=3, train_max_n=3, test_max_n=12,
+                                           epochs=40))
+    trained, _ = anbn.train_one("lstm", 1, cfg)
+    for model in (build_model("gru", vocab_size=len(vocab), hidden_size=3, seed=0), trained):
+        slow = anbn_generalisation(model, vocab, 12)
+        assert list(test.right(model)) == [slow["right"][n] for n in range(1, 13)]
+        assert test.max_correct_n(model) == slow["max_correct_n"]
+    assert anbn.max_correct_n(np.array([True, True, False, True])) == 2
+    assert anbn.max_correct_n(np.array([True, True])) == 2
+
+
+def test_loss_by_phase_adds_up_to_the_loss():
+    """The loss splits into the a's (uncertain) and after the first b (forced); the exact
+    optimum lies entirely in the first part."""
+    vocab = Vocab.for_language(AnBn())
+    model = build_model("lstm", vocab_size=len(vocab), hidden_size=3, seed=0)
+    parts = anbn.loss_by_phase(model, vocab, 6)
+    total = evaluate_loss(model, vocab, anbn.train_strings(6, 1))
+    assert parts["uncertain"] + parts["forced"] == pytest.approx(total, rel=1e-5)
+    assert parts["uncertain"] > anbn.training_optimum(dict(train_max_n=6, repeats=1))
+    assert parts["forced"] > 0
 
 
 def test_artefacts_and_figures(tiny, tmp_path):
     models = tiny.artefacts["models"]
     assert set(models) == set(tiny.artefacts["histories"]) == {
-        (k, s) for k in ("srn", "gru", "lstm") for s in (0, 1)}
-    assert models["lstm", 1].hidden_size == 2
-    assert set(tiny.figures) == {"final", "lstm_epochs"}
+        *((k, s) for k in ("srn", "gru", "lstm") for s in (0, 1)), ("srn-relu", 0),
+        ("srn-wide", 0)}
+    assert models["lstm", 1].hidden_size == 2 and models["srn-wide", 0].hidden_size == 3
+    assert models["srn-relu", 0].rnn.nonlinearity == "relu"
+    assert tiny.artefacts["doubled"] == {}
+    assert set(tiny.figures) == {"final", "lstm_epochs", *(f"curves_{m}" for m in anbn.MODELS)}
     paths = tiny.save(tmp_path)
     saved = json.loads(paths["json"].read_text())
     assert saved["numbers"]["summary"]["LSTM"]["n_seeds"] == 2
-    assert paths["final"].stat().st_size > 0 and paths["lstm_epochs"].stat().st_size > 0
+    assert set(saved["runs"]) == set(tiny.runs)
+    assert paths["final"].stat().st_size > 0 and paths["curves_lstm"].stat().st_size > 0
 
 
 def test_same_seed_same_numbers(tiny):
@@ -72,10 +144,39 @@ def test_same_seed_same_numbers(tiny):
     assert [vars(r) for r in again.rows] == [vars(r) for r in tiny.rows]
 
 
-def test_one_seed_shows_the_mean_only():
-    one = anbn.run(seeds=1, device="cpu", progress=False, settings=dict(TINY, epochs=1))
-    assert one.seeds == [0] and math.isnan(one.numbers["summary"]["GRU"]["max_correct_n_se"])
-    assert "±" not in one.rows[0].ours
+def test_a_doubled_budget_continues_the_run():
+    """Same seed, min_epochs: the first part of the longer run is the shorter run."""
+    cfg = anbn.anbn_settings(settings=dict(TINY, tolerance=2.0))  # met at once: a fitted run
+    _, first = anbn.train_one("lstm", 0, cfg)
+    assert first.converged and first.convergence.stopped == "criterion met"
+    epochs = math.ceil(first.convergence.epochs)
+    _, second = anbn.train_one("lstm", 0, cfg, min_epochs=2 * epochs)
+    assert second.converged and second.convergence.epochs == 2 * epochs
+    assert second["train_loss"][:epochs] == first["train_loss"]
+    _, unclipped = anbn.train_one("srn", 0, cfg, clip=None)
+    assert unclipped.settings["clip"] is None
+
+
+def test_full_batch_evaluated_every_few_epochs():
+    """The book's recipe: all strings in one step, evaluated (and the criteria read) every
+    ``eval_every`` epochs; a run that stops improving is stuck, and converged."""
+    cfg = anbn.anbn_settings(settings=dict(TINY, batch_size=None, repeats=2, eval_every=2,
+                                           patience=4, min_delta=0.9, epochs=20))
+    _, history = anbn.train_one("srn", 0, cfg)
+    assert history.settings["batch_size"] is None and history["epoch"][:2] == [2.0, 4.0]
+    assert history.convergence.steps == history.convergence.epochs  # one step per epoch
+    assert history.converged and "improved by" in history.convergence.reason  # "stuck" at once
+    assert anbn.evaluations(200, anbn.SETTINGS["quick"]) == 200 // anbn.SETTINGS["quick"][
+        "eval_every"]
+
+
+def test_only_some_models():
+    one = anbn.run(seeds=1, device="cpu", progress=False,
+                   settings=dict(TINY, epochs=1, models=["lstm", "gru"]))
+    assert one.settings["models"] == ("gru", "lstm")  # the canonical order
+    assert [r["model"] for r in one.numbers["runs"]] == ["GRU", "LSTM"]
+    assert set(one.figures) == {"final", "lstm_epochs", "curves_gru", "curves_lstm"}
+    assert not one.unrecorded()
 
 
 @pytest.mark.parametrize("kwargs, message", [
@@ -83,6 +184,14 @@ def test_one_seed_shows_the_mean_only():
     (dict(settings={"epochs": 0}), "'epochs'"),
     (dict(settings={"hidden": 2.5}), "'hidden'"),
     (dict(settings={"lr": -1.0}), "'lr'"),
+    (dict(settings={"min_lr": -1.0}), "'min_lr'"),
+    (dict(settings={"tolerance": 0}), "'tolerance'"),
+    (dict(settings={"patience": 0}), "'patience'"),
+    (dict(settings={"eval_every": 0}), "'eval_every'"),
+    (dict(settings={"batch_size": 0}), "'batch_size'"),
+    (dict(settings={"clip": -1}), "'clip'"),
+    (dict(settings={"models": ["lstm", "transformer"]}), "'models'"),
+    (dict(settings={"models": "lstm"}), "'models'"),
     (dict(settings={"train_max_n": 8, "test_max_n": 8}), "'test_max_n'"),
     (dict(seeds=0), "at least 1"),
     (dict(scale="huge"), "unknown scale 'huge'"),
@@ -94,46 +203,145 @@ def test_bad_input_is_refused(kwargs, message):
 
 def test_settings_match_the_chapter():
     assert anbn.anbn_settings("default") == anbn.SETTINGS["quick"]
-    assert anbn.SETTINGS["quick"]["epochs"] == 60 and anbn.SETTINGS["paper"]["epochs"] == 150
-    assert anbn.DEFAULT_SEEDS == {"quick": 3, "paper": 10}
+    quick, paper = anbn.SETTINGS["quick"], anbn.SETTINGS["paper"]
+    assert paper["epochs"] > quick["epochs"] and paper["patience"] >= quick["patience"]
+    assert anbn.DEFAULT_SEEDS["quick"] >= 6 and anbn.DEFAULT_SEEDS["paper"] >= 10
+    assert quick["train_max_n"] == 20 and quick["test_max_n"] == 60
+    assert quick["batch_size"] is None  # full batch: twenty strings
+    assert anbn.training_optimum(quick) == pytest.approx(0.1362, abs=1e-4)
     (experiment,) = anbn.EXPERIMENTS
     assert experiment.name == "anbn" and experiment.run is anbn.run
     assert (ROOT / "chapters" / f"{experiment.chapter}.ipynb").exists()
 
 
 def test_instability_of_a_curve():
-    run = {"seed": 3, "max_correct_n_per_epoch": [0, 5, 21, 40, 22, 33]}
-    assert anbn.instability(run, 20) == {"seed": 3, "first_epoch_beyond": 3, "min_after": 21,
+    run = {"seed": 3, "max_correct_n_curve": [0, 5, 21, 40, 22, 33],
+           "curve_epochs": [5.0, 10.0, 15.0, 20.0, 25.0, 30.0]}
+    assert anbn.instability(run, 20) == {"seed": 3, "first_epoch_beyond": 15, "min_after": 21,
                                          "max_after": 40}
-    never = anbn.instability({"seed": 0, "max_correct_n_per_epoch": [0, 20]}, 20)
+    never = anbn.instability({"seed": 0, "max_correct_n_curve": [0, 20],
+                              "curve_epochs": [5.0, 10.0]}, 20)
     assert never["first_epoch_beyond"] is None
 
 
-def summary(best: int, beyond: int, n: int = 3, mean: float = 10.0) -> dict:
-    return {"max_correct_n_mean": mean, "max_correct_n_se": 1.0, "best_seed": 0,
-            "max_correct_n_best_seed": best, "seeds_beyond_train": beyond, "n_seeds": n,
-            "best_epoch_any_seed": best}
+# -- verdicts from synthetic runs ----------------------------------------------------------------
+def fake(model_id, seed, converged, reach, fitted=None, loss=0.2):
+    fitted = converged if fitted is None else fitted
+    return {"id": model_id, "model": model_id.upper(), "seed": seed, "converged": converged,
+            "fitted": fitted, "max_correct_n": reach, "max_correct_n_best_epoch": reach,
+            "final_loss": loss, "epochs": 10.0}
 
 
-STABLE = {"seed": 0, "first_epoch_beyond": 5, "min_after": 30, "max_after": 30}
+def test_no_count_counts_converged_seeds_and_waits_for_them():
+    unconverged = [fake("srn", 0, False, 0), fake("srn", 1, True, 3, fitted=False)]
+    assert not anbn.no_count_measurement(unconverged, 20).converged  # one hit the cap
+    stuck = [fake("srn", s, True, 2, fitted=False) for s in range(3)]
+    m = anbn.no_count_measurement(stuck, 20)  # failed to learn: counts nothing
+    assert m.converged and m.agrees and m.value == 0
+    mixed = [fake("gru", 0, True, 20), fake("gru", 1, True, 25),
+             fake("gru", 2, True, 30, fitted=False)]  # a stuck seed never "generalises"
+    m = anbn.no_count_measurement(mixed, 20)
+    assert m.converged and not m.agrees and m.value == 1 and m.gap == pytest.approx(1 / 3)
+    assert anbn.no_count_measurement(mixed[:1], 20).agrees
 
 
-@pytest.mark.parametrize("lstm, gru, lstm_note, gru_note", [
-    (summary(45, 1), summary(19, 0), "agrees in direction", "agrees"),
-    (summary(45, 3), summary(19, 0), "every seed", "agrees"),
-    (summary(15, 0), summary(19, 0), "differs: no LSTM seed", "agrees"),
-    (summary(30, 1), summary(30, 1), "differs: another model", "differs: 1/3 seeds"),
-    # the paper-scale case: the GRU passes n = 20 on some seeds, so "only the LSTM" is false
-    (summary(60, 3), summary(25, 1), "the LSTM counts furthest (GRU also passes n = 20",
-     "differs: 1/3 seeds"),
-])
-def test_verdicts_follow_the_numbers(lstm, gru, lstm_note, gru_note):
-    rows = anbn.claims({"SRN": summary(0, 0), "GRU": gru, "LSTM": lstm}, STABLE, 20, 60)
-    notes = {row.quantity.split(":")[0]: row.note for row in rows}
-    assert notes["GRU"].startswith(gru_note)
-    assert lstm_note in rows[2].note
-    only = gru["seeds_beyond_train"] == 0 < lstm["seeds_beyond_train"]
-    assert ("only the LSTM" in rows[2].note) == only
-    prototype = rows[3].note
-    assert prototype.startswith("agrees") == (40 <= lstm["max_correct_n_best_seed"] <= 60)
-    assert rows[4].note == "stable once it counts"
+def test_lstm_best_compares_shares_of_converged_seeds():
+    lstm = [fake("lstm", s, True, r) for s, r in enumerate([45, 60, 12, 25])]
+    gru = [fake("gru", s, True, r) for s, r in enumerate([20, 22, 15, 19])]
+    m = anbn.lstm_best_measurement(lstm, [gru], 20)
+    assert m.agrees and m.value == pytest.approx(0.75) and m.gap == 0
+    tie = anbn.lstm_best_measurement(lstm[:2] + gru[2:], [lstm[:2] + gru[2:]], 20)
+    assert not tie.agrees and tie.gap == pytest.approx(0.25)  # one seed short of leading
+    none = anbn.lstm_best_measurement([fake("lstm", 0, True, 10)], [gru], 20)
+    assert not none.agrees
+    srn = [fake("srn", s, True, 0, fitted=False) for s in range(3)]  # stuck: share 0
+    m = anbn.lstm_best_measurement(lstm, [srn, gru], 20)
+    assert m.converged and m.agrees and len(m.runs) == 11
+
+
+def test_deciding_and_stuck_runs():
+    runs = {"gru": [fake("gru", 0, True, 25), fake("gru", 1, True, 20),
+                    fake("gru", 2, False, 30), fake("gru", 3, True, 2, fitted=False)],
+            "lstm": [fake("lstm", 0, True, 60), fake("lstm", 1, True, 15),
+                     fake("lstm", 2, True, 1, fitted=False)]}
+    assert anbn.deciding_runs({"gru": runs["gru"]}, "no count", 20) == [("gru", 0)]
+    assert anbn.deciding_runs(runs, "lstm best", 20) == [("gru", 0), ("lstm", 1), ("lstm", 2)]
+    assert anbn.stuck_runs(runs) == [("gru", 3), ("lstm", 2)]
+
+
+def _fake_histories(by_model, epochs=7.0):
+    return {(r["id"], r["seed"]): SimpleNamespace(convergence=SimpleNamespace(epochs=epochs))
+            for runs in by_model.values() for r in runs}
+
+
+def test_a_disagreement_is_checked_at_twice_the_budget(monkeypatch):
+    """The GRU counts on one fitted seed; continued, it no longer does: budget-limited."""
+    cfg = anbn.anbn_settings(settings={"models": ["gru", "lstm"]})
+    by_model = {"gru": [fake("gru", 0, True, 25), fake("gru", 1, True, 20)],
+                "lstm": [fake("lstm", 0, True, 45), fake("lstm", 1, True, 40)]}
+    asked = []
+
+    def train_all(pairs, cfg, device, progress, min_epochs=None):
+        asked.append(dict(min_epochs))
+        return [("model", "history")] * len(pairs)
+
+    monkeypatch.setattr(anbn, "_train_all", train_all)
+    monkeypatch.setattr(anbn, "score_run", lambda m, s, *rest: fake(m, s, True, 20))
+    verdicts, doubled = anbn._verdicts(by_model, cfg, "cpu", False, _fake_histories(by_model))
+    assert asked == [{("gru", 0): 14}]  # only the deciding seed, continued to 2 × 7 epochs
+    assert verdicts["gru"].label == "budget-limited" and verdicts["lstm"].label == "agrees"
+    assert set(doubled) == {("gru", 0)} and doubled["gru", 0]["min_epochs"] == 14
+    rows = anbn.claims({}, verdicts, None, cfg, 0.136)
+    assert rows == []  # no summary, no rows
+
+
+def test_stuck_runs_are_continued_and_reported(monkeypatch):
+    """Every stuck seed is trained on to twice its epochs, with the deciding runs, in one go."""
+    cfg = anbn.anbn_settings(settings={"models": ["srn", "lstm"]})
+    by_model = {"srn": [fake("srn", 0, True, 3, fitted=False, loss=0.29),
+                        fake("srn", 1, True, 21)],
+                "lstm": [fake("lstm", 0, True, 45)]}
+    asked = []
+
+    def train_all(pairs, cfg, device, progress, min_epochs=None):
+        asked.append(dict(min_epochs))
+        return [("model", "history")] * len(pairs)
+
+    def rescore(m, s, *rest):  # the stuck SRN stays stuck; the counting SRN still counts
+        return fake(m, s, True, 3, fitted=False, loss=0.28) if s == 0 else fake(m, s, True, 22)
+
+    monkeypatch.setattr(anbn, "_train_all", train_all)
+    monkeypatch.setattr(anbn, "score_run", rescore)
+    verdicts, doubled = anbn._verdicts(by_model, cfg, "cpu", False, _fake_histories(by_model))
+    assert asked == [{("srn", 0): 14, ("srn", 1): 14}]  # one batch of continued runs
+    assert verdicts["srn"].label == "differs" and verdicts["lstm"].label == "agrees"
+    summary = anbn.summarise([*by_model["srn"], *by_model["lstm"]], 20)
+    assert summary["SRN"]["stuck"] == 1 and summary["SRN"]["stuck_loss_min"] == 0.29
+    again = anbn.recheck(doubled, anbn.stuck_runs(by_model), cfg)
+    assert again == {"SRN": {"continued": 1, "fitted": 0, "still_stuck": 1, "stuck_min": 0.28,
+                             "stuck_max": 0.28, "still_improving": 0, "improving_min": None,
+                             "improving_max": None}}
+    rows = anbn.claims(summary, verdicts, None, cfg, 0.136, again)
+    stuck_row = next(r for r in rows if "fail to learn" in r.quantity)
+    assert stuck_row.ours == ("1/2 seeds stuck at 0.290 nats; at twice the epochs: 1 still "
+                              "stuck at 0.280, 0 fitted")
+    moving = {("srn", 0): fake("srn", 0, False, 3, fitted=False, loss=0.19)}  # hit the cap
+    again = anbn.recheck(moving, [("srn", 0)], cfg)["SRN"]
+    assert again["still_improving"] == 1 and again["improving_min"] == 0.19
+    rows = anbn.claims(summary, verdicts, None, cfg, 0.136, {"SRN": again})
+    assert "0 still stuck, 1 still improving at the cap, at 0.190, 0 fitted" in next(
+        r for r in rows if "fail to learn" in r.quantity).ours
+    assert rows[0].ours.startswith("fitted 1/2 seeds (1 stuck above the optimum); of those, 1/1")
+
+
+def test_a_model_that_never_fits_is_named():
+    summary = {name: {"n_seeds": 3, "converged": 3, "fitted": f, "stuck": 3 - f,
+                      "stuck_loss_min": 0.27, "stuck_loss_max": 0.30, "generalised": g,
+                      "max_correct_n_mean": 30.0, "max_correct_n_se": 1.0, "best_seed": 0,
+                      "max_correct_n_best_seed": 45, "lowest_final_loss": 0.27,
+                      "epochs_mean": 50.0, "best_epoch_any_seed": 45}
+               for name, f, g in [("SRN", 0, 0), ("GRU", 3, 1), ("LSTM", 3, 2)]}
+    rows = anbn.claims(summary, {}, None, anbn.anbn_settings(), 0.136)
+    assert rows[0].note.startswith("no seed fitted the training set")
+    assert rows[0].ours == "fitted 0/3 seeds (3 stuck above the optimum); lowest final loss 0.270"
+    assert "against the SRN's and the GRU's" in rows[2].note
