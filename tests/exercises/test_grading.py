@@ -176,3 +176,21 @@ def test_committed_answer_keys_cover_every_hidden_case():
         assignment = load_assignment(name)
         assert {c.id for c in assignment.cases} == set(assignment.expected), name
         json.dumps(assignment.expected)
+
+
+def test_a_repository_under_tmp_is_not_hidden_by_the_sandboxs_own_tmp(monkeypatch):
+    """bwrap mounts in order: the private /tmp must come before the host folders bound into it
+    (a CI clone under /tmp once found its .venv hidden: 'failed to execute .venv/bin/python')."""
+    from pathlib import Path
+
+    from course_rnn.grading import runner
+
+    monkeypatch.setattr(runner, "exposed_paths", lambda: [Path("/usr"), Path("/tmp/ci/.venv")])
+    argv = runner._bwrap_options(fds={"info": 3, "passwd": 4, "group": 5, "notebook": 6,
+                                      "spec": 7}, uid=65534, public_tests=None)
+    tmpfs = argv.index("/tmp", argv.index("--tmpfs"))
+    bind = argv.index("/tmp/ci/.venv")
+    assert argv[bind - 1] == "--ro-bind" and tmpfs < bind
+    # /tmp stays the sandbox's writable tmpfs: never re-created as a 0755 parent folder
+    assert ["--dir", "/tmp"] not in [argv[i:i + 2] for i in range(len(argv) - 1)]
+    assert ["--dir", "/tmp/ci"] in [argv[i:i + 2] for i in range(len(argv) - 1)]

@@ -231,8 +231,14 @@ def _bwrap_options(*, fds: dict[str, int], uid: int, public_tests: Path | None) 
         argv += ["--unshare-user", "--uid", str(uid), "--gid", str(uid)]
     if "seccomp" in fds:
         argv += ["--seccomp", str(fds["seccomp"])]
+    # The private /proc, /dev and tmpfs first, the host's folders after: a repository (and its
+    # .venv) that lives under /tmp must not be hidden by the sandbox's own /tmp.
+    argv += ["--proc", "/proc", "--dev", "/dev",
+             "--perms", "1777", "--size", str(SHM_SIZE), "--tmpfs", "/dev/shm",
+             "--perms", "1777", "--size", str(TMPFS_SIZE), "--tmpfs", "/tmp"]
     binds = exposed_paths()
-    parents = sorted({p for b in binds for p in b.parents if p != Path("/")},
+    mounted = {Path("/"), Path("/tmp"), Path("/dev"), Path("/dev/shm"), Path("/proc")}
+    parents = sorted({p for b in binds for p in b.parents if p not in mounted},
                      key=lambda p: len(p.parts))
     for d in [Path("/etc"), *parents]:
         argv += ["--perms", "0755", "--dir", str(d)]
@@ -246,10 +252,7 @@ def _bwrap_options(*, fds: dict[str, int], uid: int, public_tests: Path | None) 
         argv += ["--ro-bind", str(b), str(b)]
     argv += ["--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache",
              "--perms", "0444", "--ro-bind-data", str(fds["passwd"]), "/etc/passwd",
-             "--perms", "0444", "--ro-bind-data", str(fds["group"]), "/etc/group",
-             "--proc", "/proc", "--dev", "/dev",
-             "--perms", "1777", "--size", str(SHM_SIZE), "--tmpfs", "/dev/shm",
-             "--perms", "1777", "--size", str(TMPFS_SIZE), "--tmpfs", "/tmp"]
+             "--perms", "0444", "--ro-bind-data", str(fds["group"]), "/etc/group"]
     if public_tests is not None and Path(public_tests).is_dir():
         argv += ["--ro-bind", str(public_tests), "/tmp/tests"]
     argv += ["--perms", "0444", "--ro-bind-data", str(fds["notebook"]), "/tmp/submission.ipynb",
