@@ -52,7 +52,7 @@ def _result(**numbers):
     fig = Figure()
     fig.subplots().plot([0, 1], [1, 0])
     return Replication("demo", "A demo", "quick", [0, 1], "cpu", {"epochs": 2},
-                       numbers, [Row("accuracy", "0.99 (Table 1)", "0.42", "differs")],
+                       numbers, [Row("accuracy", "0.99 (Table 1)", "0.42", "a note")],
                        figures={"curve": fig}, artefacts={"model": object()}, seconds=1.5)
 
 
@@ -65,11 +65,11 @@ def test_save_writes_json_table_and_figures(tmp_path):
     assert saved["numbers"]["per_seed"] == pytest.approx([0.4, 0.44])
     assert saved["numbers"]["loss"] == [1.0, 0.5] and saved["numbers"]["nested"] == {"(1, 2)": [3]}
     assert saved["table"] == [{"quantity": "accuracy", "paper": "0.99 (Table 1)", "ours": "0.42",
-                               "note": "differs"}]
+                               "note": "a note", "verdict": "", "evidence": {}}]
     assert saved["seeds"] == [0, 1] and saved["figures"] == ["curve"] and "model" not in saved
     table = paths["table"].read_text()
     assert table.startswith("# A demo")
-    assert "| accuracy | 0.99 (Table 1) | 0.42 | differs |" in table
+    assert "| accuracy | 0.99 (Table 1) | 0.42 |  | a note |" in table
     assert paths["curve"].read_bytes()[:4] == b"\x89PNG"
 
 
