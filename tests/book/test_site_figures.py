@@ -10,8 +10,6 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import pytest
-
 FIGURE_AS_TEXT = re.compile(r"&lt;(Figure|matplotlib\.figure\.Figure) (size|at) ")
 
 
@@ -34,10 +32,6 @@ FIGURE_IMAGE = re.compile(r'<img [^>]*src="[^"]*_images/[^"]*"[^>]*>')
 HASHED_ALT = re.compile(r'alt="(?:[^"]*/)?[0-9a-f]{16,}\.\w+"|alt=""')
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="issue 16: the chapters' figures get captions and alt texts after the chapter rewrite",
-)
 def test_every_figure_has_a_caption_and_alt_text(site: Path):
     problems = []
     for page in sorted((site / "chapters").glob("*.html")):
