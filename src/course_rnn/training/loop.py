@@ -42,7 +42,7 @@ from .convergence import (
     watched,
 )
 from .optim import make_optimizer, make_schedule, parameter_groups, step_schedule
-from .progress import EpochProgress, progress_enabled  # noqa: F401  (re-exported)
+from .progress import EpochProgress
 from .tasks import Task, task_for
 
 #: The default criterion's patience (evaluations) when neither ``until`` nor ``patience`` is set.
