@@ -1,0 +1,81 @@
+"""Architecture diagrams (course_rnn.analysis.diagrams): each is a white Figure that shows the
+boxes its chapter's equations name."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+from matplotlib.colors import to_rgba
+from matplotlib.figure import Figure
+from matplotlib.patches import Polygon
+
+from course_rnn.analysis import diagrams
+from course_rnn.languages.tabor import PDDA1
+
+# diagram -> words that must appear among its labels (each in some label)
+EXPECTED = {
+    "bengio_network": ["index of $w_{t-1}$", "$C(w_{t-3})$", "hidden layer", "softmax",
+                       "direct", "look up in C"],
+    "srn_rolled_unrolled": ["rolled up", "unrolled", "context", "$h_t$", "$h_0$", "$h_3$",
+                            "cookie", "→ </s>", "W", "U", "V"],
+    "gru_cell": ["update gate", "reset gate", "candidate", "$h_{t-1}$", "$h_t$", "1−z",
+                 r"$h_t = (1 - z_t) \odot n_t + z_t \odot h_{t-1}$"],
+    "lstm_cell": ["forget gate", "input gate", "output gate", "candidate", "cell state",
+                  "$C_{t-1}$", "$C_t$", "$h_t$", "tanh"],
+    "decay_rnn_cell": ["recurrent weights", "input weights", "decay", "ReLU", "Dale", "SDRNN",
+                       "Ab-DRNN", "$h_t$"],
+    "flnn_network": ["input", "Hidden1", "Hidden2", "Gaussian", "output", "scale $s_j$",
+                     "offsets"],
+    "urn_step": ["generator", "rotation", "softmax", "no nonlinearity", "$h_{t-1}$",
+                 "a rotation keeps"],
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_each_diagram_is_a_white_figure_with_its_labelled_boxes(name):
+    fig = getattr(diagrams, name)()
+    assert isinstance(fig, Figure)
+    assert to_rgba(fig.get_facecolor()) == (1.0, 1.0, 1.0, 1.0), "opaque white, light or dark page"
+    shown = diagrams.labels(fig)
+    missing = [word for word in EXPECTED[name] if not any(word in text for text in shown)]
+    assert not missing, f"{name} lacks {missing}; it shows {shown}"
+    png = io.BytesIO()
+    fig.savefig(png, format="png", dpi=40)  # it draws (the mathtext parses)
+    assert png.tell() > 1000
+
+
+def test_the_unrolled_srn_has_one_copy_per_word_and_names_each_prediction():
+    fig = diagrams.srn_rolled_unrolled(["<s>", "dog", "sleep"])
+    shown = diagrams.labels(fig)
+    assert {"$h_0$", "$h_1$", "$h_2$", "→ dog", "→ sleep", "→ </s>"} <= set(shown)
+    assert "$h_3$" not in shown
+    with pytest.raises(ValueError, match="one prediction per word"):
+        diagrams.srn_rolled_unrolled(["<s>", "dog"], predictions=["dog"])
+    with pytest.raises(ValueError, match="words"):
+        diagrams.srn_rolled_unrolled([])
+
+
+def test_bad_sizes_are_named():
+    with pytest.raises(ValueError, match="context"):
+        diagrams.bengio_network(context=0)
+    with pytest.raises(ValueError, match="gaussians"):
+        diagrams.flnn_network(gaussians=9)
+
+
+def test_the_stack_map_is_drawn_as_nested_triangles():
+    points = PDDA1().stack_map(4)
+    fig = diagrams.stack_map_triangles({"PDDA 1": points, "again": points})
+    assert len(fig.axes) == 2
+    triangles = [p for p in fig.axes[0].patches if isinstance(p, Polygon)]
+    # every stack of depth < 4 is the apex of one triangle; those of depth 4 have none
+    assert len(triangles) == sum(len(s) < 4 for s in points)
+    root = next(t for t in triangles if np.allclose(t.get_xy()[0], [0, 0]))
+    # the empty stack's triangle reaches towards PDDA 1's corners (-2, -2) and (-2, 2)
+    np.testing.assert_allclose(root.get_xy()[1:3], [points["AAAA"], points["BBBB"]])
+    assert {"ε", "A", "BB"} <= set(diagrams.labels(fig))
+    with pytest.raises(ValueError, match="A and B"):
+        diagrams.stack_map_triangles({"bad": {"": (0, 0), "C": (1, 1)}})
+    with pytest.raises(ValueError, match="non-empty"):
+        diagrams.stack_map_triangles({})
