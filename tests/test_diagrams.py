@@ -79,3 +79,16 @@ def test_the_stack_map_is_drawn_as_nested_triangles():
         diagrams.stack_map_triangles({"bad": {"": (0, 0), "C": (1, 1)}})
     with pytest.raises(ValueError, match="non-empty"):
         diagrams.stack_map_triangles({})
+
+
+def test_a_padded_batch_shows_every_symbol_and_greys_the_padding():
+    from course_rnn.languages import Vocab, make_batch
+
+    vocab = Vocab("ab")
+    batch = make_batch(vocab, ["ab", "aabb"])
+    fig = diagrams.padded_batch(batch, vocab)
+    shown = diagrams.labels(fig)
+    assert shown.count("<pad>") == 2 * 2, "two padded positions, in inputs and in targets"
+    assert shown.count("<s>") == 2 and shown.count("</s>") == 2
+    grey = [p for ax in fig.axes for p in ax.patches if p.get_hatch()]
+    assert len(grey) == 4

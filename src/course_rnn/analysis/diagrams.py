@@ -10,6 +10,8 @@ displays:
 * :func:`decay_rnn_cell` – Bhatt et al.'s Decay RNN (chapter 4);
 * :func:`flnn_network` – Tabor's fractal learning network (chapter 5);
 * :func:`urn_step` – one step of the unitary-evolution RNN (chapter 6);
+* :func:`padded_batch` – a batch of strings of different lengths as the models read it: inputs,
+  targets and the mask that keeps the padding out of the loss (chapter 0);
 * :func:`stack_map_triangles` – Tabor's stack map drawn as his Figure 1a draws it, a triangle
   from every stack state to its two children (chapter 5).
 
@@ -122,6 +124,45 @@ def labels(fig: Figure) -> list[str]:
     out = [t.get_text() for ax in fig.axes for t in ax.texts]
     out += [ax.get_title() for ax in fig.axes if ax.get_title()]
     return [t for t in out if t]
+
+
+# -- chapter 0 -------------------------------------------------------------------------------------
+
+
+def padded_batch(batch, vocab) -> Figure:
+    """A :class:`~course_rnn.languages.vocab.Batch` as two grids, one row per string: the inputs
+    (``<s> w1 … wn``) and the targets (``w1 … wn </s>``), each padded with ``<pad>`` to the longest
+    string; padded positions (mask False) are grey and hatched: they are left out of the loss."""
+    inputs, targets, mask = (t.detach().cpu().numpy() for t in (batch.inputs, batch.targets,
+                                                                  batch.mask))
+    rows, steps = inputs.shape
+    fig = Figure(figsize=(1.2 + 2 * 0.62 * steps, 0.75 + 0.5 * rows), facecolor="white",
+                 layout="constrained")
+    axes = fig.subplots(1, 2)
+    for ax, ids, title in ((axes[0], inputs, "inputs (what the model reads)"),
+                           (axes[1], targets, "targets (what it must predict)")):
+        for r in range(rows):
+            for t in range(steps):
+                real = bool(mask[r, t])
+                ax.add_patch(FancyBboxPatch((t + 0.06, rows - 1 - r + 0.08), 0.88, 0.84,
+                                            boxstyle="square,pad=0", lw=0.6,
+                                            edgecolor=INK if real else "#9a9a9a",
+                                            facecolor=FILL["state"] if real else "#e4e4e4",
+                                            hatch=None if real else "//"))
+                ax.text(t + 0.5, rows - 1 - r + 0.5, vocab.itos[int(ids[r, t])], ha="center",
+                        va="center", fontsize=8, color=INK,
+                        bbox=None if real else dict(facecolor="white", edgecolor="none", pad=1))
+        ax.set_xlim(0, steps)
+        ax.set_ylim(0, rows)
+        ax.set_xticks(np.arange(steps) + 0.5, [str(t) for t in range(steps)], fontsize=8)
+        ax.set_yticks(np.arange(rows) + 0.5, [f"string {rows - r}" for r in range(rows)],
+                      fontsize=8)
+        ax.tick_params(length=0)
+        for side in ax.spines.values():
+            side.set_visible(False)
+        ax.set_xlabel("step t", fontsize=8)
+        ax.set_title(title, fontsize=10)
+    return fig
 
 
 # -- chapter 1 -------------------------------------------------------------------------------------
