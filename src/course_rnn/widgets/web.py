@@ -116,8 +116,13 @@ def export_model(model, vocab: Vocab, language: Language | None = None) -> dict:
     return spec
 
 
+def static_script(name: str) -> str:
+    """The text of ``static/<name>`` (the steppers' and the playground's JavaScript)."""
+    return resources.files(__package__).joinpath("static", name).read_text(encoding="utf-8")
+
+
 def stepper_script() -> str:
-    return resources.files(__package__).joinpath("static/stepper.js").read_text()
+    return static_script("stepper.js")
 
 
 def check_highlight(kind: str, sizes: dict[str, int], highlight) -> dict[str, dict[str, str]]:
