@@ -4,6 +4,8 @@
    stepper output embeds the script as it was when the chapter was executed, and Jupyter Book's
    execution cache keeps that output until the chapter's code changes; loading the package's
    script first makes every page use the current one (the embedded copy then only mounts).
+   The playground's two scripts (``playground_train.js``, also its Web Worker, and
+   ``playground.js``) are copied to ``_static/`` beside it; only ``playground.md`` loads them.
 2. One download per assignment: ``exercises/<name>.zip`` at the site's root, made from
    ``exercises/student/<name>/`` (the notebook, its public tests, a README saying how to install
    the course and check an answer). ``book/exercises.md`` links them.
@@ -22,14 +24,21 @@ from typing import Any
 from sphinx.application import Sphinx
 
 STEPPER_JS = "course-rnn-stepper.js"
+# the site's name for each script of course_rnn/widgets/static/ that pages load from _static/
+SCRIPTS = {
+    "stepper.js": STEPPER_JS,
+    "playground_train.js": "course-rnn-playground-train.js",
+    "playground.js": "course-rnn-playground.js",
+}
 
 
-def _add_stepper(app: Sphinx) -> None:
-    from course_rnn.widgets.web import stepper_script
+def _add_scripts(app: Sphinx) -> None:
+    from course_rnn.widgets.web import static_script
 
     static = Path(app.outdir) / "_static"
     static.mkdir(parents=True, exist_ok=True)
-    (static / STEPPER_JS).write_text(stepper_script(), encoding="utf-8")
+    for name, site_name in SCRIPTS.items():
+        (static / site_name).write_text(static_script(name), encoding="utf-8")
 
 
 def _exercise_archives(app: Sphinx) -> None:
@@ -48,7 +57,7 @@ def _exercise_archives(app: Sphinx) -> None:
 def _builder_inited(app: Sphinx) -> None:
     if app.builder.format != "html":
         return
-    _add_stepper(app)
+    _add_scripts(app)
     _exercise_archives(app)
 
 

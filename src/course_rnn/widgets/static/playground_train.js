@@ -212,7 +212,9 @@
     const m = {kind: spec.kind, H, V, G: GATES[spec.kind], itos: spec.itos.slice(), nonlinearity: spec.nonlinearity || "tanh"};
     for (const [name, shape] of Object.entries(shapes(spec.kind, H, V))) {
       const flat = [spec[name]].flat(2);
-      if (flat.length !== shape.reduce((a, b) => a * b, 1)) throw new Error(`${name} has ${flat.length} numbers, expected ${shape.join(" × ")}`);
+      if (flat.length !== shape.reduce((a, b) => a * b, 1)) {
+        throw new Error(`${name} has ${flat.length} numbers, expected ${shape.join(" × ")}`);
+      }
       m[name] = Float64Array.from(flat);
     }
     return m;
@@ -597,14 +599,25 @@
               beyond: share(probeRecords.filter(r => r.depth > s.range))};
     }
 
+    // The mean loss on the whole training set, without training (the curve's epoch 0).
+    loss() {
+      const w = workspace(this.model, Math.max(...this.encoded.map(s => s.inputs.length)));
+      let total = 0, count = 0;
+      for (const s of this.encoded) {
+        total += forwardString(this.model, w, s.inputs, s.targets);
+        count += s.targets.length;
+      }
+      return total / count;
+    }
+
     exportSpec() { return exportSpec(this.model, this.settings.language); }
   }
 
   // ---- the Web Worker's side of playground.js ---------------------------------------------------
   // Messages in: {type: "init", settings, run} | "play" | "pause" | "step" | {type: "speed",
   // speed} (epochs per second, null: as fast as it can). Out, each with the `run` of the last
-  // init: {type: "ready", optimum, …}, {type: "progress", epochs: [{epoch, loss}], evaluation,
-  // spec, running, epoch} or {type: "error", message}.
+  // init: {type: "ready", optimum, initialLoss, …}, {type: "progress", epochs: [{epoch, loss}],
+  // evaluation, spec, running, epoch} or {type: "error", message}.
   function serve(postMessage, sliceMs = 60) {
     let trainer = null, running = false, timer = null, pending = [], run, speed = null, credit = 0, tick = 0;
     const post = message => postMessage(Object.assign({run}, message));
@@ -643,8 +656,8 @@
           run = message.run;
           trainer = new Trainer(message.settings);
           pending = [];
-          post({type: "ready", optimum: trainer.optimum, train: trainer.train.map(s => s.join("")),
-                settings: trainer.settings});
+          post({type: "ready", optimum: trainer.optimum, initialLoss: trainer.loss(),
+                train: trainer.train.map(s => s.join("")), settings: trainer.settings});
           report();
         } else if (message.type === "speed") {
           speed = message.speed || null;
