@@ -210,3 +210,21 @@ def test_every_label_is_readable_and_fits_a_phone(site, server, browser, shots, 
         root.screenshot(path=shots / f"phone-{scheme}.png")
     finally:
         page.close()
+
+
+def test_opened_from_disk_it_trains_on_the_page(site, browser):
+    """A page opened as a file cannot start a worker: the same engine then trains on the page."""
+    page = browser.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    try:
+        page.goto((site / PAGE).resolve().as_uri(), wait_until="load")
+        page.wait_for_function(f"() => {PLAYGROUND} && {PLAYGROUND}.evaluation")
+        assert playground(page, "p.where") == "page"
+        root = page.locator(".rnn-playground")
+        root.locator("button.step").click()
+        page.wait_for_function(f"() => {PLAYGROUND}.epoch === 1")
+        assert "epoch 1 · training loss" in root.locator(".rnn-playground-status").inner_text()
+        assert not errors, errors
+    finally:
+        page.close()
