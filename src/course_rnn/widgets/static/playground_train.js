@@ -235,7 +235,8 @@
   function newWorkspace(m, T) {
     const H = m.H, GH = m.G * H, V = m.V;
     const w = {T, h: new Float64Array((T + 1) * H), gates: new Float64Array(T * GH), probs: new Float64Array(T * V),
-               da: new Float64Array(GH), dh: new Float64Array(H), dhPrev: new Float64Array(H)};
+               da: new Float64Array(GH), dh: new Float64Array(H), dhPrev: new Float64Array(H),
+               dz: new Float64Array(V)};
     if (m.kind === "lstm") {
       w.C = new Float64Array((T + 1) * H);
       w.tanhC = new Float64Array(T * H);
@@ -245,20 +246,35 @@
     return w;
   }
 
-  // a = U h_{t-1} + c for the gate rows [from, to)
-  function recurrentDrive(m, w, t, out, from, to) {
-    const H = m.H, h0 = t * H;  // h at step t − 1 is stored at slot t
-    for (let k = from; k < to; k++) {
-      let s = m.c[k];
-      for (let j = 0; j < H; j++) s += m.U[k * H + j] * w.h[h0 + j];
-      out[k] = s;
+  // y = W x + b, W [rows, cols] stored row by row, x read from `x` at offset x0.
+  function affine(W, b, x, x0, y, rows, cols) {
+    for (let k = 0; k < rows; k++) {
+      let s = b[k];
+      for (let j = 0; j < cols; j++) s += W[k * cols + j] * x[x0 + j];
+      y[k] = s;
     }
   }
+
+  // Its backward pass: gW += dy xᵀ, gb += dy, dx += Wᵀ dy.
+  function affineBackward(dy, W, x, x0, gW, gb, dx, rows, cols) {
+    for (let k = 0; k < rows; k++) {
+      const d = dy[k];
+      if (d === 0) continue;
+      gb[k] += d;
+      for (let j = 0; j < cols; j++) {
+        gW[k * cols + j] += d * x[x0 + j];
+        dx[j] += W[k * cols + j] * d;
+      }
+    }
+  }
+
+  // U h_{t-1} + c, every gate's rows (h at step t − 1 is stored at slot t)
+  const recurrentDrive = (m, w, t, out) => affine(m.U, m.c, w.h, t * m.H, out, m.G * m.H, m.H);
 
   const forwardStep = {
     srn(m, w, t, x) {  // h_t = f(P[x] + U h_{t-1} + c)
       const H = m.H, g = w.gates.subarray(t * H, (t + 1) * H);
-      recurrentDrive(m, w, t, g, 0, H);
+      recurrentDrive(m, w, t, g);
       for (let k = 0; k < H; k++) {
         const a = g[k] + m.P[x * H + k];
         g[k] = a;
@@ -267,7 +283,7 @@
     },
     gru(m, w, t, x) {  // torch.nn.GRU: r, z, n = gates; h_t = (1 − z) n + z h_{t-1}
       const H = m.H, GH = 3 * H, g = w.gates.subarray(t * GH, (t + 1) * GH), gh = w.da;
-      recurrentDrive(m, w, t, gh, 0, GH);
+      recurrentDrive(m, w, t, gh);
       for (let k = 0; k < H; k++) {
         const r = sigmoid(m.P[x * GH + k] + gh[k]);
         const z = sigmoid(m.P[x * GH + H + k] + gh[H + k]);
@@ -279,7 +295,7 @@
     },
     lstm(m, w, t, x) {  // torch.nn.LSTM: i, f, g, o; C_t = f C_{t-1} + i g; h_t = o tanh(C_t)
       const H = m.H, GH = 4 * H, g = w.gates.subarray(t * GH, (t + 1) * GH);
-      recurrentDrive(m, w, t, g, 0, GH);
+      recurrentDrive(m, w, t, g);
       for (let k = 0; k < GH; k++) g[k] += m.P[x * GH + k];
       for (let k = 0; k < H; k++) {
         const i = sigmoid(g[k]), f = sigmoid(g[H + k]), c = Math.tanh(g[2 * H + k]), o = sigmoid(g[3 * H + k]);
@@ -335,17 +351,8 @@
 
   // The recurrent matrix's share: dU += da h_{t-1}ᵀ, dc += da, dh_{t-1} (+)= Uᵀ da.
   function finishRecurrent(m, w, t, grad, GH, accumulate = false) {
-    const H = m.H, h0 = t * H;
     if (!accumulate) w.dhPrev.fill(0);
-    for (let k = 0; k < GH; k++) {
-      const d = w.da[k];
-      if (d === 0) continue;
-      grad.c[k] += d;
-      for (let j = 0; j < H; j++) {
-        grad.U[k * H + j] += d * w.h[h0 + j];
-        w.dhPrev[j] += m.U[k * H + j] * d;
-      }
-    }
+    affineBackward(w.da, m.U, w.h, t * m.H, grad.U, grad.c, w.dhPrev, GH, m.H);
   }
 
   function initialState(m, w) {
@@ -361,15 +368,10 @@
     let loss = 0;
     for (let t = 0; t < inputs.length; t++) {
       forwardStep[m.kind](m, w, t, inputs[t]);
-      const p = w.probs.subarray(t * V, (t + 1) * V), h = (t + 1) * H;
-      let max = -Infinity;
-      for (let v = 0; v < V; v++) {
-        let s = m.r[v];
-        for (let j = 0; j < H; j++) s += m.R[v * H + j] * w.h[h + j];
-        p[v] = s;
-        if (s > max) max = s;
-      }
-      let sum = 0;
+      const p = w.probs.subarray(t * V, (t + 1) * V);
+      affine(m.R, m.r, w.h, (t + 1) * H, p, V, H);  // the logits, then their softmax
+      let max = -Infinity, sum = 0;
+      for (let v = 0; v < V; v++) max = Math.max(max, p[v]);
       for (let v = 0; v < V; v++) { p[v] = Math.exp(p[v] - max); sum += p[v]; }
       for (let v = 0; v < V; v++) p[v] /= sum;
       if (targets) loss -= Math.log(p[targets[t]]);
@@ -384,15 +386,8 @@
     w.dh.fill(0);
     if (w.dC) w.dC.fill(0);
     for (let t = inputs.length - 1; t >= 0; t--) {
-      const p = w.probs.subarray(t * V, (t + 1) * V), h = (t + 1) * H;
-      for (let v = 0; v < V; v++) {  // logits: dL/dz = p − onehot(target)
-        const dz = (p[v] - (v === targets[t] ? 1 : 0)) * scale;
-        grad.r[v] += dz;
-        for (let j = 0; j < H; j++) {
-          grad.R[v * H + j] += dz * w.h[h + j];
-          w.dh[j] += m.R[v * H + j] * dz;
-        }
-      }
+      for (let v = 0; v < V; v++) w.dz[v] = (w.probs[t * V + v] - (v === targets[t] ? 1 : 0)) * scale;
+      affineBackward(w.dz, m.R, w.h, (t + 1) * H, grad.R, grad.r, w.dh, V, H);  // dL/dz = p − onehot
       backwardStep[m.kind](m, w, t, inputs[t], grad);
       w.dh.set(w.dhPrev);
     }
