@@ -5,31 +5,26 @@
  * <div class="rnn-playground" data-string="aaaabbbb"></div> mounts it. The training itself is
  * playground_train.js (loaded before this file), run in a Web Worker so that the page stays
  * responsive; where a worker cannot start (a page opened from disk) the same code runs on the
- * page in short slices. Nothing is fetched from the network.
+ * page in short slices. The site's stepper (stepper.js, on every page) lends its page-building
+ * helpers and opens the trained network. Nothing is fetched from the network.
  */
 (function () {
   "use strict";
   if (window.CourseRnnPlayground) { window.CourseRnnPlayground.mountAll(); return; }
-  const Train = window.CourseRnnTrain;
+  const Train = window.CourseRnnTrain, Stepper = window.CourseRnnStepper;
+  if (!Train || !Stepper || !Stepper.dom) {
+    const missing = !Train ? "course-rnn-playground-train.js" : "course-rnn-stepper.js";
+    document.querySelectorAll(".rnn-playground").forEach(root => {
+      root.textContent = `The playground needs ${missing}, which did not load.`;
+    });
+    return;
+  }
+  const {el, svgEl, PALETTE} = Stepper.dom;
   // the engine's address, for the worker: next to this script, under the name the site gives it
   const ENGINE = document.currentScript
     ? new URL("course-rnn-playground-train.js", document.currentScript.src).href : null;
 
-  // ---- small DOM and SVG helpers ---------------------------------------------------------------
-  const el = (tag, attrs = {}, text = "") => {
-    const e = document.createElement(tag);
-    Object.entries(attrs).forEach(([k, v]) => e.setAttribute(k, v));
-    if (text) e.textContent = text;
-    return e;
-  };
-  const SVG = "http://www.w3.org/2000/svg";
-  const svgEl = (tag, attrs = {}, text = "") => {
-    const e = document.createElementNS(SVG, tag);
-    Object.entries(attrs).forEach(([k, v]) => e.setAttribute(k, v));
-    if (text) e.textContent = text;
-    return e;
-  };
-  const PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf"];
+  // ---- charts --------------------------------------------------------------------------------
   const percent = x => (x === null || x === undefined ? "—" : `${Math.round(100 * x)}%`);
   const niceNumber = v => (Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 1 ? v.toFixed(1) : v.toPrecision(2));
 
@@ -112,10 +107,6 @@
     if (root.dataset.mounted) return;
     root.dataset.mounted = "1";
     root.classList.add("rnn-playground-mounted");
-    if (!Train) {
-      root.textContent = "The playground's engine (course-rnn-playground-train.js) did not load.";
-      return;
-    }
     const D = Train.DEFAULTS;
 
     // controls
@@ -419,15 +410,12 @@
     }
 
     function openStepper() {
-      if (!spec || !window.CourseRnnStepper) {
-        message.textContent = "⚠ the stepper's script is not on this page";
-        return;
-      }
+      if (!spec) return;
       const div = el("div", {class: "rnn-stepper", "data-model": JSON.stringify(spec),
                              "data-string": stringInput.value.replace(/\s+/g, ""),
                              "data-title": `${Train.MODELS[settings.model].label} after ${epoch} epochs (weights frozen)`});
       stepperBox.replaceChildren(div);
-      window.CourseRnnStepper.mount(div);
+      Stepper.mount(div);
     }
 
     Object.values(inputs).forEach(input => input.addEventListener("change", restart));
@@ -469,13 +457,7 @@
     --pg-border: #777; --pg-error: #ff9a8f; --pg-grid: #4a4a4a; --pg-line1: #6ea8fe; --pg-line2: #ffa36b;
     --pg-right: #1d3b22; --pg-wrong: #4a1f22; --pg-bar: #6ea8fe;`;
   const style = document.createElement("style");
-  style.textContent = `
-    .rnn-playground { ${LIGHT} }
-    html[data-theme="dark"] .rnn-playground, body[data-jp-theme-light="false"] .rnn-playground,
-    body.vscode-dark .rnn-playground { ${DARK} }
-    @media (prefers-color-scheme: dark) {
-      html:not([data-theme]) body:not([data-jp-theme-light]):not(.vscode-light) .rnn-playground { ${DARK} }
-    }
+  style.textContent = Stepper.themeCss(".rnn-playground", LIGHT, DARK) + `
     .rnn-playground { color: var(--pg-fg); background: var(--pg-bg); border: 1px solid var(--pg-border);
       border-radius: 6px; padding: 10px; margin: 1em 0; max-width: 100%; box-sizing: border-box;
       font-size: 15px; line-height: 1.4; }

@@ -418,14 +418,16 @@
   const DARK = `--rnn-fg: #ececec; --rnn-muted: #c4c4c4; --rnn-bg: #1c1d21; --rnn-field: #2a2c31;
     --rnn-border: #777; --rnn-error: #ff9a8f; --rnn-note: #ffd08a; --rnn-bar: #6ea8fe;
     --rnn-cursor: #ff6b6b; --rnn-grid: #4a4a4a; --rnn-valid: #8fdc93; --rnn-invalid: #ff9a8f;`;
-  const style = document.createElement("style");
-  style.textContent = `
-    .rnn-stepper { ${LIGHT} }
-    html[data-theme="dark"] .rnn-stepper, body[data-jp-theme-light="false"] .rnn-stepper,
-    body.vscode-dark .rnn-stepper { ${DARK} }
+  // (the playground's colours follow the same rule)
+  const themeCss = (selector, light, dark) => `
+    ${selector} { ${light} }
+    html[data-theme="dark"] ${selector}, body[data-jp-theme-light="false"] ${selector},
+    body.vscode-dark ${selector} { ${dark} }
     @media (prefers-color-scheme: dark) {
-      html:not([data-theme]) body:not([data-jp-theme-light]):not(.vscode-light) .rnn-stepper { ${DARK} }
-    }
+      html:not([data-theme]) body:not([data-jp-theme-light]):not(.vscode-light) ${selector} { ${dark} }
+    }`;
+  const style = document.createElement("style");
+  style.textContent = themeCss(".rnn-stepper", LIGHT, DARK) + `
     .rnn-stepper { color: var(--rnn-fg); background: var(--rnn-bg); border: 1px solid var(--rnn-border);
       border-radius: 6px; padding: 8px; margin: 1em 0; max-width: 100%; box-sizing: border-box;
       font-size: 15px; line-height: 1.4; }
@@ -476,7 +478,9 @@
     .rnn-stepper-plot .cursor { stroke: var(--rnn-cursor); stroke-width: 2; }`;
   document.head.append(style);
 
-  window.CourseRnnStepper = {run, tokenise, validNext, unitsToPlot, mount, mountAll};
+  // `dom` and `themeCss`: the page-building pieces the playground (playground.js) shares
+  window.CourseRnnStepper = {run, tokenise, validNext, unitsToPlot, mount, mountAll,
+                             dom: {el, svgEl, PALETTE}, themeCss};
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", mountAll);
   else mountAll();
 })();
