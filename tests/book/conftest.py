@@ -15,6 +15,7 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -66,6 +67,21 @@ def site_pages(site: Path) -> list[Path]:
         for path in site.rglob("*.html")
         if path.relative_to(site).parts[0] not in ASSET_FOLDERS
     )
+
+
+def block_other_hosts(page, server: str, problems: list[str]) -> None:
+    """Let ``page`` load only from ``server``'s host: any other request is aborted and noted in
+    ``problems`` (a reader with no network would not get it either)."""
+    local = urlsplit(server).netloc
+
+    def route(request_route) -> None:
+        if urlsplit(request_route.request.url).netloc in {local, ""}:
+            request_route.continue_()
+        else:
+            problems.append(f"blocked request to another host: {request_route.request.url}")
+            request_route.abort("blockedbyclient")
+
+    page.route("**/*", route)
 
 
 def free_port() -> int:

@@ -12,9 +12,10 @@ Uses Debian's /usr/bin/chromium through Python playwright (never `playwright ins
 from __future__ import annotations
 
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import pytest
+
+from .conftest import block_other_hosts
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(600)]
 
@@ -69,14 +70,6 @@ WIDGETS_RENDERED = """() => {
 def check_page(context, url: str, screenshot: Path) -> list[str]:
     """Load one page and return what is wrong with it (empty when nothing is)."""
     problems: list[str] = []
-    local = urlsplit(url).netloc
-
-    def block_remote(route) -> None:
-        if urlsplit(route.request.url).netloc in {local, ""}:
-            route.continue_()
-        else:
-            problems.append(f"blocked request to another host: {route.request.url}")
-            route.abort("blockedbyclient")
 
     def on_console(message) -> None:
         if message.type == "error":
@@ -87,7 +80,7 @@ def check_page(context, url: str, screenshot: Path) -> list[str]:
             problems.append(f"HTTP {response.status}: {response.url}")
 
     page = context.new_page()
-    page.route("**/*", block_remote)
+    block_other_hosts(page, url, problems)
     page.on("console", on_console)
     page.on("response", on_response)
     page.on("pageerror", lambda error: problems.append(f"uncaught exception: {error}"))

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import numpy as np
 import pytest
@@ -22,7 +21,7 @@ from course_rnn.metrics import anbn_generalisation
 from course_rnn.widgets import import_model
 from course_rnn.widgets.web import static_script
 
-from .conftest import ROOT
+from .conftest import ROOT, block_other_hosts
 from .test_site_layout import CHECK_LAYOUT
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
@@ -50,16 +49,7 @@ def open_playground(browser, server: str, width: int = 1280, scheme: str = "ligh
     page.set_viewport_size({"width": width, "height": 900})
     page.emulate_media(color_scheme=scheme)
     problems: list[str] = []
-    local = urlsplit(server).netloc
-
-    def block_remote(route) -> None:
-        if urlsplit(route.request.url).netloc in {local, ""}:
-            route.continue_()
-        else:
-            problems.append(f"blocked request to another host: {route.request.url}")
-            route.abort("blockedbyclient")
-
-    page.route("**/*", block_remote)
+    block_other_hosts(page, server, problems)
     page.on("pageerror", lambda error: problems.append(f"uncaught exception: {error}"))
     page.on("console", lambda m: m.type == "error" and problems.append(f"console: {m.text}"))
     page.goto(f"{server}/{PAGE}", wait_until="load")
