@@ -176,7 +176,8 @@
 
     // state of the page
     let settings = null, optimum = null, running = false, epoch = 0, spec = null, evaluation = null;
-    let generation = 0, model = null, rate = null, clock = [], curve = [], accuracyCurve = [], stride = 1, sinceKept = 0;
+    let generation = 0, model = null, rate = null, clock = [], lastLoss = null;
+    let curve = [], accuracyCurve = [], stride = 1, sinceKept = 0;
     const MAX_POINTS = 1500;  // the loss curve keeps every `stride`-th epoch, stride doubling
     root.playground = {
       get settings() { return settings; }, get epoch() { return epoch; }, get spec() { return spec; },
@@ -222,6 +223,7 @@
       if (!stringInput.value) stringInput.value = defaultString(settings);
       setRunning(false);
       epoch = 0; curve = []; accuracyCurve = []; stride = 1; sinceKept = 0; rate = null; clock = [];
+      lastLoss = null;
       generation += 1;
       runner.post({type: "init", settings, run: generation});
       return true;
@@ -250,10 +252,12 @@
       if (data.type === "ready") {
         optimum = data.optimum;
         curve = [[0, data.initialLoss]];  // before any training
+        lastLoss = data.initialLoss;
         return;
       }
       if (data.type !== "progress") return;
       for (const e of data.epochs) {
+        lastLoss = e.loss;
         if (++sinceKept >= stride) { curve.push([e.epoch, e.loss]); sinceKept = 0; }
         if (curve.length > MAX_POINTS) { curve = curve.filter((_, i) => i % 2 === 0); stride *= 2; }
       }
@@ -283,8 +287,7 @@
 
     function draw() {
       const width = chartWidth();
-      const last = curve.length ? curve[curve.length - 1][1] : null;
-      status.textContent = `epoch ${epoch}` + (last !== null ? ` · training loss ${last.toFixed(4)}` : "") +
+      status.textContent = `epoch ${epoch}` + (lastLoss !== null ? ` · training loss ${lastLoss.toFixed(4)}` : "") +
         (optimum !== null ? ` (optimum ${optimum.toFixed(4)})` : "") +
         (running && rate ? ` · ${Math.round(rate)} epochs/s` : "") +
         ` · training ${runner.where === "worker" ? "in a background thread" : "on this page"}`;
