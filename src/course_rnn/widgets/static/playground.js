@@ -176,13 +176,15 @@
 
     // state of the page
     let settings = null, optimum = null, running = false, epoch = 0, spec = null, evaluation = null;
-    let generation = 0, model = null, rate = null, clock = [], lastLoss = null;
+    let generation = 0, model = null, rate = null, clock = [], lastLoss = null, trainerRunning = false;
     let curve = [], accuracyCurve = [], stride = 1, sinceKept = 0;
     const MAX_POINTS = 1500;  // the loss curve keeps every `stride`-th epoch, stride doubling
     root.playground = {
       get settings() { return settings; }, get epoch() { return epoch; }, get spec() { return spec; },
       get evaluation() { return evaluation; }, get running() { return running; }, get where() { return runner.where; },
       get trajectory() { return model ? trajectory() : null; },
+      // paused, and the trainer has said so (no report of an older epoch is still on its way)
+      get idle() { return !running && !trainerRunning; },
     };
 
     const runner = startRunner(receive);
@@ -262,6 +264,7 @@
         if (curve.length > MAX_POINTS) { curve = curve.filter((_, i) => i % 2 === 0); stride *= 2; }
       }
       epoch = data.epoch;
+      trainerRunning = data.running;
       spec = data.spec;
       model = Train.importSpec(spec);
       evaluation = data.evaluation;
