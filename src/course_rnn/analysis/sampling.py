@@ -119,18 +119,18 @@ def sample_ngram_mlp(model, vocab: Vocab, n: int, *, seed: int = 0, max_length: 
     return _decode(torch.stack(drawn, dim=1).tolist(), vocab)
 
 
-def _continuations(lm) -> dict[int, dict[tuple, tuple[list[str], np.ndarray]]]:
+def _continuations(lm) -> dict[int, dict[tuple, tuple[list[str], list[float]]]]:
     """Per order k and context u: the words seen after u and their discounted counts
-    ``c(u w) − D(c(u w))``, the first term of Kneser–Ney's P(w | u)."""
+    ``c(u w) − D(c(u w))``, the first term of Kneser–Ney's P(w | u). One pass over the counts."""
     index = {}
     for k, counts in lm.counts.items():
-        words, weights = defaultdict(list), defaultdict(list)
+        by_context: dict[tuple, tuple[list[str], list[float]]] = defaultdict(lambda: ([], []))
         d1, d2, d3 = lm.discounts[k]
-        discount = {1: d1, 2: d2}
         for gram, count in counts.items():
-            words[gram[:-1]].append(gram[-1])
-            weights[gram[:-1]].append(count - discount.get(count, d3))
-        index[k] = {u: (words[u], np.maximum(np.array(weights[u]), 0.0)) for u in words}
+            words, weights = by_context[gram[:-1]]
+            words.append(gram[-1])
+            weights.append(max(count - (d1 if count == 1 else d2 if count == 2 else d3), 0.0))
+        index[k] = by_context
     return index
 
 
@@ -159,7 +159,9 @@ def sample_kneser_ney(lm, n: int, *, seed: int = 0, max_length: int = 50) -> Sam
                 continue  # an unseen context passes all its mass to the shorter one
             if rng.random() >= lm.context_freed[k][u] / total:  # not γ(u): a word seen after u
                 words, weights = index[k][u]
-                return words[rng.choice(len(words), p=weights / weights.sum())]
+                cumulative = np.cumsum(weights)
+                return words[int(np.searchsorted(cumulative, rng.random() * cumulative[-1],
+                                                 side="right"))]
         return vocabulary[rng.integers(len(vocabulary))]
 
     out = []
