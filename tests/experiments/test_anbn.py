@@ -153,6 +153,8 @@ def test_a_doubled_budget_continues_the_run():
     _, second = anbn.train_one("lstm", 0, cfg, min_epochs=2 * epochs)
     assert second.converged and second.convergence.epochs == 2 * epochs
     assert second["train_loss"][:epochs] == first["train_loss"]
+    _, resumed = anbn.train_one("lstm", 0, cfg, min_epochs=2 * epochs, resume=first)
+    assert resumed["train_loss"] == second["train_loss"]  # continued, not trained again
     _, unclipped = anbn.train_one("srn", 0, cfg, clip=None)
     assert unclipped.settings["clip"] is None
 
@@ -281,13 +283,15 @@ def test_a_disagreement_is_checked_at_twice_the_budget(monkeypatch):
                 "lstm": [fake("lstm", 0, True, 45), fake("lstm", 1, True, 40)]}
     asked = []
 
-    def train_all(pairs, cfg, device, progress, min_epochs=None):
+    def train_all(pairs, cfg, device, progress, min_epochs=None, resume=None):
         asked.append(dict(min_epochs))
+        assert all(resume[p] is histories[p] for p in pairs), "each run continues its first"
         return [("model", "history")] * len(pairs)
 
     monkeypatch.setattr(anbn, "_train_all", train_all)
     monkeypatch.setattr(anbn, "score_run", lambda m, s, *rest: fake(m, s, True, 20))
-    verdicts, doubled = anbn._verdicts(by_model, cfg, "cpu", False, _fake_histories(by_model))
+    histories = _fake_histories(by_model)
+    verdicts, doubled = anbn._verdicts(by_model, cfg, "cpu", False, histories)
     assert asked == [{("gru", 0): 14}]  # only the deciding seed, continued to 2 × 7 epochs
     assert verdicts["gru"].label == "budget-limited" and verdicts["lstm"].label == "agrees"
     assert set(doubled) == {("gru", 0)} and doubled["gru", 0]["min_epochs"] == 14
@@ -303,8 +307,9 @@ def test_stuck_runs_are_continued_and_reported(monkeypatch):
                 "lstm": [fake("lstm", 0, True, 45)]}
     asked = []
 
-    def train_all(pairs, cfg, device, progress, min_epochs=None):
+    def train_all(pairs, cfg, device, progress, min_epochs=None, resume=None):
         asked.append(dict(min_epochs))
+        assert all(resume[p] is histories[p] for p in pairs), "each run continues its first"
         return [("model", "history")] * len(pairs)
 
     def rescore(m, s, *rest):  # the stuck SRN stays stuck; the counting SRN still counts
@@ -312,7 +317,8 @@ def test_stuck_runs_are_continued_and_reported(monkeypatch):
 
     monkeypatch.setattr(anbn, "_train_all", train_all)
     monkeypatch.setattr(anbn, "score_run", rescore)
-    verdicts, doubled = anbn._verdicts(by_model, cfg, "cpu", False, _fake_histories(by_model))
+    histories = _fake_histories(by_model)
+    verdicts, doubled = anbn._verdicts(by_model, cfg, "cpu", False, histories)
     assert asked == [{("srn", 0): 14, ("srn", 1): 14}]  # one batch of continued runs
     assert verdicts["srn"].label == "differs" and verdicts["lstm"].label == "agrees"
     summary = anbn.summarise([*by_model["srn"], *by_model["lstm"]], 20)

@@ -287,13 +287,15 @@ def _alpha_metric(classifier) -> float:
 
 def train_classifier(name: str, train: Sequence, valid: Sequence, vocab: Vocab,
                      settings: Mapping, seed: int, device=None, alpha_init: float = 0.8,
-                     alpha_parametrisation: str = "sigmoid", min_epochs: int = 0):
+                     alpha_parametrisation: str = "sigmoid", min_epochs: int = 0,
+                     resume=None):
     """``(classifier, history)``: model ``name`` under a linear head,
     ``p(y | w_1 … w_n) = softmax(V h_n + c)``, trained on ``(string, label)`` pairs until
     :func:`classifier_criterion` is met (at most ``max_epochs``, at least ``min_epochs``); the
     model returned is the one that met it (the criterion watches accuracy, so the weights of
     the best validation *loss* are not put back). A Decay RNN records ``α`` every
-    ``alpha_every`` optimizer steps (``history.step_values("alpha")``)."""
+    ``alpha_every`` optimizer steps (``history.step_values("alpha")``). ``resume``: the
+    History of the run to continue (twice its budget)."""
     model = build(name, vocab, settings, seed, alpha_init,
                   alpha_parametrisation=alpha_parametrisation)
     clf = SequenceClassifier(model, n_classes=2, seed=seed)
@@ -302,20 +304,21 @@ def train_classifier(name: str, train: Sequence, valid: Sequence, vocab: Vocab,
                   min_epochs=min_epochs, batch_size=settings["batch_size"], lr=settings["lr"],
                   until=classifier_criterion(settings), restore_best=False, seed=seed,
                   device=device, step_metrics=track, step_every=settings["alpha_every"],
-                  progress=False)
+                  progress=False, resume=resume)
     return clf, history
 
 
 def train_lm(name: str, train: Sequence, valid: Sequence, vocab: Vocab, settings: Mapping,
-             seed: int, device=None, min_epochs: int = 0):
+             seed: int, device=None, min_epochs: int = 0, resume=None):
     """``(model, history)``: model ``name`` trained as a language model (``lm_*`` settings)
-    until its validation loss stops improving (best weights kept)."""
+    until its validation loss stops improving (best weights kept); ``resume``: the History of
+    the run to continue."""
     model = build(name, vocab, settings, seed, hidden=settings["lm_hidden"])
     history = fit(model, vocab, train, valid=valid,
                   epochs=max(settings["lm_max_epochs"], min_epochs), min_epochs=min_epochs,
                   batch_size=settings["lm_batch_size"], lr=settings["lm_lr"],
                   until=Plateau(patience=settings["lm_patience"]), seed=seed, device=device,
-                  progress=False)
+                  progress=False, resume=resume)
     return model, history
 
 
@@ -402,13 +405,15 @@ class RunSpec(NamedTuple):
         return self._replace(min_epochs=2 * math.ceil(history.convergence.epochs))
 
 
-def train_run(spec: RunSpec, settings: Mapping, device: str | None = None) -> dict:
-    """Train and score one run (a worker-process job): ``{"model", "history", "scores"}``."""
+def train_run(spec: RunSpec, settings: Mapping, device: str | None = None,
+              resume=None) -> dict:
+    """Train and score one run (a worker-process job): ``{"model", "history", "scores"}``;
+    ``resume``: the History of the run it continues (a doubled budget)."""
     data = _cached_datasets(settings)
     vocab = data["vocab"]
     if spec.task == "lm":
         model, history = train_lm(spec.name, data["lm_fit"], data["lm_valid"], vocab, settings,
-                                  spec.seed, device, spec.min_epochs)
+                                  spec.seed, device, spec.min_epochs, resume)
         return {"model": model, "history": history,
                 "scores": score_marvin_linzen(model, vocab, settings["n_pairs"])}
     np_task = spec.task == "number prediction"
@@ -416,7 +421,7 @@ def train_run(spec: RunSpec, settings: Mapping, device: str | None = None) -> di
         (data["fit_gram"], data["valid_gram"])
     model, history = train_classifier(spec.name, train, valid, vocab, settings, spec.seed, device,
                                       spec.alpha_init, spec.alpha_parametrisation,
-                                      spec.min_epochs)
+                                      spec.min_epochs, resume)
     if spec.task == "alpha":
         scores = {}
     elif np_task:
@@ -433,11 +438,14 @@ _COST = {"lm": 4.0, "grammaticality": 3.0, "alpha": 2.0, "number prediction": 1.
 
 
 def run_all(specs: Sequence[RunSpec], settings: Mapping, device, progress=None,
-            workers: int | None = None) -> dict[RunSpec, dict]:
+            workers: int | None = None, resume: Mapping | None = None) -> dict[RunSpec, dict]:
     """Every run of ``specs`` in parallel worker processes; ``{spec: train_run(...)}`` in the
-    order of ``specs`` (the long runs are started first)."""
+    order of ``specs`` (the long runs are started first). ``resume``: spec → the History it
+    continues."""
     order = sorted(range(len(specs)), key=lambda i: -_COST[specs[i].task])
-    done = parallel_map(train_run, [(specs[i], dict(settings), str(device)) for i in order],
+    resume = resume or {}
+    done = parallel_map(train_run, [(specs[i], dict(settings), str(device),
+                                     resume.get(specs[i])) for i in order],
                         workers=workers, device=device, desc=NAME, progress=progress)
     by_index = dict(zip(order, done))
     return {spec: by_index[i] for i, spec in enumerate(specs)}
@@ -770,7 +778,8 @@ class DoubledBudget:
         todo = [s for s in dict.fromkeys(specs) if s not in self.results]
         if todo:
             longer = [s.doubled(self.first[s]["history"]) for s in todo]
-            done = run_all(longer, self.settings, self.device, self.progress)
+            done = run_all(longer, self.settings, self.device, self.progress,
+                           resume={d: self.first[s]["history"] for s, d in zip(todo, longer)})
             self.results.update({s: done[d] for s, d in zip(todo, longer)})
 
     def _runs(self, predicate) -> dict[RunSpec, dict]:

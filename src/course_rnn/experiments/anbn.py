@@ -260,12 +260,13 @@ def max_correct_n(right: np.ndarray) -> int:
 
 # -- one run --------------------------------------------------------------------------------------
 def train_one(model_id: str, seed: int, cfg: Mapping, device=None, min_epochs: int = 0,
-              clip="settings") -> tuple:
+              clip="settings", resume=None) -> tuple:
     """Build and train one model until it fits its training set, is stuck, or hits the cap;
     return ``(model, history)``. ``history["max_correct_n"]`` is max_correct_n (n ≤
     ``test_max_n``) at every evaluation (every ``eval_every`` epochs). ``min_epochs``
-    continues a run (twice its budget); ``clip`` overrides the setting (None: no clipping).
-    Top level, for worker processes."""
+    trains at least that long and ``resume`` (the History of the seed's first run) continues
+    it (twice its budget); ``clip`` overrides the setting (None: no clipping). Top level, for
+    worker processes."""
     kind, options, size = MODELS[model_id]
     vocab = Vocab.for_language(AnBn())
     model = build_model(kind, vocab_size=len(vocab), hidden_size=cfg[size], seed=seed, **options)
@@ -278,7 +279,7 @@ def train_one(model_id: str, seed: int, cfg: Mapping, device=None, min_epochs: i
                                            cfg["min_lr"]),
                   clip=cfg["clip"] if clip == "settings" else clip, until=learned(cfg),
                   eval_every=cfg["eval_every"] * steps_per_epoch, seed=seed, device=device,
-                  metrics={"max_correct_n": test.max_correct_n}, progress=False)
+                  metrics={"max_correct_n": test.max_correct_n}, progress=False, resume=resume)
     return model, history
 
 
@@ -635,8 +636,11 @@ def curves_figures(histories: Mapping, cfg: Mapping, optimum: float) -> dict:
 
 
 # -- the experiment -------------------------------------------------------------------------------
-def _train_all(pairs, cfg, device, progress, min_epochs=None) -> list:
-    jobs = [(m, s, cfg, str(device), (min_epochs or {}).get((m, s), 0)) for m, s in pairs]
+def _train_all(pairs, cfg, device, progress, min_epochs=None, resume=None) -> list:
+    """Train every (model id, seed) of ``pairs`` in parallel; ``min_epochs`` and ``resume``
+    map a pair to its budget and the History it continues."""
+    jobs = [(m, s, cfg, str(device), (min_epochs or {}).get((m, s), 0), "settings",
+             (resume or {}).get((m, s))) for m, s in pairs]
     return parallel_map(train_one, jobs, device=device, desc="a^n b^n", progress=progress)
 
 
@@ -733,7 +737,7 @@ def _verdicts(by_model: Mapping[str, list], cfg: Mapping, device, progress,
     doubled: dict = {}
     if wanted:
         for p, (model, history) in zip(wanted, _train_all(wanted, cfg, device, progress,
-                                                          budgets)):
+                                                          budgets, histories)):
             doubled[p] = {**score_run(*p, model, history, cfg), "min_epochs": budgets[p],
                           "history": history, "network": model}
     current = {m: [doubled.get((m, r["seed"]), r) for r in runs] for m, runs in by_model.items()}

@@ -297,10 +297,11 @@ class NextWordInChunks(NextWord):
 
 
 def train_mlp(variant: str, seed: int, train_pairs, valid_pairs, test_pairs, vocab_size: int,
-              config: dict, device=None, min_epochs: float = 0) -> dict:
+              config: dict, device=None, min_epochs: float = 0, resume=None) -> dict:
     """One MLP, ``y = b + W x + U tanh(d + H x)`` (``W`` only for the "direct" variant), trained
     by :func:`~course_rnn.training.fit` until its validation loss plateaus (``min_epochs``: at
-    least that long, for the doubled budget). Returns ``{model, history, valid (log P of every
+    least that long, and ``resume``: the History of the run to continue, for the doubled
+    budget). Returns ``{model, history, valid (log P of every
     watched validation token), test (the same on the test tokens), perplexity (test)}``."""
     seed_everything(seed)  # the initial weights; fit(seed=...) fixes the init and batch order
     model = BengioMLP(vocab_size, context=config["context"], embedding_dim=config["embedding_dim"],
@@ -314,7 +315,8 @@ def train_mlp(variant: str, seed: int, train_pairs, valid_pairs, test_pairs, voc
         weight_decay=config["weight_decay"], schedule=schedule,
         init=normal_embeddings(config["embedding_std"]),
         until=Plateau(patience=config["patience"], min_delta=config["min_delta"]),
-        eval_every=config["eval_every"], seed=seed, device=device, progress=False)
+        eval_every=config["eval_every"], seed=seed, device=device, progress=False,
+        resume=resume)
     model.cpu()
     valid, test = (target_log_probs(model, pairs).numpy() for pairs in (valid_pairs, test_pairs))
     return dict(model=model, history=history, valid=valid, test=test,
@@ -639,12 +641,15 @@ def perplexity_figure(numbers: dict, config: dict) -> Figure:
 
 
 def _train_all(keys, pairs, vocab_size: int, config: dict, device, min_epochs=None,
-               count_job: tuple | None = None, workers=None, progress=None) -> tuple:
+               count_job: tuple | None = None, workers=None, progress=None,
+               resume=None) -> tuple:
     """Train the MLPs ``keys`` ((variant, seed) pairs) and, if given, the count models, in
-    parallel processes; return ``(mlps, counts)``."""
-    min_epochs = min_epochs or {}
+    parallel processes; return ``(mlps, counts)``. ``min_epochs`` and ``resume`` map a key to
+    its least epochs and the History it continues."""
+    min_epochs, resume = min_epochs or {}, resume or {}
     jobs = [("mlp", variant, seed, *pairs, vocab_size, config, device,
-             min_epochs.get((variant, seed), 0)) for variant, seed in keys]
+             min_epochs.get((variant, seed), 0), resume.get((variant, seed)))
+            for variant, seed in keys]
     jobs.sort(key=lambda job: job[1] != "direct")  # the slowest first
     if count_job is not None:
         jobs.append(("counts", *count_job))
@@ -713,7 +718,8 @@ def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=N
             twice = {key: 2 * mlps[key]["history"].convergence.epochs
                      for key in keys}
             again, _ = _train_all(keys, pairs, len(data.vocab), config, device, twice,
-                                  workers=workers, progress=progress)
+                                  workers=workers, progress=progress,
+                                  resume={key: mlps[key]["history"] for key in keys})
             doubled_runs.update(again)
             return (numbers_of(counts, again, config, data, sizes),
                     [r["history"] for r in again.values()])

@@ -257,10 +257,10 @@ def curves_figures(runs: Mapping, optima: Mapping[str, float]) -> dict:
 
 # -- the experiment -------------------------------------------------------------------------------
 def train_run(regime: str, seed: int, cfg: Mapping, data: tuple, device=None,
-              min_epochs: int = 0) -> tuple:
+              min_epochs: int = 0, resume=None) -> tuple:
     """Train one SRN on one regime until it has learned (see the module docstring); return
-    ``(model, history)``. ``min_epochs`` continues a run to twice its budget. Top level, for
-    worker processes."""
+    ``(model, history)``. ``min_epochs`` and ``resume`` (the History of the seed's first run)
+    continue a run to twice its budget. Top level, for worker processes."""
     language = ElmanTemplates()
     vocab = Vocab.for_language(language)
     train, probe = data
@@ -270,7 +270,7 @@ def train_run(regime: str, seed: int, cfg: Mapping, data: tuple, device=None,
     common = dict(valid=probe, epochs=max(cfg["epochs"], min_epochs), min_epochs=min_epochs,
                   batch_size=int(batch_size), lr=float(lr), optimizer=cfg["optimizer"],
                   schedule=ReduceOnPlateau(0.5, cfg["lr_patience"]), seed=seed, device=device,
-                  progress=False)
+                  progress=False, resume=resume)
     if regime == "sentences":
         scorer = H.ExactScorer(language, vocab)
         history = fit(model, vocab, train, **common,
@@ -300,15 +300,17 @@ def read_run(regime: str, model, history, cfg: Mapping, data: tuple) -> dict:
 
 
 def train_runs(data: Mapping, cfg: Mapping, seeds: Sequence[int], device,
-               progress: bool | None = None, min_epochs: Mapping | None = None) -> dict:
+               progress: bool | None = None, min_epochs: Mapping | None = None,
+               resume: Mapping | None = None) -> dict:
     """(regime, seed) → :func:`read_run` of a run trained by :func:`train_run`, every run in
-    parallel worker processes; ``min_epochs``: (regime, seed) → epochs, to continue runs."""
+    parallel worker processes; ``min_epochs``: (regime, seed) → epochs, and ``resume``:
+    (regime, seed) → History, to continue runs."""
     plan = [(regime, seed) for regime in REGIMES for seed in seeds]
     if min_epochs is not None:
         plan = [p for p in plan if p in min_epochs]
-    jobs = [(regime, seed, cfg, data[regime], str(device), (min_epochs or {}).get((regime, seed),
-                                                                                   0))
-            for regime, seed in plan]
+    min_epochs, resume = min_epochs or {}, resume or {}
+    jobs = [(regime, seed, cfg, data[regime], str(device), min_epochs.get((regime, seed), 0),
+             resume.get((regime, seed))) for regime, seed in plan]
     trained = parallel_map(train_run, jobs, device=device, desc="elman-clusters",
                            progress=progress)
     return {(regime, seed): read_run(regime, model, history, cfg, data[regime])
@@ -446,7 +448,9 @@ def run(scale: str = "quick", seeds=None, device=None, progress: bool | None = N
             if not doubled_runs:
                 budgets = {key: 2 * math.ceil(r["history"].convergence.epochs)
                            for key, r in runs.items()}
-                doubled_runs.update(train_runs(data, cfg, seeds, device, progress, budgets))
+                doubled_runs.update(train_runs(
+                    data, cfg, seeds, device, progress, budgets,
+                    resume={key: r["history"] for key, r in runs.items()}))
                 twice.update(counts=clade_counts(doubled_runs, groups),
                              histories=[r["history"] for r in doubled_runs.values()])
             return twice

@@ -315,9 +315,10 @@ def _build(model: str, vocab: Vocab, settings: dict, seed: int):
 
 
 def gym_run(language: str, model_name: str, seed: int, cfg: dict, device=None,
-            min_epochs: int = 0) -> dict:
+            min_epochs: int = 0, resume=None) -> dict:
     """Train one model on one language until its validation loss plateaus (at least
-    ``min_epochs``), then score it. ``cfg`` is the whole gym's settings. Returns the row (plain
+    ``min_epochs``; ``resume``: the History of the run to continue), then score it. ``cfg`` is
+    the whole gym's settings. Returns the row (plain
     numbers) with the run's ``history`` and the CPU ``model`` added. A top-level function, so
     that worker processes can run it."""
     lang_cfg = cfg["languages"][language]
@@ -330,7 +331,7 @@ def gym_run(language: str, model_name: str, seed: int, cfg: dict, device=None,
                   batch_size=task.batch_size or cfg["batch_size"], lr=task.lr or cfg["lr"],
                   lr_factors=FLNN_LR_FACTORS if flnn else None,
                   until=Plateau(patience=lang_cfg.get("patience", cfg["patience"])), seed=seed,
-                  device=device, progress=False)
+                  device=device, progress=False, resume=resume)
     seconds = time.process_time() - start
     validity = next_symbol_validity(model, task.language, task.vocab, task.test)
     record = history.convergence
@@ -372,6 +373,7 @@ def run_gym(
     languages: Iterable[str] | None = None,
     settings: dict | None = None,
     min_epochs: dict | None = None,
+    resume: dict | None = None,
 ) -> list[dict]:
     """Train every model on every language (where :func:`applicable`) for every seed, in
     parallel worker processes, each until it has learned.
@@ -387,7 +389,8 @@ def run_gym(
     the known ones otherwise); ``settings`` overrides entries of ``gym_settings(scale)`` (a
     language may set its own ``lr``, ``batch_size`` and ``patience``), e.g.
     ``{"hidden": 8, "languages": {"dyck": {"epochs": 2}}}``; ``min_epochs`` maps
-    (language, model, seed) to a least number of epochs (the doubled budget).
+    (language, model, seed) to a least number of epochs (the doubled budget) and ``resume``
+    to the History that run continues.
     """
     cfg = gym_settings(scale)
     if settings:
@@ -406,9 +409,9 @@ def run_gym(
     for lang in language_names:  # bad settings fail here, before any training
         make_task(lang, cfg["languages"][lang])
     jobs = _jobs_of(pairs, seeds)
-    more = min_epochs or {}
-    done = parallel_map(gym_run, [(lang, m, s, cfg, str(device), more.get((lang, m, s), 0))
-                                  for lang, m, s in jobs],
+    more, resume = min_epochs or {}, resume or {}
+    done = parallel_map(gym_run, [(lang, m, s, cfg, str(device), more.get((lang, m, s), 0),
+                                   resume.get((lang, m, s))) for lang, m, s in jobs],
                         device=device, desc="gym", progress=progress)
     by_job = dict(zip(jobs, done))
     return [by_job[lang, m, s] for lang, m in pairs for s in seeds]
@@ -673,11 +676,14 @@ def run(scale: str = "quick", seeds=None, device=None, progress: bool | None = N
         doubled: list[dict] = []
 
         def doubled_rows(cells: set) -> list[dict]:
+            chosen = [r for r in rows if (r["model"], r["language"]) in cells]
             again = {(r["language"], r["model"], r["seed"]): 2 * math.ceil(r["epochs"])
-                     for r in rows if (r["model"], r["language"]) in cells}
+                     for r in chosen}
             more = run_gym(gym_scale, seeds=seeds, device=device, progress=progress,
                            settings=settings, models=sorted({m for m, _ in cells}),
-                           languages=sorted({lang for _, lang in cells}), min_epochs=again)
+                           languages=sorted({lang for _, lang in cells}), min_epochs=again,
+                           resume={(r["language"], r["model"], r["seed"]): r["history"]
+                                   for r in chosen})
             doubled.extend(r for r in more if (r["model"], r["language"]) in cells)
             replaced = {(r["model"], r["language"], r["seed"]) for r in doubled}
             return [r for r in rows if (r["model"], r["language"], r["seed"]) not in replaced] \

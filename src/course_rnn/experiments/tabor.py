@@ -190,10 +190,10 @@ def criterion(group: str, settings: dict):
 
 
 def backprop_run(group: str, seed: int, settings: dict, device="cpu",
-                 min_epochs: int = 0) -> dict:
+                 min_epochs: int = 0, resume=None) -> dict:
     """One FLNN of ``group`` trained by backpropagation through time until its criterion:
-    ``{group, seed, model, history, train, test}``. ``min_epochs``: train at least that long
-    (the doubled budget: the same seed continued)."""
+    ``{group, seed, model, history, train, test}``. ``min_epochs``: train at least that long;
+    ``resume``: the History of this seed's first run (the doubled budget continues it)."""
     number, end_marker, rbf_size, _, equal_rates = BACKPROP[group]
     language, vocab = grammar(number, end_marker)
     model = FLNN(len(vocab), rbf_size=rbf_size, seed=seed)
@@ -204,7 +204,7 @@ def backprop_run(group: str, seed: int, settings: dict, device="cpu",
                   clip=None, epochs=max(cap, min_epochs), min_epochs=min_epochs,
                   eval_every=settings["eval_every"],
                   until=criterion(group, settings), restore_best=end_marker, seed=seed,
-                  device=device, progress=False)
+                  device=device, progress=False, resume=resume)
     model.cpu()
     return dict(group=group, seed=seed, model=model, history=history,
                 **scores(model, language, vocab))
@@ -245,7 +245,8 @@ def train_job(kind: str, group: str, seed: int, settings: dict, device: str,
               min_epochs: int = 0, run: dict | None = None) -> dict:
     """One job of :func:`run` (top level, so that a worker process can import it)."""
     if kind == "backprop":
-        return backprop_run(group, seed, settings, device, min_epochs)
+        return backprop_run(group, seed, settings, device, min_epochs,
+                            run["history"] if run is not None else None)
     if kind == "climb":
         return hill_climb_run(group, seed, settings, device)
     if kind == "continue climb":
@@ -254,11 +255,12 @@ def train_job(kind: str, group: str, seed: int, settings: dict, device: str,
 
 
 def doubled_job(run: dict, settings: dict, device: str) -> tuple:
-    """The job that trains ``run`` to twice its budget."""
+    """The job that trains ``run`` to twice its budget: the same run, continued."""
     if run["group"] in HILL_CLIMB:
         return ("continue climb", run["group"], run["seed"], settings, device, 0, run)
     epochs = math.ceil(run["history"].convergence.epochs)
-    return ("backprop", run["group"], run["seed"], settings, device, 2 * epochs, None)
+    return ("backprop", run["group"], run["seed"], settings, device, 2 * epochs,
+            {"history": run["history"]})
 
 
 def top_level_spread(model: FLNN) -> dict:

@@ -329,9 +329,10 @@ def halving(cfg: Mapping) -> ReduceOnPlateau:
 
 
 def train_dyck_model(name: str, seed: int, cfg: Mapping, train: Sequence, valid: Sequence,
-                     test: Sequence, device=None, min_epochs: int = 0) -> dict:
+                     test: Sequence, device=None, min_epochs: int = 0, resume=None) -> dict:
     """Train one Dyck network until its validation loss plateaus (at least ``min_epochs``; the
-    cap is ``max(cfg["epochs"], min_epochs)``), then score it on ``test``. Returns the CPU
+    cap is ``max(cfg["epochs"], min_epochs)``; ``resume``: the History of the run to continue),
+    then score it on ``test``. Returns the CPU
     ``model``, its ``history``, ``closing`` (:func:`dyck_closing_accuracy` on ``test``) and
     ``test_loss``. A top-level function, so that worker processes can run it."""
     dyck = Dyck()
@@ -341,7 +342,7 @@ def train_dyck_model(name: str, seed: int, cfg: Mapping, train: Sequence, valid:
     history = fit(model, vocab, train, valid=valid, epochs=max(cfg["epochs"], min_epochs),
                   min_epochs=min_epochs, batch_size=cfg["batch"], lr=cfg["lr"],
                   schedule=halving(cfg), until=Plateau(patience=cfg["patience"]), seed=seed,
-                  device=device, metrics=probe.metrics(), progress=False)
+                  device=device, metrics=probe.metrics(), progress=False, resume=resume)
     closing = dyck_closing_accuracy(model, dyck, vocab, test)
     test_loss = evaluate_loss(model, vocab, test)
     return {"model": model.cpu(), "history": history, "closing": closing, "test_loss": test_loss}
@@ -571,12 +572,13 @@ def _run_name(name: str, seed: int, doubled: bool = False) -> str:
     return f"{name} seed {seed}" + (" (2× budget)" if doubled else "")
 
 
-def _train_dyck_runs(jobs: list[tuple[str, int, int]], cfg, data, device, progress) -> list:
-    """``train_dyck_model`` for every (name, seed, min_epochs) in ``jobs``, in parallel."""
+def _train_dyck_runs(jobs: list[tuple], cfg, data, device, progress) -> list:
+    """``train_dyck_model`` for every (name, seed, min_epochs, resume) in ``jobs``, in
+    parallel."""
     train, valid, test = data
     return parallel_map(train_dyck_model,
-                        [(name, seed, cfg, train, valid, test, str(device), min_epochs)
-                         for name, seed, min_epochs in jobs],
+                        [(name, seed, cfg, train, valid, test, str(device), min_epochs, resume)
+                         for name, seed, min_epochs, resume in jobs],
                         device=device, desc="urn-dyck", progress=progress)
 
 
@@ -602,18 +604,19 @@ def run_dyck(scale: str = "quick", seeds=None, device=None, progress: bool | Non
         dyck = Dyck()
         vocab = Vocab(dyck.alphabet)
         data = dyck_data(cfg)
-        jobs = [(name, seed, 0) for seed in seeds for name in DYCK_MODELS]
+        jobs = [(name, seed, 0, None) for seed in seeds for name in DYCK_MODELS]
         trained = _train_dyck_runs(jobs, cfg, data, device, progress)
         runs: dict = {s: {} for s in seeds}
-        for (name, seed, _), run in zip(jobs, trained):
+        for (name, seed, _, _), run in zip(jobs, trained):
             runs[seed][name] = run
         numbers = _dyck_numbers(runs, cfg, seeds)
         doubled_runs: dict = {}
 
         def doubled_numbers(models: list[str]) -> dict:
-            more = [(m, s, doubled_epochs(runs[s][m]["history"])) for s in seeds for m in models]
-            for (name, seed, _), run in zip(more, _train_dyck_runs(more, cfg, data, device,
-                                                                   progress)):
+            more = [(m, s, doubled_epochs(runs[s][m]["history"]), runs[s][m]["history"])
+                    for s in seeds for m in models]
+            for (name, seed, _, _), run in zip(more, _train_dyck_runs(more, cfg, data, device,
+                                                                      progress)):
                 doubled_runs.setdefault(seed, {})[name] = run
             merged = {s: {**runs[s], **doubled_runs.get(s, {})} for s in seeds}
             return _dyck_numbers(merged, cfg, seeds)
@@ -680,10 +683,11 @@ def cross_serial_model(kind: str, vocab_size: int, units: int, cfg: Mapping, see
 
 
 def train_cross_serial_model(kind: str, units: int, seed: int, cfg: Mapping, train: Sequence,
-                             device=None, min_epochs: int = 0) -> dict:
+                             device=None, min_epochs: int = 0, resume=None) -> dict:
     """Train one network until every string of the training family C_{max_total+1} is right
     (:data:`FIT_METRIC` = 1; at least ``min_epochs``, at most ``max(cfg["epochs"],
-    min_epochs)``), then score it on every string of C_{test_family}. Returns the CPU ``model``,
+    min_epochs)``; ``resume``: the History of the run to continue), then score it on every
+    string of C_{test_family}. Returns the CPU ``model``,
     its ``history`` and ``scores`` (:func:`cross_serial_accuracy` on the test family)."""
     language = CrossSerial()
     vocab = Vocab(language.alphabet)
@@ -696,7 +700,7 @@ def train_cross_serial_model(kind: str, units: int, seed: int, cfg: Mapping, tra
     history = fit(model, vocab, train, epochs=max(cfg["epochs"], min_epochs),
                   min_epochs=min_epochs, batch_size=cfg["batch"], lr=cfg["lr"],
                   until=Target(FIT_METRIC, 1.0), metrics={FIT_METRIC: fitted}, seed=seed,
-                  device=device, progress=False)
+                  device=device, progress=False, resume=resume)
     scores = cross_serial_accuracy(model, language, vocab, language.family(cfg["test_family"]))
     return {"model": model.cpu(), "history": history, "scores": scores}
 
@@ -865,10 +869,10 @@ def run_cross_serial(scale: str = "quick", seeds=None, device=None,
         train = language.sample(cfg["train"], seed=0, max_total=cfg["max_total"])
         test = language.family(cfg["test_family"])
 
-        def train_all(jobs: list[tuple[str, int, int, int]]) -> list:
+        def train_all(jobs: list[tuple]) -> list:
             return parallel_map(train_cross_serial_model,
-                                [(kind, units, seed, cfg, train, str(device), more)
-                                 for kind, units, seed, more in jobs],
+                                [(kind, units, seed, cfg, train, str(device), *more)
+                                 for kind, units, seed, *more in jobs],
                                 device=device, desc="urn-cross-serial", progress=progress)
 
         # largest first, so that parallel workers start on the longest runs
@@ -884,7 +888,8 @@ def run_cross_serial(scale: str = "quick", seeds=None, device=None,
         doubled: dict = {}
 
         def doubled_numbers(models: list[str]) -> dict:
-            more = [(kind, u, s, doubled_epochs(trained[kind, u, s]["history"]))
+            more = [(kind, u, s, doubled_epochs(trained[kind, u, s]["history"]),
+                     trained[kind, u, s]["history"])
                     for kind, u, s in trained if kind.upper() in models]
             doubled.update(zip([j[:3] for j in more], train_all(more)))
             return numbers_of({**trained, **doubled})

@@ -20,6 +20,8 @@ criterion was met and why.
 
 from __future__ import annotations
 
+import copy
+import itertools
 import math
 import time
 from collections.abc import Callable, Mapping
@@ -60,6 +62,9 @@ class History:
     learning curve. ``steps``: one dict per recorded optimizer step (``step_metrics``).
     ``convergence``: whether the run learned (:class:`~course_rnn.training.Convergence`).
     ``settings``: how it was trained (optimizer, learning rate, criterion, …).
+    ``state``: where training stopped (weights *before* the best ones were restored, optimizer,
+    schedule, step, random state), so that ``fit(..., resume=history)`` can continue the run
+    exactly; not part of :meth:`to_json`.
     """
 
     epochs: list[dict] = field(default_factory=list)
@@ -67,6 +72,7 @@ class History:
     convergence: Convergence | None = None
     settings: dict = field(default_factory=dict)
     best_epoch: float | None = None
+    state: ResumeState | None = field(default=None, repr=False)
 
     def __getitem__(self, key: str) -> list:
         return [e.get(key) for e in self.epochs]
@@ -102,6 +108,49 @@ class History:
         curve = {k: [self.epochs[i].get(k) for i in keep] for k in keys}
         return {"convergence": self.convergence.to_json() if self.convergence else None,
                 "settings": dict(self.settings), "curve": curve}
+
+
+@dataclass
+class ResumeState:
+    """Everything :func:`fit` needs to go on from where a run stopped."""
+
+    model: dict
+    optimizer: dict
+    scheduler: dict | None
+    step: int
+    best: tuple  # (value, epoch, weights or None) of the monitor's best evaluation so far
+    rng: torch.Tensor
+
+    @staticmethod
+    def capture(model, opt, scheduler, step: int, best: _Best) -> ResumeState:
+        return ResumeState(
+            model=_copy_state(model.state_dict()), optimizer=copy.deepcopy(opt.state_dict()),
+            scheduler=scheduler.state_dict() if scheduler is not None else None, step=step,
+            best=(best.value, best.epoch, best.state), rng=torch.get_rng_state())
+
+
+def _copy_state(state: Mapping[str, torch.Tensor]) -> dict:
+    return {k: v.detach().clone() for k, v in state.items()}
+
+
+#: Settings a continuation may change; every other one must be the first run's.
+_RESUMABLE_CHANGES = {"epochs_cap", "min_epochs", "device"}
+
+
+def _check_resume(resume, settings: dict) -> None:
+    if not isinstance(resume, History):
+        raise TypeError(f"resume= takes the History of an earlier run, got "
+                        f"{type(resume).__name__}")
+    if resume.state is None:
+        raise ValueError("resume=: this History has no saved state to go on from (a run "
+                         "trained by fit keeps one; a History read back from JSON does not)")
+    changed = sorted(k for k in settings.keys() | resume.settings.keys()
+                     if k not in _RESUMABLE_CHANGES
+                     and settings.get(k) != resume.settings.get(k))
+    if changed:
+        raise ValueError("resume= continues a run with its own settings; these differ: " +
+                         ", ".join(f"{k} (was {resume.settings.get(k)!r}, now "
+                                   f"{settings.get(k)!r})" for k in changed))
 
 
 def _thin(n: int, max_points: int) -> list[int]:
@@ -177,6 +226,7 @@ def fit(
     step_every: int = 1,
     checkpoint: str | Path | None = None,
     progress: bool | None = None,
+    resume: History | None = None,
 ) -> History:
     """Train ``model`` on ``task`` until it has learned; return its :class:`History`.
 
@@ -209,6 +259,13 @@ def fit(
             every ``step_every``-th step, in ``history.steps``.
         checkpoint: save the final (or restored best) sequence model there.
         progress: a progress bar (default: on unless ``$COURSE_RNN_PROGRESS=0``).
+        resume: the :class:`History` of an earlier run of this model with the same settings
+            (only ``epochs``, ``min_epochs`` and ``device`` may change): training goes on from
+            where that run stopped — its weights, optimizer, schedule and learning curve — as if
+            it had never stopped (exactly, unless that run ended at a cap that is not a
+            multiple of ``eval_every``: its extra evaluation then stepped the schedule). The
+            verdicts' "twice the budget" uses it instead of training the first half again.
+            ``model`` is any instance of the same architecture: its weights are replaced.
     """
     task = task_for(model, task)
     task.check_model(model)
@@ -233,7 +290,7 @@ def fit(
 
     seed_everything(seed)
     model.to(device)
-    if init is not None:
+    if init is not None and resume is None:
         init(model)
     params = [p for p in model.parameters() if p.requires_grad]
     opt = make_optimizer(optimizer, parameter_groups(model, lr, lr_factors), lr, momentum,
@@ -244,19 +301,25 @@ def fit(
     evaluations = math.ceil(max_steps / eval_every)
     scheduler = make_schedule(schedule, opt, evaluations)
 
-    history = History(settings={
+    settings = {
         "task": task.name, "optimizer": optimizer, "lr": lr, "momentum": momentum,
         "weight_decay": weight_decay, "lr_factors": dict(lr_factors or {}),
         "schedule": repr(schedule) if schedule is not None else None, "clip": clip,
         "batch_size": batch_size, "epochs_cap": epochs, "min_epochs": min_epochs,
         "init": getattr(init, "__name__", repr(init)) if init is not None else None,
         "criterion": criterion.describe(monitor), "patience": patience, "seed": seed,
-        "device": str(device), "train_items": len(train_set),
-    })
+        "device": str(device), "train_items": len(train_set), "eval_every": eval_every,
+    }
+    history = History(settings=settings)
     best = _Best(model, monitor, keep_state=restore_best)
+    step = 0
+    if resume is not None:
+        _check_resume(resume, settings)
+        step = _restore(resume, model, opt, scheduler, best, device)
+        history.epochs, history.steps = list(resume.epochs), list(resume.steps)
     bar = EpochProgress(evaluations, progress, epochs)
     round_ = _Round(device)
-    stopped, reason, step = "budget spent", "", 0
+    stopped, reason = "budget spent", ""
 
     def record_step(epoch: int) -> None:
         was_training = model.training
@@ -266,11 +329,18 @@ def fit(
         model.train(was_training)
         history.steps.append({"step": step, "epoch": epoch, **values})
 
-    if step_metrics:
+    if step_metrics and resume is None:
         record_step(0)
     model.train()
-    for epoch, batch in _shuffled_batches(task, train_set, batch_size, seed):
-        loss, count, correct = task.loss(model, batch)
+    for epoch, batch in _shuffled_batches(task, train_set, batch_size, seed, step,
+                                          steps_per_epoch):
+        if step >= max_steps:  # a resumed run already past its cap
+            break
+        if task.counts_cheaply:
+            loss, count, correct = task.loss(model, batch)
+        else:  # count only where the learning curve records it: the step before an evaluation
+            before_evaluation = (step + 1) % eval_every == 0 or step + 1 >= max_steps
+            loss, count, correct = task.loss(model, batch, count=before_evaluation)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         norm = torch.nn.utils.clip_grad_norm_(params, clip or math.inf)
@@ -308,6 +378,7 @@ def fit(
     bar.close()
     if stopped == "budget spent":
         reason = f"cap of {epochs} epochs reached; " + status(criterion, history, monitor)[1]
+    history.state = ResumeState.capture(model, opt, scheduler, step, best)
     best.restore()
     history.best_epoch = best.epoch
     last = history.last
@@ -322,13 +393,36 @@ def fit(
     return history
 
 
-def _shuffled_batches(task: Task, data, batch_size: int | None, seed: int):
-    """``(epoch, batch)`` for epochs 1, 2, …, each a fresh shuffle drawn from ``seed + epoch``."""
-    epoch = 0
+def _shuffled_batches(task: Task, data, batch_size: int | None, seed: int, start: int = 0,
+                      steps_per_epoch: int = 1):
+    """``(epoch, batch)`` for epochs 1, 2, …, each a fresh shuffle drawn from ``seed + epoch``;
+    from step ``start`` on (a resumed run: the batches it would have had next)."""
+    epoch, skip = divmod(start, steps_per_epoch)
+    if skip and not task.resumes_within_epoch:
+        raise ValueError(f"a {task.name} run can be resumed only at the end of an epoch, not at "
+                         f"step {start} ({skip} of {steps_per_epoch} steps into epoch {epoch + 1})")
     while True:
         epoch += 1
-        for batch in task.batches(data, batch_size, shuffle=True, seed=seed + epoch):
+        batches = task.batches(data, batch_size, shuffle=True, seed=seed + epoch)
+        for batch in itertools.islice(batches, skip, None):
             yield epoch, batch
+        skip = 0
+
+
+def _restore(resume: History, model, opt, scheduler, best: _Best, device) -> int:
+    """Put the state of the run ``resume`` ended with into ``model``, ``opt``, ``scheduler``
+    and ``best``; return its step."""
+    state = resume.state
+    model.load_state_dict(state.model)
+    opt.load_state_dict(copy.deepcopy(state.optimizer))  # a History can be resumed twice
+    if scheduler is not None and state.scheduler is not None:
+        scheduler.load_state_dict(state.scheduler)
+    best.value, best.epoch, weights = state.best
+    if best.keep_state and weights is not None:
+        best.state = _copy_state(weights)
+    torch.set_rng_state(state.rng)
+    model.to(device)
+    return state.step
 
 
 class _Round:
@@ -342,6 +436,7 @@ class _Round:
     def reset(self) -> None:
         zero = torch.zeros((), device=self.device)
         self.loss, self.count, self.right = zero.clone(), zero.clone(), zero.clone()
+        self.counted = zero.clone()
         self.clipped, self.max_norm, self.steps = zero.clone(), zero.clone(), 0
 
     def add(self, loss, count, correct, norm, clip) -> None:
@@ -349,6 +444,7 @@ class _Round:
         self.count += count
         if correct is not None:
             self.right += correct
+            self.counted += count
         self.max_norm = torch.maximum(self.max_norm, norm.detach())
         if clip:
             self.clipped += norm.detach() > clip
@@ -361,7 +457,7 @@ class _Round:
         record = {"epoch": step // steps_per_epoch if whole else round(step / steps_per_epoch, 4),
                   "step": step, "train_loss": float(self.loss / self.count)}
         if counts_correct:
-            record["train_accuracy"] = float(self.right / self.count)
+            record["train_accuracy"] = float(self.right / self.counted)
         record["lr"] = opt.param_groups[-1]["lr"]
         record["clipped"] = float(self.clipped) / self.steps
         record["grad_norm"] = float(self.max_norm)

@@ -99,6 +99,7 @@ class StreamModelling(Task):
     """
 
     name = "language modelling on a stream (truncated BPTT)"
+    resumes_within_epoch = False  # the state carried from window to window is not kept
 
     def __init__(self, vocab: Vocab, chunk: int = 30, eval_streams: int = 8):
         if not isinstance(vocab, Vocab):
@@ -138,7 +139,7 @@ class StreamModelling(Task):
             window = slice(start, start + self.chunk)
             yield Window(inputs[:, window], targets[:, window], mask[:, window], carry)
 
-    def loss(self, model, batch: Window):
+    def loss(self, model, batch: Window, count: bool = True):
         logits, state = model.run(batch.inputs, batch.carry["state"])
         batch.carry["state"] = detach_state(state)
         losses = F.cross_entropy(logits.transpose(1, 2), batch.targets, reduction="none")

@@ -61,10 +61,15 @@ class Prepared:
 class Task:
     """Base class: ``prepare`` once, then ``batches`` and ``loss`` in the loop, ``evaluate``
     after each epoch. ``counts_correct``: whether ``loss`` also counts right predictions (then
-    the loop records ``train_accuracy`` and ``valid_accuracy``)."""
+    the loop records ``train_accuracy`` and ``valid_accuracy``). ``counts_cheaply``: False when
+    counting costs much more than the loss, so that the loop asks for the count (``count=True``)
+    only at the step before each evaluation. ``resumes_within_epoch``: whether a run can be
+    continued from the middle of an epoch (not when state carries from batch to batch)."""
 
     name = "task"
     counts_correct = False
+    counts_cheaply = True
+    resumes_within_epoch = True
 
     def check_model(self, model) -> None:  # pragma: no cover - overridden
         raise NotImplementedError
@@ -81,8 +86,10 @@ class Task:
     def select(self, data: Prepared, index: torch.Tensor):  # pragma: no cover
         raise NotImplementedError
 
-    def loss(self, model, batch) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
-        """``(mean loss, how many predictions it averages, how many were right or None)``."""
+    def loss(self, model, batch, count: bool = True
+             ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
+        """``(mean loss, how many predictions it averages, how many were right or None)``
+        (None also when ``count`` is False and counting is costly)."""
         raise NotImplementedError  # pragma: no cover
 
     @torch.no_grad()
@@ -135,7 +142,7 @@ class LanguageModelling(Task):
     def select(self, data: Prepared, index: torch.Tensor) -> Batch:
         return data.tensors["batch"].rows(index)
 
-    def loss(self, model, batch: Batch):
+    def loss(self, model, batch: Batch, count: bool = True):
         logits = model(batch.inputs)
         losses = F.cross_entropy(logits.transpose(1, 2), batch.targets, reduction="none")
         count = batch.mask.sum()
@@ -174,7 +181,7 @@ class Classification(Task):
     def select(self, data: Prepared, index: torch.Tensor):
         return data.tensors["batch"].rows(index), data.tensors["labels"][index]
 
-    def loss(self, model, batch):
+    def loss(self, model, batch, count: bool = True):
         strings, labels = batch
         logits = model(strings.inputs, strings.lengths)
         right = (logits.detach().argmax(-1) == labels).sum()
@@ -203,7 +210,7 @@ class NextWord(Task):
     def select(self, data: Prepared, index: torch.Tensor):
         return data.tensors["contexts"][index], data.tensors["targets"][index]
 
-    def loss(self, model, batch):
+    def loss(self, model, batch, count: bool = True):
         contexts, targets = batch
         logits = model.scores(contexts)  # indices were checked once, in prepare
         return F.cross_entropy(logits, targets), targets.new_tensor(len(targets)), None
@@ -220,6 +227,7 @@ class ExactDistributions(Task):
 
     name = "exact next-word distributions"
     counts_correct = True
+    counts_cheaply = False  # Tabor's % correct costs a fifth of a training step
 
     def __init__(self, language: TaborGrammar, vocab: Vocab):
         if not isinstance(language, TaborGrammar):
@@ -245,11 +253,13 @@ class ExactDistributions(Task):
         batch = data.tensors["batch"].rows(index)
         return batch, data.tensors["targets"][index, : batch.inputs.shape[1]]
 
-    def loss(self, model, batch):
+    def loss(self, model, batch, count: bool = True):
         strings, targets = batch
         logits = model(strings.inputs)
         positions = strings.mask.sum()
         loss = kl_error(logits, targets, strings.mask) / positions
+        if not count:
+            return loss, positions, None
         probs = torch.softmax(logits.detach(), -1)[..., EOS:]
         share = tabor_percent_correct(probs.cpu(), targets[..., EOS:].cpu(), strings.mask.cpu())
         return loss, positions, positions * (share / 100.0)
