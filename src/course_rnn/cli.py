@@ -145,6 +145,7 @@ def replicate(args, names) -> int:
     import torch
 
     from .experiments import get_experiment
+    from .experiments.costs import estimate
     from .utils import pick_device
 
     device = pick_device(args.device)  # ValueError for a missing GPU, before any training
@@ -152,8 +153,8 @@ def replicate(args, names) -> int:
         torch.set_num_threads(args.threads or 1)
     for name in chosen:
         experiment = get_experiment(name)
-        print(f"== {name}: {experiment.title} (scale {args.scale}, device {device})",
-              flush=True)
+        print(f"== {name}: {experiment.title} (scale {args.scale}, device {device})\n"
+              f"   expected: {estimate(name, args.scale)}", flush=True)
         result = experiment.run(scale=args.scale, seeds=args.seeds, device=device,
                                 progress=False if args.quiet else None,
                                 settings=dict(args.settings) or None)

@@ -197,6 +197,7 @@ def test_replicate_quick_smoke(name, tmp_path):
     # whether it converged and why
     assert results["runs"], "an experiment that trains records its runs"
     printed = done.stdout
+    assert "   expected: " in printed  # before the run: roughly how long, or never timed
     assert "-- training runs (" in printed
     for run_name, run in results["runs"].items():
         record = run["convergence"]
