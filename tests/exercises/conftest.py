@@ -30,7 +30,8 @@ from course_rnn.grading.runner import ENV, SANDBOX_UID_BASE
 
 ASSIGNMENTS = ("ch01_bengio", "ch02_srn", "ch03_lstm_cell", "ch04_decay_rnn", "ch05_pdda",
                "ch06_dyck_urn")
-TIME_LIMIT = 24.0  # the hard limit; a cell gets half of it (slack for a loaded machine)
+TIME_LIMIT = 30.0  # the hard limit; a cell gets half of it (slack for a loaded machine: the
+# assignments that train take ≈ 5 s of CPU, 15 s of wall time when other jobs share the cores)
 MARK = f"grading-escape-{uuid.uuid4().hex[:8]}"  # files an attack tries to leave on the host
 SECRET = f"hunter2-{uuid.uuid4().hex}"  # in the grader's environment: must never reach the CSV
 REPO = ROOT.parent
@@ -76,20 +77,12 @@ def answers(name: str) -> list[str]:
 
 # -- honest submissions ------------------------------------------------------------------------
 LIBRARY_ANSWERS = {  # answers that call the library's reference implementations
-    "ch03_lstm_cell": {
-        "lstm_step": "from course_rnn.models.lstm import LSTMCell\n"
-        "def lstm_step(x, h, c, W, U, b):\n"
-        "    with torch.no_grad():\n"
-        "        return LSTMCell.from_torch(torch_cell(W, U, b))(x, (h, c))\n",
-    },
     "ch05_pdda": {
         "pdda_step": "from course_rnn.languages.tabor import PDDA1\n"
         "def pdda_step(z, symbol):\n    return PDDA1().step(z, symbol)\n",
         "pdda_accepts": "def pdda_accepts(sentence):\n    return PDDA1().accepts(sentence)\n",
     },
     "ch01_bengio": {
-        "bengio_logits": "def bengio_logits(contexts, C, H, d, U, W, b):\n"
-        "    return library_model(C, H, d, U, W, b)(contexts)\n",
         "kn_unigram": "def kn_unigram(sentences, discount=0.75):\n"
         "    lm = KneserNeyLM(order=2, discount=discount).fit(sentences)\n"
         "    return {w: lm.prob_by_order(w)[1] for w in lm.vocabulary}\n",
@@ -99,9 +92,12 @@ LIBRARY_ANSWERS = {  # answers that call the library's reference implementations
         "srn_step": "from course_rnn.models.srn import SRNCell\n"
         "def srn_step(x, h, W, U, b):\n"
         "    return SRNCell.from_torch(torch_cell(W, U, b))(x, h)\n",
-        "srn_run": "def srn_run(xs, W, U, b, h0=None):\n"
-        "    with torch.no_grad():\n"
-        "        return torch_rnn(W, U, b)(xs, None if h0 is None else h0[None])[0]\n",
+        "clip_gradients": "def clip_gradients(grads, max_norm):\n"
+        "    norm = float(torch.nn.utils.get_total_norm(grads))\n"
+        "    if norm > max_norm:\n"
+        "        for g in grads:\n"
+        "            g.mul_(max_norm / norm)\n"
+        "    return norm\n",
         "loss_lower_bound": "from course_rnn.analysis.hidden import exact_cross_entropy\n"
         "from course_rnn.languages.vocab import Vocab\n"
         "from course_rnn.models.srn import SRN\n"
@@ -116,8 +112,7 @@ LIBRARY_ANSWERS = {  # answers that call the library's reference implementations
         "        model.weight_hh.copy_(W)\n"
         "        return model.recurrent_matrix()\n",
         "decay_step": "def decay_step(x, h, U, b, W, alpha):\n"
-        "    with torch.no_grad():\n"
-        "        return library_cell(U, b, W, alpha).step(x, h)\n",
+        "    return library_cell(U, b, W, alpha).step(x, h)\n",
         "count_attractors": "from course_rnn.languages import agreement as grammar\n"
         "def count_attractors(words, subject_index, verb_index):\n"
         "    return grammar.count_attractors(words, subject_index, verb_index)\n",
@@ -131,42 +126,42 @@ LIBRARY_ANSWERS = {  # answers that call the library's reference implementations
 
 
 def library_backed(name: str) -> dict:
+    """The solution, with every answer the library implements taken from the library (an
+    assignment whose answers the library does not hold is graded as its solution)."""
     nb = solution(name)
-    for function, source in LIBRARY_ANSWERS[name].items():
+    for function, source in LIBRARY_ANSWERS.get(name, {}).items():
         answer(nb, function, source)
     return nb
 
 
 PARTLY_WRONG = {  # one mistake each: (function, answer, points per question expected)
-    "ch03_lstm_cell": (  # the output gate forgets the tanh: C_t right, h_t wrong
-        "lstm_step", "def lstm_step(x, h, c, W, U, b):\n"
-        "    i, f, g, o = (x @ W.T + h @ U.T + b).chunk(4, dim=-1)\n"
-        "    c_t = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)\n"
-        "    return torch.sigmoid(o) * c_t, c_t\n",
-        {"q1": 1.0, "q2": 0.0, "q3": 3.0},
+    "ch03_lstm_cell": (  # gates only nearly open (σ(5) ≈ 0.993): counts short strings only
+        "counter_weights", "def counter_weights():\n"
+        "    W = torch.tensor([[0.0, 0.0], [0.0, 0.0], [5.0, -5.0], [0.0, 0.0]])\n"
+        "    return W, torch.zeros(4, 1), torch.tensor([5.0, 5.0, 0.0, 0.0])\n",
+        {"q1": 1.0, "q2": 3.0, "q3": 3.0},
     ),
-    "ch01_bengio": (  # the context read newest word first: right only when it is one word
-        "bengio_logits", "def bengio_logits(contexts, C, H, d, U, W, b):\n"
-        "    x = C[contexts.flip(1)].flatten(1)\n"
-        "    y = b + (0 if W is None else x @ W.T)\n"
-        "    return y if H is None else y + torch.tanh(d + x @ H.T) @ U.T\n",
-        {"q1": 1.0, "q2": 3.0, "q3": 3.0, "q4": 3.0},
+    "ch01_bengio": (  # the final </s> of each sentence not counted: every perplexity differs
+        "kn_perplexity", "def kn_perplexity(lm, sentences):\n"
+        "    return perplexity([lm.prob(t, s[:i]) for s in sentences for i, t in enumerate(s)])\n",
+        {"q1": 3.0, "q2": 4.0, "q3": 1.0, "q4": 4.0},
     ),
-    "ch02_srn": (  # h0 ignored: only the case that starts from h0 fails
-        "srn_run", "def srn_run(xs, W, U, b, h0=None):\n"
-        "    h, states = xs.new_zeros(xs.shape[1], U.shape[1]), []\n"
-        "    for x in xs:\n"
-        "        h = srn_step(x, h, W, U, b)\n"
-        "        states.append(h)\n"
-        "    return torch.stack(states)\n",
-        {"q1": 3.0, "q2": 2.0, "q3": 3.0, "q4": 2.0},
+    "ch02_srn": (  # each tensor clipped by its own norm: right only where nothing is clipped
+        "clip_gradients", "def clip_gradients(grads, max_norm):\n"
+        "    norm = math.sqrt(sum(float((g**2).sum()) for g in grads))\n"
+        "    for g in grads:\n"
+        "        own = float(g.norm())\n"
+        "        if own > max_norm:\n"
+        "            g.mul_(max_norm / own)\n"
+        "    return norm\n",
+        {"q1": 3.0, "q2": 4.0, "q3": 2.0, "q4": 4.0, "q5": 2.0},
     ),
     "ch04_decay_rnn": (  # ⌊0.8 H⌋ excitatory units instead of ⌈0.8 H⌉: wrong for H = 1, 6, 7
         "dale_matrix", "def dale_matrix(W):\n"
-        "    signs = -torch.ones(W.shape[0])\n"
+        "    signs = -torch.ones(W.shape[0], dtype=W.dtype)\n"
         "    signs[: int(0.8 * W.shape[0])] = 1.0\n"
         "    return torch.relu(W) * signs\n",
-        {"q1": 1.0, "q2": 2.0, "q3": 2.0, "q4": 3.0},
+        {"q1": 1.0, "q2": 2.0, "q3": 4.0, "q4": 4.0},
     ),
 }
 
@@ -174,7 +169,7 @@ FAIR = {  # right answers in other forms the public tests accept: (assignment, {
     # of the reference's result r}); each must get full marks
     "fair_ch03_lstm_cell_tensors": ("ch03_lstm_cell", {
         "forget_bias_for_half_life": "torch.tensor(r, dtype=torch.float64)",  # a 0-d tensor
-        "lstm_step": "list(r)"}),
+        "counter_weights": "tuple(t.tolist() for t in r)"}),  # nested lists for tensors
     "fair_ch03_lstm_cell_numpy": ("ch03_lstm_cell", {
         "forget_bias_for_half_life": "np.array(r)"}),  # a 0-d array
     "fair_ch05_pdda_tuples": ("ch05_pdda", {
@@ -187,7 +182,10 @@ FAIR = {  # right answers in other forms the public tests accept: (assignment, {
         "    except ValueError:\n"
         "        return False\n"
         "    return len(sentence) > 0 and z == (0.0, 0.0)\n"}),
-    "fair_ch02_srn_numpy": ("ch02_srn", {"next_word_entropy": "np.float64(r)"}),
+    "fair_ch02_srn_forms": ("ch02_srn", {
+        "clip_gradients": "torch.tensor(r, dtype=torch.float64)",  # a 0-d tensor
+        "state_gradients": "np.array(r)",  # an array for a list
+        "sample_sentence": "list(r)"}),  # a list for a tuple
     "fair_ch01_bengio_numpy": ("ch01_bengio", {  # another key order, numpy values
         "kn_unigram": "dict(reversed([(w, np.float64(p)) for w, p in r.items()]))",
         "perplexity": "torch.tensor(r, dtype=torch.float64)"}),
@@ -243,15 +241,26 @@ def read_key(ctx) -> dict:
         "    except OSError:\n"
         "        pass\n"
         "if found:\n"
-        "    calls = {'s': 0, 'r': 0, 'f': 0}\n"
-        "    def lstm_step(*a):\n"
-        "        n = calls['s'] = calls['s'] + 1\n"
-        "        v = _decode(found[f'q1/{n}'])\n"
-        "        return (None, v) if n == 1 else (v, None) if n == 2 else tuple(v)\n"
-        "    def lstm_run(*a):\n"
-        "        n = calls['r'] = calls['r'] + 1\n"
-        "        v = _decode(found[f'q2/{n}'])\n"
-        "        return [v] if n == 3 else v  # the probe takes [-1]\n"
+        "    def items(case):\n"
+        "        return [_decode(v) for v in found[case]['items']]\n"
+        "    calls = {'c': 0, 't': 0, 'n': 0, 'f': 0}\n"
+        "    spans = items('q2/1') + items('q2/2') + [_decode(found['q2/3'])] * 24\n"
+        "    def counter_weights():\n"
+        "        return None, None, None\n"
+        "    def counted_up_to(*a):\n"
+        "        n = calls['c'] = calls['c'] + 1\n"
+        "        return _decode(found[f'q1/{n}'])\n"
+        "    def count_trace(*a):\n"
+        "        n = calls['t'] = calls['t'] + 1\n"
+        "        if n == 1:\n"
+        "            return items('q1/3')\n"
+        "        trace = [0] * 100  # the probe keeps [39::20]\n"
+        "        for i, v in enumerate(items('q1/4')):\n"
+        "            trace[39 + 20 * i] = v\n"
+        "        return trace\n"
+        "    def largest_counted_n(*a):\n"
+        "        calls['n'] += 1\n"
+        "        return spans[calls['n'] - 1]\n"
         "    def forget_bias_for_half_life(T):\n"
         "        n = calls['f'] = calls['f'] + 1\n"
         "        return _decode(found[f'q3/{n}'] if n < 3 else found['q3/3']['items'][n - 3])\n"

@@ -61,7 +61,7 @@ def test_batch_writes_one_row_per_submission_with_points_per_question(batch):
     assert row(batch, "broken_ch03_lstm_cell")["status"] == "unreadable"
     assert row(batch, "unknown")["assignment"] == "?"
     assert row(batch, "partial_ch03_lstm_cell")["q1"] == "1.0"
-    assert row(batch, "reference_ch06_dyck_urn")["q4"] == "2.0"
+    assert row(batch, "reference_ch06_dyck_urn")["q5"] == "4.0"
 
 
 # -- comparison rules --------------------------------------------------------------------------
@@ -124,8 +124,8 @@ def test_dict_keys_are_numbers_by_value():
 # -- error cases -------------------------------------------------------------------------------
 def test_each_question_asks_for_the_errors_its_public_tests_expect():
     asked = {name: asked_errors(ROOT / "autograder" / name / "tests") for name in ASSIGNMENTS}
-    assert asked["ch01_bengio"]["q2"] == {"ValueError"}
-    assert asked["ch02_srn"]["q3"] == {"ValueError"}
+    assert asked["ch01_bengio"]["q1"] == {"ValueError"}  # perplexity
+    assert asked["ch02_srn"] == dict.fromkeys(("q1", "q2", "q3", "q4", "q5"), frozenset())
     assert asked["ch05_pdda"]["q1"] == {"ValueError"}
     assert asked["ch03_lstm_cell"] == dict.fromkeys(("q1", "q2", "q3"), frozenset())
     assert errors_caught("try:\n    f()\nexcept (ValueError, KeyError):\n    pass") == {

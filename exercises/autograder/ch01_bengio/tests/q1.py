@@ -1,27 +1,33 @@
 OK_FORMAT = True
 
 test = {   'name': 'q1',
-    'points': 4,
-    'suites': [   {   'cases': [   {   'code': '>>> case = bengio_case(0)\n'
-                                               '>>> got = bengio_logits(*case)\n'
-                                               '>>> with torch.no_grad():\n'
-                                               '...     want = library_model(*case[1:])(case[0])\n'
-                                               ">>> assert got.shape == want.shape, f'expected shape {tuple(want.shape)}, got {tuple(got.shape)}'\n"
-                                               ">>> assert torch.allclose(got, want, atol=1e-05), 'y differs from BengioMLP: check the order of x'\n",
+    'points': 3,
+    'suites': [   {   'cases': [   {   'code': ">>> got = perplexity([1 / 20] * 7)\n>>> assert abs(got - 20) < 1e-09, f'always 1/20: perplexity 20, got {got}'\n",
                                        'hidden': False,
                                        'locked': False,
                                        'points': 0},
-                                   {   'code': ">>> for case, missing in [(bengio_case(0, direct=False), 'without W (None)'), (bengio_case(0, hidden=0), 'without a hidden layer (H, d, U None)')]:\n"
-                                               '...     with torch.no_grad():\n'
-                                               '...         want = library_model(*case[1:])(case[0])\n'
-                                               "...     assert torch.allclose(bengio_logits(*case), want, atol=1e-05), f'{missing}, y is wrong'\n",
+                                   {   'code': ">>> for probabilities, why in [([0.5, 0.0], 'a probability 0 means infinite perplexity'), ([], 'no tokens: the perplexity is undefined'), ([0.5, 1.2], "
+                                               "'1.2 is not a probability'), ([0.4, -0.5], '-0.5 is not a probability')]:\n"
+                                               '...     try:\n'
+                                               '...         perplexity(probabilities)\n'
+                                               '...     except ValueError:\n'
+                                               '...         continue\n'
+                                               "...     raise AssertionError(f'{why}: raise ValueError')\n"
+                                               ">>> assert abs(perplexity([1.0, 1.0]) - 1) < 1e-09, 'a model sure of every token has perplexity 1'\n",
                                        'hidden': False,
                                        'locked': False,
                                        'points': 0},
-                                   {'code': '>>> bengio_logits(*bengio_case(1))\n', 'hidden': True, 'locked': False, 'points': 1},
-                                   {'code': '>>> bengio_logits(*bengio_case(2, vocab_size=11, context=4, embedding_dim=3, direct=False))\n', 'hidden': True, 'locked': False, 'points': 1},
-                                   {'code': '>>> bengio_logits(*bengio_case(3, hidden=0))\n', 'hidden': True, 'locked': False, 'points': 1},
-                                   {'code': '>>> bengio_logits(*bengio_case(4, batch=1, vocab_size=3, context=1, embedding_dim=5, hidden=2))\n', 'hidden': True, 'locked': False, 'points': 1}],
+                                   {'code': '>>> float(perplexity([0.5, 0.25, 0.125]))\n', 'hidden': True, 'locked': False, 'points': 1},
+                                   {'code': '>>> float(perplexity(torch.rand(100, generator=torch.Generator().manual_seed(5)).tolist()))\n', 'hidden': True, 'locked': False, 'points': 1},
+                                   {   'code': '>>> def outcome(probabilities):\n'
+                                               '...     try:\n'
+                                               '...         return float(perplexity(probabilities))\n'
+                                               '...     except ValueError:\n'
+                                               "...         return 'ValueError'\n"
+                                               '>>> [outcome(p) for p in ([], [1.0], [0.3, 1.5], [0.2, -0.1], [1 / 37] * 3)]\n',
+                                       'hidden': True,
+                                       'locked': False,
+                                       'points': 1}],
                       'scored': True,
                       'setup': '',
                       'teardown': '',

@@ -1,34 +1,31 @@
 OK_FORMAT = True
 
 test = {   'name': 'q2',
-    'points': 3,
-    'suites': [   {   'cases': [   {   'code': '>>> xs = torch.randn(6, 2, 4, generator=torch.Generator().manual_seed(0))\n'
-                                               '>>> _, h0, W, U, b = srn_case(0, batch=2)\n'
-                                               '>>> with torch.no_grad():\n'
-                                               '...     from_zero = torch_rnn(W, U, b)(xs)[0]\n'
-                                               '...     from_h0 = torch_rnn(W, U, b)(xs, h0[None])[0]\n'
-                                               '>>> out = srn_run(xs, W, U, b)\n'
-                                               ">>> assert out.shape == (6, 2, 5), f'expected shape (6, 2, 5), got {tuple(out.shape)}'\n"
-                                               ">>> assert torch.allclose(out, from_zero, atol=1e-05), 'from zero, the states differ from torch.nn.RNN'\n"
-                                               '>>> out = srn_run(xs, W, U, b, h0)\n'
-                                               ">>> assert torch.allclose(out, from_h0, atol=1e-05), 'starting from h0, the states differ'\n",
+    'points': 4,
+    'suites': [   {   'cases': [   {   'code': '>>> xs, w = ([0.3, -1.0, 0.8, 0.1, 2.0, -0.4], 1.3)\n'
+                                               '>>> states = [torch.zeros((), dtype=torch.float64, requires_grad=True)]\n'
+                                               '>>> for x in xs:\n'
+                                               '...     states.append(torch.tanh(w * states[-1] + x))\n'
+                                               '...     states[-1].retain_grad()\n'
+                                               '>>> states[-1].backward()\n'
+                                               '>>> want = [float(s.grad) for s in states[:-1]] + [1.0]\n'
+                                               '>>> got = state_gradients(xs, w)\n'
+                                               ">>> assert len(got) == len(xs) + 1, f'T = {len(xs)}: T + 1 = {len(xs) + 1} gradients, got {len(got)}'\n"
+                                               '>>> for t, (g, a) in enumerate(zip(got, want)):\n'
+                                               "...     assert abs(g - a) < 1e-09, f'dh_T/dh_{t} = {g}, autograd says {a}'\n"
+                                               '>>> got = memory_span([0.0] * 10, 0.5)\n'
+                                               ">>> assert got == 6, f'the state stays at 0, each step halves the gradient: 0.5^6 >= 0.01 > 0.5^7, a span of 6; got {got}'\n"
+                                               '>>> assert vanishing_reason in (\'a\', \'b\', \'c\'), \'vanishing_reason: "a", "b" or "c"\'\n',
                                        'hidden': False,
                                        'locked': False,
                                        'points': 0},
-                                   {   'code': '>>> _, _, W, U, b = srn_case(4)\n>>> srn_run(torch.randn(9, 3, 4, generator=torch.Generator().manual_seed(4)), W, U, b)\n',
+                                   {   'code': '>>> g = torch.Generator().manual_seed(3)\n>>> state_gradients((torch.randn(12, generator=g) * 0.7).tolist(), 1.5)\n',
                                        'hidden': True,
                                        'locked': False,
                                        'points': 1},
-                                   {   'code': '>>> _, h0, W, U, b = srn_case(5, batch=2, input_size=3, hidden_size=6, scale=2.0)\n'
-                                               '>>> srn_run(torch.randn(4, 2, 3, generator=torch.Generator().manual_seed(5)), W, U, b, h0)\n',
-                                       'hidden': True,
-                                       'locked': False,
-                                       'points': 1},
-                                   {   'code': '>>> _, _, W, U, b = srn_case(6, hidden_size=2, scale=0.5)\n'
-                                               '>>> srn_run(torch.randn(30, 3, 4, generator=torch.Generator().manual_seed(6)), W, U, b)[-1]\n',
-                                       'hidden': True,
-                                       'locked': False,
-                                       'points': 1}],
+                                   {'code': '>>> state_gradients([0.2, -0.1] * 10, -0.8)[-8:]\n', 'hidden': True, 'locked': False, 'points': 1},
+                                   {'code': '>>> [memory_span([0.5] * 60, w) for w in (0.5, 1.0, 2.0, 4.0)]\n', 'hidden': True, 'locked': False, 'points': 1},
+                                   {'code': '>>> vanishing_reason\n', 'hidden': True, 'locked': False, 'points': 1}],
                       'scored': True,
                       'setup': '',
                       'teardown': '',

@@ -1,32 +1,35 @@
 OK_FORMAT = True
 
 test = {   'name': 'q3',
-    'points': 3,
-    'suites': [   {   'cases': [   {   'code': ">>> got = next_word_entropy(('man', 'eat'))\n"
-                                               '>>> assert abs(got - math.log2(3)) < 1e-09, f"\'man eat\' is followed by 1 of 3 foods: log2(3), got {got}"\n'
-                                               ">>> got = next_word_entropy(('man', 'eat', 'cookie'))\n"
-                                               '>>> assert abs(got) < 1e-09, f"after \'man eat cookie\' only </s> can come: 0 bits, got {got}"\n',
+    'points': 4,
+    'suites': [   {   'cases': [   {   'code': '>>> grads = [torch.tensor([3.0, 0.0]), torch.tensor([[0.0], [4.0]])]\n'
+                                               '>>> got = clip_gradients(grads, 1.0)\n'
+                                               ">>> assert abs(got - 5.0) < 1e-09, f'the global norm of (3, 0) and (0, 4) is 5, got {got}'\n"
+                                               ">>> assert torch.allclose(grads[0], torch.tensor([0.6, 0.0])) and torch.allclose(grads[1], torch.tensor([[0.0], [0.8]])), f'scaled by 1/5 in place: "
+                                               "got {grads}'\n"
+                                               '>>> grads = [torch.tensor([0.3, 0.4])]\n'
+                                               '>>> got = clip_gradients(grads, 1.0)\n'
+                                               ">>> assert abs(got - 0.5) < 1e-09 and torch.equal(grads[0], torch.tensor([0.3, 0.4])), 'a norm below max_norm: return it, leave the gradient alone'\n"
+                                               '>>> losses, norms = train_relu_srn(1.0, steps=3)\n'
+                                               ">>> assert len(norms) == 3 and norms[0] > 1, f'the first gradient norm, measured by you: {norms}'\n"
+                                               '>>> assert divergence in (\'a\', \'b\', \'c\'), \'divergence: "a", "b" or "c"\'\n',
                                        'hidden': False,
                                        'locked': False,
                                        'points': 0},
-                                   {   'code': '>>> try:\n'
-                                               "...     next_word_entropy(('cookie',))\n"
-                                               '...     raise AssertionError("no sentence starts with \'cookie\': raise ValueError")\n'
-                                               '... except ValueError:\n'
-                                               '...     pass\n',
-                                       'hidden': False,
-                                       'locked': False,
-                                       'points': 0},
-                                   {   'code': ">>> prefixes = [(), ('dragon',), ('man', 'break'), ('cat', 'move'), ('woman',), ('lion', 'eat')]\n"
-                                               '>>> [float(next_word_entropy(p)) for p in prefixes]\n',
+                                   {   'code': '>>> g = torch.Generator().manual_seed(4)\n'
+                                               '>>> grads = [torch.randn(3, 2, generator=g, dtype=torch.float64), torch.randn(5, generator=g, dtype=torch.float64)]\n'
+                                               '>>> norm = clip_gradients(grads, 0.5)\n'
+                                               '>>> [norm, grads]\n',
                                        'hidden': True,
                                        'locked': False,
                                        'points': 1},
-                                   {   'code': '>>> starts = {t[0] for t in elman.templates}\n>>> {c: float(next_word_entropy((elman.categories[c][0],))) for c in sorted(starts)}\n',
+                                   {   'code': '>>> grads = [torch.tensor([0.1, -0.2], dtype=torch.float64), torch.tensor([0.2], dtype=torch.float64)]\n'
+                                               '>>> [clip_gradients(grads, 2.0), grads, clip_gradients([torch.tensor([0.001])], 0.001)]\n',
                                        'hidden': True,
                                        'locked': False,
                                        'points': 1},
-                                   {'code': ">>> next_word_entropy(('plate', 'break'))\n", 'hidden': True, 'locked': False, 'points': 1}],
+                                   {'code': '>>> losses, norms = train_relu_srn(1.0)\n>>> [losses[-1], max(norms)]\n', 'hidden': True, 'locked': False, 'points': 1},
+                                   {'code': '>>> losses, norms = train_relu_srn(math.inf)\n>>> [norms[0], math.isfinite(losses[-1]), divergence]\n', 'hidden': True, 'locked': False, 'points': 1}],
                       'scored': True,
                       'setup': '',
                       'teardown': '',

@@ -2,19 +2,20 @@ OK_FORMAT = True
 
 test = {   'name': 'q1',
     'points': 4,
-    'suites': [   {   'cases': [   {   'code': '>>> x, h, c, W, U, b = lstm_case(0)\n'
-                                               '>>> h_t, c_t = lstm_step(x, h, c, W, U, b)\n'
-                                               '>>> h_ref, c_ref = torch_cell(W, U, b)(x, (h, c))\n'
-                                               ">>> assert h_t.shape == h_ref.shape, f'h_t has shape {tuple(h_t.shape)}, expected {tuple(h_ref.shape)}'\n"
-                                               ">>> assert torch.allclose(c_t, c_ref, atol=1e-05), 'C_t differs from torch.nn.LSTMCell: check i, f, g'\n"
-                                               ">>> assert torch.allclose(h_t, h_ref, atol=1e-05), 'C_t is right but h_t is not: check o_t * tanh(C_t)'\n",
+    'suites': [   {   'cases': [   {   'code': '>>> W, U, b = counter_weights()\n'
+                                               ">>> got = count_trace(W, U, b, 'aab')\n"
+                                               ">>> assert max((abs(c - want) for c, want in zip(got, [1, 2, 1]))) < 0.25, f'after a, aa, aab the cell should hold 1, 2, 1 steps: it holds {[round(c, "
+                                               "3) for c in got]}'\n"
+                                               '>>> got = counted_up_to(W, U, b, 10)\n'
+                                               '>>> assert got == 10, f"the count is wrong for a^{got + 1} b^{got + 1}: look at count_trace(W, U, b, \'a\' * {got + 1} + \'b\' * {got + 1}); is any '
+                                               'gate leaking?"\n',
                                        'hidden': False,
                                        'locked': False,
                                        'points': 0},
-                                   {'code': '>>> lstm_step(*lstm_case(1))[1]\n', 'hidden': True, 'locked': False, 'points': 1},
-                                   {'code': '>>> lstm_step(*lstm_case(1))[0]\n', 'hidden': True, 'locked': False, 'points': 1},
-                                   {'code': '>>> lstm_step(*lstm_case(2, batch=1, input_size=1, hidden_size=1))\n', 'hidden': True, 'locked': False, 'points': 1},
-                                   {'code': '>>> lstm_step(*lstm_case(3, batch=2, hidden_size=7, scale=4.0))\n', 'hidden': True, 'locked': False, 'points': 1}],
+                                   {'code': '>>> counted_up_to(*counter_weights(), 50)\n', 'hidden': True, 'locked': False, 'points': 1},
+                                   {'code': '>>> counted_up_to(*counter_weights(), 300)\n', 'hidden': True, 'locked': False, 'points': 1},
+                                   {'code': ">>> [round(c) for c in count_trace(*counter_weights(), 'abbbaaab')]\n", 'hidden': True, 'locked': False, 'points': 1},
+                                   {'code': ">>> [round(c) for c in count_trace(*counter_weights(), 'a' * 40 + 'b' * 60)[39::20]]\n", 'hidden': True, 'locked': False, 'points': 1}],
                       'scored': True,
                       'setup': '',
                       'teardown': '',

@@ -3,11 +3,14 @@ OK_FORMAT = True
 test = {   'name': 'q3',
     'points': 3,
     'suites': [   {   'cases': [   {   'code': '>>> b_f = forget_bias_for_half_life(10)\n'
-                                               '>>> b = torch.tensor([-100.0, b_f, 0.0, 0.0])\n'
-                                               '>>> h, c = (torch.zeros(1, 1), torch.ones(1, 1))\n'
+                                               '>>> cell = lstm_cell(torch.zeros(4, 2), torch.zeros(4, 1), torch.tensor([-100.0, b_f, 0.0, 0.0]))\n'
+                                               '>>> C0 = torch.ones(1, 1, dtype=torch.float64, requires_grad=True)\n'
+                                               '>>> state = (torch.zeros(1, 1, dtype=torch.float64), C0)\n'
                                                '>>> for _ in range(10):\n'
-                                               '...     h, c = lstm_step(torch.zeros(1, 1), h, c, torch.zeros(4, 1), torch.zeros(4, 1), b)\n'
-                                               ">>> assert abs(c.item() - 0.5) < 0.0001, f'after 10 steps C = {c.item():.4f}, not 0.5'\n",
+                                               '...     state = cell(torch.zeros(1, 2, dtype=torch.float64), state)\n'
+                                               '>>> gradient, = torch.autograd.grad(state[1].sum(), C0)\n'
+                                               ">>> assert abs(state[1].item() - 0.5) < 0.0001, f'after 10 steps C = {state[1].item():.4f}, not 0.5'\n"
+                                               ">>> assert abs(gradient.item() - 0.5) < 0.0001, f'dC_10/dC_0 = {gradient.item():.4f}, not 0.5'\n",
                                        'hidden': False,
                                        'locked': False,
                                        'points': 0},

@@ -1,20 +1,19 @@
 OK_FORMAT = True
 
 test = {   'name': 'q1',
-    'points': 4,
-    'suites': [   {   'cases': [   {   'code': '>>> case = bengio_case(0)\n'
-                                               '>>> got = bengio_logits(*case)\n'
-                                               '>>> with torch.no_grad():\n'
-                                               '...     want = library_model(*case[1:])(case[0])\n'
-                                               ">>> assert got.shape == want.shape, f'expected shape {tuple(want.shape)}, got {tuple(got.shape)}'\n"
-                                               ">>> assert torch.allclose(got, want, atol=1e-05), 'y differs from BengioMLP: check the order of x'\n",
+    'points': 3,
+    'suites': [   {   'cases': [   {   'code': ">>> got = perplexity([1 / 20] * 7)\n>>> assert abs(got - 20) < 1e-09, f'always 1/20: perplexity 20, got {got}'\n",
                                        'hidden': False,
                                        'locked': False,
                                        'points': 0},
-                                   {   'code': ">>> for case, missing in [(bengio_case(0, direct=False), 'without W (None)'), (bengio_case(0, hidden=0), 'without a hidden layer (H, d, U None)')]:\n"
-                                               '...     with torch.no_grad():\n'
-                                               '...         want = library_model(*case[1:])(case[0])\n'
-                                               "...     assert torch.allclose(bengio_logits(*case), want, atol=1e-05), f'{missing}, y is wrong'\n",
+                                   {   'code': ">>> for probabilities, why in [([0.5, 0.0], 'a probability 0 means infinite perplexity'), ([], 'no tokens: the perplexity is undefined'), ([0.5, 1.2], "
+                                               "'1.2 is not a probability'), ([0.4, -0.5], '-0.5 is not a probability')]:\n"
+                                               '...     try:\n'
+                                               '...         perplexity(probabilities)\n'
+                                               '...     except ValueError:\n'
+                                               '...         continue\n'
+                                               "...     raise AssertionError(f'{why}: raise ValueError')\n"
+                                               ">>> assert abs(perplexity([1.0, 1.0]) - 1) < 1e-09, 'a model sure of every token has perplexity 1'\n",
                                        'hidden': False,
                                        'locked': False,
                                        'points': 0}],

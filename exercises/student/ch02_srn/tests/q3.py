@@ -1,19 +1,18 @@
 OK_FORMAT = True
 
 test = {   'name': 'q3',
-    'points': 3,
-    'suites': [   {   'cases': [   {   'code': ">>> got = next_word_entropy(('man', 'eat'))\n"
-                                               '>>> assert abs(got - math.log2(3)) < 1e-09, f"\'man eat\' is followed by 1 of 3 foods: log2(3), got {got}"\n'
-                                               ">>> got = next_word_entropy(('man', 'eat', 'cookie'))\n"
-                                               '>>> assert abs(got) < 1e-09, f"after \'man eat cookie\' only </s> can come: 0 bits, got {got}"\n',
-                                       'hidden': False,
-                                       'locked': False,
-                                       'points': 0},
-                                   {   'code': '>>> try:\n'
-                                               "...     next_word_entropy(('cookie',))\n"
-                                               '...     raise AssertionError("no sentence starts with \'cookie\': raise ValueError")\n'
-                                               '... except ValueError:\n'
-                                               '...     pass\n',
+    'points': 4,
+    'suites': [   {   'cases': [   {   'code': '>>> grads = [torch.tensor([3.0, 0.0]), torch.tensor([[0.0], [4.0]])]\n'
+                                               '>>> got = clip_gradients(grads, 1.0)\n'
+                                               ">>> assert abs(got - 5.0) < 1e-09, f'the global norm of (3, 0) and (0, 4) is 5, got {got}'\n"
+                                               ">>> assert torch.allclose(grads[0], torch.tensor([0.6, 0.0])) and torch.allclose(grads[1], torch.tensor([[0.0], [0.8]])), f'scaled by 1/5 in place: "
+                                               "got {grads}'\n"
+                                               '>>> grads = [torch.tensor([0.3, 0.4])]\n'
+                                               '>>> got = clip_gradients(grads, 1.0)\n'
+                                               ">>> assert abs(got - 0.5) < 1e-09 and torch.equal(grads[0], torch.tensor([0.3, 0.4])), 'a norm below max_norm: return it, leave the gradient alone'\n"
+                                               '>>> losses, norms = train_relu_srn(1.0, steps=3)\n'
+                                               ">>> assert len(norms) == 3 and norms[0] > 1, f'the first gradient norm, measured by you: {norms}'\n"
+                                               '>>> assert divergence in (\'a\', \'b\', \'c\'), \'divergence: "a", "b" or "c"\'\n',
                                        'hidden': False,
                                        'locked': False,
                                        'points': 0}],
