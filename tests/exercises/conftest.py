@@ -29,7 +29,7 @@ from course_rnn.grading import ROOT
 from course_rnn.grading.runner import ENV, SANDBOX_UID_BASE
 
 ASSIGNMENTS = ("ch01_bengio", "ch02_srn", "ch03_lstm_cell", "ch04_decay_rnn", "ch05_pdda",
-               "ch06_dyck_urn")
+               "ch06_dyck_urn", "ch07_gym")
 TIME_LIMIT = 30.0  # the hard limit; a cell gets half of it (slack for a loaded machine: the
 # assignments that train take ≈ 5 s of CPU, 15 s of wall time when other jobs share the cores)
 MARK = f"grading-escape-{uuid.uuid4().hex[:8]}"  # files an attack tries to leave on the host
