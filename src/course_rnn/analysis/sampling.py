@@ -98,9 +98,10 @@ def sample_sequences(model, vocab: Vocab, n: int, *, seed: int = 0, max_length: 
     done = torch.zeros(n, dtype=torch.bool)
     with _evaluating(model):
         for _ in range(max_length):
-            logits = model(inputs.to(model.device))[:, -1]
-            nxt = _draw(logits, vocab, temperature, generator)
-            nxt[done] = vocab.eos_id  # a finished string only pads itself with </s>
+            active = (~done).nonzero()[:, 0]  # a finished string only pads itself with </s>
+            nxt = torch.full((n,), vocab.eos_id, dtype=torch.long)
+            logits = model(inputs[active].to(model.device))[:, -1]
+            nxt[active] = _draw(logits, vocab, temperature, generator)
             inputs = torch.cat([inputs, nxt[:, None]], dim=1)
             done |= nxt == vocab.eos_id
             if done.all():
@@ -119,8 +120,9 @@ def sample_ngram_mlp(model, vocab: Vocab, n: int, *, seed: int = 0, max_length: 
     drawn, done = [], torch.zeros(n, dtype=torch.bool)
     with _evaluating(model):
         for _ in range(max_length):
-            nxt = _draw(model(context.to(device)), vocab, temperature, generator)
-            nxt[done] = vocab.eos_id
+            active = (~done).nonzero()[:, 0]
+            nxt = torch.full((n,), vocab.eos_id, dtype=torch.long)
+            nxt[active] = _draw(model(context[active].to(device)), vocab, temperature, generator)
             drawn.append(nxt)
             done |= nxt == vocab.eos_id
             if done.all():
@@ -129,17 +131,14 @@ def sample_ngram_mlp(model, vocab: Vocab, n: int, *, seed: int = 0, max_length: 
     return _decode(torch.stack(drawn, dim=1).tolist(), vocab)
 
 
-def _continuations(lm) -> dict[int, dict[tuple, tuple[list[str], list[float]]]]:
-    """Per order k and context u: the words seen after u and their discounted counts
-    ``c(u w) − D(c(u w))``, the first term of Kneser–Ney's P(w | u). One pass over the counts."""
+def _continuations(lm) -> dict[int, dict[tuple, list[tuple[str, int]]]]:
+    """Per order k and context u: the words seen after u with their counts ``c(u w)``. One pass
+    over the counts (the discounts are taken when a context is drawn from)."""
     index = {}
     for k, counts in lm.counts.items():
-        by_context: dict[tuple, tuple[list[str], list[float]]] = defaultdict(lambda: ([], []))
-        d1, d2, d3 = lm.discounts[k]
+        by_context: dict[tuple, list[tuple[str, int]]] = defaultdict(list)
         for gram, count in counts.items():
-            words, weights = by_context[gram[:-1]]
-            words.append(gram[-1])
-            weights.append(max(count - (d1 if count == 1 else d2 if count == 2 else d3), 0.0))
+            by_context[gram[:-1]].append((gram[-1], count))
         index[k] = by_context
     return index
 
@@ -160,6 +159,17 @@ def sample_kneser_ney(lm, n: int, *, seed: int = 0, max_length: int = 50) -> Sam
     rng = np.random.default_rng(seed)
     index = _continuations(lm)
     vocabulary = sorted(lm.vocabulary)  # sorted: the same draws on every run
+    prepared: dict[tuple, tuple] = {}
+
+    def seen_after(k: int, u: tuple) -> tuple:
+        """The words seen after u and the running sum of their discounted counts, c − D(c)."""
+        if (k, u) not in prepared:
+            words, counts = zip(*index[k][u])
+            counts = np.array(counts, dtype=float)
+            d1, d2, d3 = lm.discounts[k]  # D₁, D₂ or D₃₊ by the count
+            kept = np.maximum(counts - np.select([counts == 1, counts == 2], [d1, d2], d3), 0)
+            prepared[k, u] = words, np.cumsum(kept)
+        return prepared[k, u]
 
     def draw(context: tuple[str, ...]) -> str:
         for k in range(lm.order, 0, -1):
@@ -168,8 +178,7 @@ def sample_kneser_ney(lm, n: int, *, seed: int = 0, max_length: int = 50) -> Sam
             if total is None:
                 continue  # an unseen context passes all its mass to the shorter one
             if rng.random() >= lm.context_freed[k][u] / total:  # not γ(u): a word seen after u
-                words, weights = index[k][u]
-                cumulative = np.cumsum(weights)
+                words, cumulative = seen_after(k, u)
                 return words[int(np.searchsorted(cumulative, rng.random() * cumulative[-1],
                                                  side="right"))]
         return vocabulary[rng.integers(len(vocabulary))]
