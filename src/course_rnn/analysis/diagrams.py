@@ -266,17 +266,27 @@ def _gate_inputs(ax, xs: tuple[float, float], y: float, h_prev_from=None) -> Box
     return bar
 
 
+def _carried_line(ax, old: str, new: str, xs: tuple[float, float, float, float],
+                  labels: tuple[str | None, str | None] = (None, None)) -> tuple[Box, Box, Box]:
+    """The top line of a gated cell: the old state, scaled (⊙), added to (+), the new state.
+    Returns the old state's box and the two operations."""
+    y = 5.0
+    before = _box(ax, xs[0], y, old, w=1.0, h=0.5, kind="state")
+    scaled, added = _op(ax, xs[1], y, "⊙"), _op(ax, xs[2], y, "+")
+    after = _box(ax, xs[3], y, new, w=1.0, h=0.5, kind="state")
+    _arrow(ax, before.right, scaled.left)
+    _arrow(ax, scaled.right, added.left, labels[0], offset=(0, 0.3))
+    _arrow(ax, added.right, after.left, labels[1], offset=(0, 0.32), size=8,
+           color=ACCENT if labels[1] else INK)
+    return before, scaled, added
+
+
 def gru_cell() -> Figure:
     """The GRU in PyTorch's form (chapter 3): reset gate r, update gate z, candidate n, and
     ``h_t = (1 − z) ⊙ n + z ⊙ h_{t−1}`` (z = 1 keeps the old state)."""
     fig, ax = _canvas((8.0, 5.0), (-0.2, 10.6), (-1.0, 5.7))
-    h_prev = _box(ax, 0.6, 5.0, r"$h_{t-1}$", w=1.0, h=0.5, kind="state")
-    keep = _op(ax, 2.8, 5.0, "⊙")
-    plus = _op(ax, 7.6, 5.0, "+")
-    h_t = _box(ax, 9.7, 5.0, r"$h_t$", w=1.0, h=0.5, kind="state")
-    _arrow(ax, h_prev.right, keep.left)
-    _arrow(ax, keep.right, plus.left, r"$z_t \odot h_{t-1}$", offset=(0, 0.3))
-    _arrow(ax, plus.right, h_t.left)
+    h_prev, keep, plus = _carried_line(ax, r"$h_{t-1}$", r"$h_t$", (0.6, 2.8, 7.6, 9.7),
+                                       (r"$z_t \odot h_{t-1}$", None))
     bar = _gate_inputs(ax, (1.5, 8.6), 0.8)
     _line(ax, [h_prev.bottom, (0.6, 0.8)])
     _arrow(ax, (0.6, 0.8), bar.left)
@@ -303,14 +313,8 @@ def lstm_cell() -> Figure:
     """The LSTM with forget gate (chapter 3): the cell state C runs along the top, scaled by the
     forget gate and added to; the output gate reads tanh(C_t) out as h_t."""
     fig, ax = _canvas((8.4, 5.0), (-0.2, 11.0), (-1.0, 5.7))
-    c_prev = _box(ax, 0.6, 5.0, r"$C_{t-1}$", w=1.0, h=0.5, kind="state")
-    forget = _op(ax, 2.6, 5.0, "⊙")
-    plus = _op(ax, 5.0, 5.0, "+")
-    c_t = _box(ax, 10.2, 5.0, r"$C_t$", w=1.0, h=0.5, kind="state")
-    _arrow(ax, c_prev.right, forget.left)
-    _arrow(ax, forget.right, plus.left)
-    _arrow(ax, plus.right, c_t.left, "cell state: scaled and added to, never squashed",
-           offset=(0, 0.32), size=8, color=ACCENT)
+    _, forget, plus = _carried_line(ax, r"$C_{t-1}$", r"$C_t$", (0.6, 2.6, 5.0, 10.2),
+                                    (None, "cell state: scaled and added to, never squashed"))
     h_prev = _box(ax, 0.6, 0.8, r"$h_{t-1}$", w=1.0, h=0.5, kind="state")
     bar = _gate_inputs(ax, (1.6, 7.8), 0.8)
     _arrow(ax, h_prev.right, bar.left)
