@@ -259,8 +259,7 @@ def doubled_job(run: dict, settings: dict, device: str) -> tuple:
     if run["group"] in HILL_CLIMB:
         return ("continue climb", run["group"], run["seed"], settings, device, 0, run)
     epochs = math.ceil(run["history"].convergence.epochs)
-    return ("backprop", run["group"], run["seed"], settings, device, 2 * epochs,
-            {"history": run["history"]})
+    return ("backprop", run["group"], run["seed"], settings, device, 2 * epochs, run)
 
 
 def top_level_spread(model: FLNN) -> dict:
