@@ -25,12 +25,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import statistics
 import time
 from pathlib import Path
 
 import torch
+from provenance import provenance
 
 from course_rnn.languages import AnBn, Vocab, make_batch
 from course_rnn.models import build_model
@@ -195,11 +195,8 @@ def main(argv: list[str] | None = None) -> dict:
         "browser_engine_over_torch_cpu": median["browser_engine_cpu"] / median["torch_cpu"],
         "browser_engine_over_torch_wall": median["browser_engine"] / median["torch_wall"],
         "browser_worker_over_torch_wall": median["browser_worker"] / median["torch_wall"],
-        "chromium": version, "torch": torch.__version__, "threads": torch.get_num_threads(),
-        "load_average_before": load_before, "load_average_after": os.getloadavg()[0],
-        "cpu_count": os.cpu_count(), "python": platform.python_version(),
-        "machine": f"{platform.machine()} {platform.processor() or ''}".strip(),
-        "measured": time.strftime("%Y-%m-%d %H:%M"),
+        "chromium": version,
+        **provenance(load_before),
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n")

@@ -19,12 +19,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import statistics
 import time
 from pathlib import Path
 
 import torch
+from provenance import provenance
 from torch.nn import functional as F
 
 from course_rnn.models.bengio import BengioMLP
@@ -102,11 +102,7 @@ def main(argv: list[str] | None = None) -> dict:
         "optimizer": args.optimizer, "lr": args.lr, "clip": clip, "per_step": per_step,
         "bare_cpu_ms_median": median["bare"], "fit_cpu_ms_median": median["fit"],
         "ratio_fit_over_bare": median["fit"] / median["bare"], "target_ratio": 1.15,
-        "torch": torch.__version__, "threads": torch.get_num_threads(),
-        "load_average_before": load_before, "load_average_after": os.getloadavg()[0],
-        "cpu_count": os.cpu_count(), "python": platform.python_version(),
-        "machine": f"{platform.machine()} {platform.processor() or ''}".strip(),
-        "measured": time.strftime("%Y-%m-%d %H:%M"),
+        **provenance(load_before),
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n")
