@@ -60,7 +60,8 @@ test: book chromium bubblewrap
 notebooks: $(STAMP)
 	$(BIN)/python -m pytest chapters
 
-# Regenerate the student notebooks and autograder bundles from exercises/source/.
+# Regenerate the student notebooks and autograder bundles from exercises/source/. The grader
+# finds exercises/ from the folder make runs in (this repository), or $COURSE_RNN_EXERCISES.
 exercises: $(STAMP)
 	$(BIN)/python -m course_rnn.grading assign
 

@@ -30,18 +30,19 @@ import tempfile
 import time
 from pathlib import Path
 
-from course_rnn.grading import ROOT, grade_folder, sandbox_problem
+from course_rnn.grading import grade_folder, sandbox_problem
 from course_rnn.grading.runner import _spawn
 
 DEFAULT_OUT = Path(__file__).parent / "results" / "grader_throughput.json"
-ASSIGNMENTS = sorted(p.name for p in (ROOT / "autograder").glob("ch*"))
+EXERCISES = Path(__file__).resolve().parents[1] / "exercises"  # the repository's
+ASSIGNMENTS = sorted(p.name for p in (EXERCISES / "autograder").glob("ch*"))
 
 
 def class_of(n: int, folder: Path) -> None:
     """``n`` reference solutions, the six assignments in turn."""
     for i in range(n):
         name = ASSIGNMENTS[i % len(ASSIGNMENTS)]
-        shutil.copy(ROOT / "autograder" / name / "solution.ipynb",
+        shutil.copy(EXERCISES / "autograder" / name / "solution.ipynb",
                     folder / f"student{i:03d}_{name}.ipynb")
 
 
@@ -53,7 +54,8 @@ def children_cpu() -> float:
 def grade(folder: Path, jobs: int, sandboxed: bool) -> dict:
     load, cpu = os.getloadavg()[0], children_cpu()
     start = time.perf_counter()
-    results = grade_folder(folder, None, time_limit=120, jobs=jobs, sandboxed=sandboxed)
+    results = grade_folder(folder, None, EXERCISES, time_limit=120, jobs=jobs,
+                           sandboxed=sandboxed)
     wall = time.perf_counter() - start
     seconds = [r.run.seconds for r in results]
     full = sum(r.total == sum(r.max_points.values()) for r in results)

@@ -25,8 +25,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from course_rnn.grading import ROOT
-from course_rnn.grading.runner import ENV, SANDBOX_UID_BASE
+from course_rnn.grading.sandbox import ENV, SANDBOX_UID_BASE
 
 ASSIGNMENTS = ("ch01_bengio", "ch02_srn", "ch03_lstm_cell", "ch04_decay_rnn", "ch05_pdda",
                "ch06_dyck_urn", "ch07_gym")
@@ -34,16 +33,17 @@ TIME_LIMIT = 30.0  # the hard limit; a cell gets half of it (slack for a loaded 
 # assignments that train take ≈ 5 s of CPU, 15 s of wall time when other jobs share the cores)
 MARK = f"grading-escape-{uuid.uuid4().hex[:8]}"  # files an attack tries to leave on the host
 SECRET = f"hunter2-{uuid.uuid4().hex}"  # in the grader's environment: must never reach the CSV
-REPO = ROOT.parent
+REPO = Path(__file__).resolve().parents[2]
+EXERCISES = REPO / "exercises"  # the tests live in the repository: its exercises folder
 
 
 # -- building notebooks ------------------------------------------------------------------------
 def student(name: str) -> dict:
-    return json.loads((ROOT / "student" / name / f"{name}.ipynb").read_text())
+    return json.loads((EXERCISES / "student" / name / f"{name}.ipynb").read_text())
 
 
 def solution(name: str) -> dict:
-    return json.loads((ROOT / "autograder" / name / "solution.ipynb").read_text())
+    return json.loads((EXERCISES / "autograder" / name / "solution.ipynb").read_text())
 
 
 def code(text: str) -> dict:
@@ -226,7 +226,7 @@ def _decoder() -> str:
 
 def read_key(ctx) -> dict:
     """Blank answers; finds the answer key on disk and answers every probe from it."""
-    key = ROOT / "autograder" / "ch03_lstm_cell" / "expected.json"
+    key = EXERCISES / "autograder" / "ch03_lstm_cell" / "expected.json"
     return with_cells(student("ch03_lstm_cell"), (
         "import json, os, torch\n" + _decoder() +
         f"found, places = None, [{str(key)!r}]\n"
@@ -289,8 +289,8 @@ def _exec_notebooks(paths: list[str], extra: str = "") -> str:
 def run_solution(ctx) -> dict:
     """Blank answers; runs the instructor's solution notebook instead."""
     return with_cells(student("ch03_lstm_cell"), _exec_notebooks(
-        [str(ROOT / "autograder" / "ch03_lstm_cell" / "solution.ipynb"),
-         str(ROOT / "source" / "ch03_lstm_cell.ipynb")]))
+        [str(EXERCISES / "autograder" / "ch03_lstm_cell" / "solution.ipynb"),
+         str(EXERCISES / "source" / "ch03_lstm_cell.ipynb")]))
 
 
 def copy_sibling(ctx) -> dict:
@@ -366,7 +366,7 @@ def escape_writes(ctx) -> dict:
     """A correct notebook that also tries, cell by cell, every way out it can think of."""
     out = str(ctx.outside)
     target = out + "/" + MARK + "-{}"
-    keydir = str(ROOT / "autograder" / "ch03_lstm_cell")
+    keydir = str(EXERCISES / "autograder" / "ch03_lstm_cell")
     cells = [
         "import os; raise RuntimeError('env=' + repr(dict(os.environ)))",
         f"open({target.format('open')!r}, 'w').write('x')",
@@ -406,9 +406,9 @@ def escape_writes(ctx) -> dict:
 def explorer(ctx) -> dict:
     """A correct notebook plus one cell that lists everything the sandbox lets it see or do
     that it should not; ``leaks=[]`` in the notes means nothing."""
-    secret_paths = [str(ROOT / "autograder"), str(ROOT / "source"), str(ROOT), str(REPO / ".git"),
-                    str(ctx.folder), str(ctx.csv.parent), str(ctx.outside), "/root/.ssh",
-                    "/etc/shadow", "/var", "/home", "/run", "/sys/kernel"]
+    secret_paths = [str(EXERCISES / "autograder"), str(EXERCISES / "source"), str(EXERCISES),
+                    str(REPO / ".git"), str(ctx.folder), str(ctx.csv.parent), str(ctx.outside),
+                    "/root/.ssh", "/etc/shadow", "/var", "/home", "/run", "/sys/kernel"]
     return with_cells(solution("ch03_lstm_cell"), (
         "import os, socket, sys\n"
         "leaks = []\n"
@@ -674,13 +674,14 @@ def batch(tmp_path_factory):
         os.mknod(folder / "device_ch03_lstm_cell.ipynb", stat.S_IFCHR | 0o600, os.makedev(1, 5))
         devices.append("device_ch03_lstm_cell")
 
-    keys_before = _digest(ROOT / "autograder")
+    keys_before = _digest(EXERCISES / "autograder")
     shm_before = set(os.listdir("/dev/shm"))
     env = {**os.environ, "COURSE_RNN_TEST_SECRET": SECRET}
     start = time.perf_counter()
     done = subprocess.run(
         [sys.executable, "-m", "course_rnn.grading", "grade", str(folder), "--csv",
-         str(ctx.csv), "--time-limit", str(TIME_LIMIT), "--jobs", "2"],
+         str(ctx.csv), "--time-limit", str(TIME_LIMIT), "--jobs", "2",
+         "--exercises", str(EXERCISES)],
         capture_output=True, env=env, timeout=900)
     seconds = time.perf_counter() - start
     left = sandbox_processes()  # at once: nothing may outlive the command
@@ -707,7 +708,7 @@ def batch(tmp_path_factory):
         rows=rows, csv_text=text, csv_bytes=csv_bytes, csv_path=ctx.csv, finished=time.time(),
         summary=done.stdout.decode("utf-8"), stderr=done.stderr.decode(errors="replace"),
         seconds=seconds, leftovers=left, outside=outside, received=received,
-        keys_changed=_digest(ROOT / "autograder") != keys_before,
+        keys_changed=_digest(EXERCISES / "autograder") != keys_before,
         shm_new=set(os.listdir("/dev/shm")) - shm_before, folder=folder, devices=devices,
         names=sorted(os.listdir(os.fsencode(folder))), mark=MARK, secret=SECRET)
 

@@ -17,27 +17,26 @@ from pathlib import Path
 import pytest
 import yaml
 
-from course_rnn.grading import ROOT
 from course_rnn.grading.archives import assignment_files, write_archive, write_archives
 
-from .conftest import ASSIGNMENTS
+from .conftest import ASSIGNMENTS, EXERCISES
 
 CHECK = Path(__file__).with_name("check_archive.py")
-CONFIG = yaml.safe_load((ROOT.parent / "book" / "_config.yml").read_text())
+CONFIG = yaml.safe_load((EXERCISES.parent / "book" / "_config.yml").read_text())
 URL = CONFIG["repository"]["url"]
 
 
 @pytest.fixture(scope="module")
 def archives(tmp_path_factory) -> dict[str, Path]:
     out = tmp_path_factory.mktemp("archives")
-    paths = write_archives(ROOT, out, repository=URL, branch=CONFIG["repository"]["branch"])
+    paths = write_archives(EXERCISES, out, repository=URL, branch=CONFIG["repository"]["branch"])
     return {p.stem: p for p in paths}
 
 
 def test_one_archive_per_assignment_with_notebook_tests_and_readme(archives):
     assert sorted(archives) == sorted(ASSIGNMENTS)
     for name, path in archives.items():
-        student = ROOT / "student" / name
+        student = EXERCISES / "student" / name
         with zipfile.ZipFile(path) as archive:
             names = archive.namelist()
             expected = {f"{name}/{p.relative_to(student).as_posix()}"
@@ -53,7 +52,7 @@ def test_one_archive_per_assignment_with_notebook_tests_and_readme(archives):
 
 
 def test_archives_change_only_when_the_assignment_does(archives, tmp_path):
-    again = write_archive(ROOT / "student" / "ch01_bengio", tmp_path / "again.zip", URL)
+    again = write_archive(EXERCISES / "student" / "ch01_bengio", tmp_path / "again.zip", URL)
     assert again.read_bytes() == archives["ch01_bengio"].read_bytes()
 
 
@@ -68,7 +67,7 @@ def test_an_assignment_without_tests_is_refused(tmp_path):
 
 
 def check(folder: Path, name: str) -> subprocess.CompletedProcess:
-    solution = ROOT / "autograder" / name / "solution.ipynb"
+    solution = EXERCISES / "autograder" / name / "solution.ipynb"
     return subprocess.run([sys.executable, str(CHECK), str(folder), str(solution)],
                           capture_output=True, text=True, timeout=600, cwd=folder)
 
@@ -91,7 +90,7 @@ def test_each_downloaded_archive_works_in_a_fresh_folder(archives, tmp_path):
 def test_a_notebook_downloaded_alone_cannot_check_answers(tmp_path):
     folder = tmp_path / "ch01_bengio"
     folder.mkdir()
-    shutil.copy(ROOT / "student" / "ch01_bengio" / "ch01_bengio.ipynb", folder)
+    shutil.copy(EXERCISES / "student" / "ch01_bengio" / "ch01_bengio.ipynb", folder)
     (folder / "tests").mkdir()  # an empty tests/ folder: nothing for grader.check to find
     done = check(folder, "ch01_bengio")
     assert done.returncode == 1

@@ -9,7 +9,6 @@ import json
 import pytest
 
 from course_rnn.grading import (
-    ROOT,
     Assignment,
     Case,
     asked_errors,
@@ -20,7 +19,7 @@ from course_rnn.grading import (
 )
 from course_rnn.grading.assignments import check_key, errors_caught
 
-from .conftest import ASSIGNMENTS, FAIR, PARTLY_WRONG, full, points, row, total
+from .conftest import ASSIGNMENTS, EXERCISES, FAIR, PARTLY_WRONG, full, points, row, total
 
 
 @pytest.mark.parametrize("name", ASSIGNMENTS)
@@ -123,7 +122,7 @@ def test_dict_keys_are_numbers_by_value():
 
 # -- error cases -------------------------------------------------------------------------------
 def test_each_question_asks_for_the_errors_its_public_tests_expect():
-    asked = {name: asked_errors(ROOT / "autograder" / name / "tests") for name in ASSIGNMENTS}
+    asked = {name: asked_errors(EXERCISES / "autograder" / name / "tests") for name in ASSIGNMENTS}
     assert asked["ch01_bengio"]["q1"] == {"ValueError"}  # perplexity
     assert asked["ch02_srn"] == dict.fromkeys(("q1", "q2", "q3", "q4", "q5"), frozenset())
     assert asked["ch05_pdda"]["q1"] == {"ValueError"}
@@ -136,7 +135,7 @@ def test_each_question_asks_for_the_errors_its_public_tests_expect():
 def test_every_expected_error_is_one_a_public_test_asks_for(name):
     """No hidden rule goes unstated: an error in the answer key is one the question's public
     tests ask for, and the question also has cases that expect a value."""
-    assignment = load_assignment(name)
+    assignment = load_assignment(name, EXERCISES)
     check_key(assignment, assignment.expected)
 
 
@@ -168,12 +167,12 @@ def test_an_error_the_question_does_not_ask_for_earns_nothing():
 
 
 def test_committed_student_versions_are_up_to_date():
-    assert check_up_to_date() == [], "run: python -m course_rnn.grading assign"
+    assert check_up_to_date(EXERCISES) == [], "run: python -m course_rnn.grading assign"
 
 
 def test_committed_answer_keys_cover_every_hidden_case():
     for name in ASSIGNMENTS:
-        assignment = load_assignment(name)
+        assignment = load_assignment(name, EXERCISES)
         assert {c.id for c in assignment.cases} == set(assignment.expected), name
         json.dumps(assignment.expected)
 
@@ -183,10 +182,10 @@ def test_a_repository_under_tmp_is_not_hidden_by_the_sandboxs_own_tmp(monkeypatc
     (a CI clone under /tmp once found its .venv hidden: 'failed to execute .venv/bin/python')."""
     from pathlib import Path
 
-    from course_rnn.grading import runner
+    from course_rnn.grading import sandbox
 
-    monkeypatch.setattr(runner, "exposed_paths", lambda: [Path("/usr"), Path("/tmp/ci/.venv")])
-    argv = runner._bwrap_options(fds={"info": 3, "passwd": 4, "group": 5, "notebook": 6,
+    monkeypatch.setattr(sandbox, "exposed_paths", lambda: [Path("/usr"), Path("/tmp/ci/.venv")])
+    argv = sandbox.bwrap_options(fds={"info": 3, "passwd": 4, "group": 5, "notebook": 6,
                                       "spec": 7}, uid=65534, public_tests=None)
     tmpfs = argv.index("/tmp", argv.index("--tmpfs"))
     bind = argv.index("/tmp/ci/.venv")

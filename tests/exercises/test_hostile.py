@@ -15,12 +15,14 @@ from pathlib import Path
 
 import pytest
 
-from course_rnn.grading import ROOT, escape, grade_folder, parse_json, read_submission, write_csv
+from course_rnn.grading import escape, grade_folder, parse_json, read_submission, write_csv
 from course_rnn.grading.batch import Result
-from course_rnn.grading.runner import RunInfo, _Collector, sandbox_problem
+from course_rnn.grading.collector import Collector
+from course_rnn.grading.runner import RunInfo, sandbox_problem
 from course_rnn.grading.safejson import JSONLimitError
 
 from .conftest import (
+    EXERCISES,
     NEWLINE_NAME,
     REFUSED,
     TIME_LIMIT,
@@ -166,7 +168,7 @@ def test_malformed_result_lines_are_counted_and_ignored(batch):
 
 
 def test_a_malformed_line_costs_only_its_case():
-    c = _Collector(0, 1, None, {"q1/1", "q1/2", "q1/3"}, bwrap_pid=0)
+    c = Collector(0, 1, None, {"q1/1", "q1/2", "q1/3"}, bwrap_pid=0)
     c._results(b'{"id": "q1/1", "value": {"t": "int", "v": 1}}\n'
                b'{"id": "q1/2", "value": {"t": "int", "v": ' + b"9" * 5000 + b"}}\n"
                + b"x" * (5 * 2**20) + b"\n"
@@ -192,8 +194,8 @@ def test_without_bubblewrap_grade_refuses_and_says_what_is_missing(tmp_path):
     (tmp_path / "a_ch03_lstm_cell.ipynb").write_text("{}")
     done = subprocess.run(
         [sys.executable, "-m", "course_rnn.grading", "grade", str(tmp_path), "--csv",
-         str(tmp_path / "grades.csv")], capture_output=True, text=True,
-        env={**os.environ, "PATH": str(tmp_path)})
+         str(tmp_path / "grades.csv"), "--exercises", str(EXERCISES)], capture_output=True,
+        text=True, env={**os.environ, "PATH": str(tmp_path)})
     assert done.returncode == 2
     assert "bubblewrap" in done.stderr and "--unsafe-no-sandbox" in done.stderr
     assert not (tmp_path / "grades.csv").exists()
@@ -208,8 +210,8 @@ def test_where_bwrap_cannot_make_namespaces_grade_refuses_and_quotes_it(tmp_path
     (tmp_path / "a_ch03_lstm_cell.ipynb").write_text("{}")
     done = subprocess.run(
         [sys.executable, "-m", "course_rnn.grading", "grade", str(tmp_path), "--csv",
-         str(tmp_path / "grades.csv")], capture_output=True, text=True,
-        env={**os.environ, "PATH": f"{fake.parent}:/usr/bin:/bin"})
+         str(tmp_path / "grades.csv"), "--exercises", str(EXERCISES)], capture_output=True,
+        text=True, env={**os.environ, "PATH": f"{fake.parent}:/usr/bin:/bin"})
     assert done.returncode == 2
     assert "cannot create its sandbox" in done.stderr
     assert "No permissions to create new namespace" in done.stderr
@@ -226,13 +228,13 @@ def test_the_attacks_are_real_they_win_without_the_sandbox(tmp_path):
     for stem, nb in {"key_ch03_lstm_cell": read_key(ctx),
                      "solution_ch03_lstm_cell": run_solution(ctx)}.items():
         (tmp_path / f"{stem}.ipynb").write_text(json.dumps(nb))
-    results = grade_folder(tmp_path, None, time_limit=30, jobs=2, sandboxed=False)
+    results = grade_folder(tmp_path, None, EXERCISES, time_limit=30, jobs=2, sandboxed=False)
     assert [r.total for r in results] == [10, 10], [r.run.notes for r in results]
 
 
 def test_special_files_are_refused_without_blocking(tmp_path):
     os.mkfifo(tmp_path / "f.ipynb")
-    os.symlink(ROOT / "autograder" / "ch03_lstm_cell" / "expected.json", tmp_path / "s.ipynb")
+    os.symlink(EXERCISES / "autograder" / "ch03_lstm_cell" / "expected.json", tmp_path / "s.ipynb")
     for name in ("f.ipynb", "s.ipynb"):
         with pytest.raises(ValueError, match="not a regular file"):
             read_submission(tmp_path / name)

@@ -7,8 +7,8 @@ is not the repository.
   chapter 0 runs up to its first training run.
 - A student's downloaded archive works: its blank notebook's checks find their tests, the
   reference answers pass them (otter: the ``exercises`` extra).
-- The installed grader has no exercises beside it: it asks for ``--root`` at once, and with
-  ``--root`` (after the command) grades a submission.
+- The installed grader has no exercises beside it: outside a clone it asks for ``--exercises``
+  at once, and with ``--exercises`` (after the command) grades a submission.
 
 The environment gets the versions requirements.txt pins (as a constraint: the CPU torch 2.13.0,
 not a multi-GB CUDA build), installed by uv (pip if uv is missing). uv keeps what it fetched in
@@ -198,7 +198,7 @@ def test_every_chapter_starts_and_chapter_0_runs_to_its_training(venv, elsewhere
 def test_a_downloaded_exercise_works_with_the_installed_package(venv, elsewhere):
     archives = elsewhere / "downloads"
     done = run([venv, "-m", "course_rnn.grading", "archives", "--out", archives,
-                "--root", ROOT / "exercises"], cwd=elsewhere)
+                "--exercises", ROOT / "exercises"], cwd=elsewhere)
     assert done.returncode == 0, done.stderr
     name = "ch03_lstm_cell"
     with zipfile.ZipFile(archives / f"{name}.zip") as archive:
@@ -209,9 +209,10 @@ def test_a_downloaded_exercise_works_with_the_installed_package(venv, elsewhere)
     assert done.returncode == 0, done.stdout + done.stderr[-2000:]
 
 
-def test_the_installed_grader_asks_for_root_and_then_grades(venv, elsewhere):
-    done = run([venv, "-m", "course_rnn.grading", "check"], cwd=elsewhere, timeout=120)
-    assert done.returncode == 2 and "pass --root PATH" in done.stderr, done.stderr
+def test_the_installed_grader_asks_for_exercises_and_then_grades(venv, elsewhere):
+    done = run([venv, "-m", "course_rnn.grading", "check"], cwd=elsewhere, timeout=120,
+               env={"COURSE_RNN_EXERCISES": ""})
+    assert done.returncode == 2 and "pass --exercises DIR" in done.stderr, done.stderr
     assert "Traceback" not in done.stderr
     submissions = elsewhere / "class"
     submissions.mkdir()
@@ -219,7 +220,7 @@ def test_the_installed_grader_asks_for_root_and_then_grades(venv, elsewhere):
     shutil.copy(ROOT / "exercises" / "autograder" / name / "solution.ipynb",
                 submissions / f"ada_{name}.ipynb")
     done = run([venv, "-m", "course_rnn.grading", "grade", submissions, "--csv",
-                elsewhere / "grades.csv", "--root", ROOT / "exercises", "--unsafe-no-sandbox",
+                elsewhere / "grades.csv", "--exercises", ROOT / "exercises", "--unsafe-no-sandbox",
                 "--time-limit", "120"], cwd=elsewhere, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     line = next(line for line in done.stdout.splitlines() if line.startswith("ada_"))

@@ -2,8 +2,9 @@
 cannot fool, escape or stop.
 
 Four commands (``python -m course_rnn.grading assign | check | archives | grade``; each takes
-``--root``, the exercises folder, before or after the command; without it, ``./exercises``, the
-current folder, then the repository beside the package: :mod:`.cli`):
+``--exercises DIR``, the exercises folder, before or after the command; without it,
+``$COURSE_RNN_EXERCISES``, else the nearest ``exercises/`` at or above the current folder:
+:mod:`.locate`. In Python the same folder is ``root=``):
 
 ``assign``
     Runs ``otter assign`` on every source notebook ``exercises/source/chNN_*.ipynb`` (solutions
@@ -29,17 +30,23 @@ value computed by the student's functions (``lstm_step(*lstm_case(1))``), never 
 
 1. The parent (:mod:`.batch`) takes only regular files of bounded size (never following a
    symlink, never opening a FIFO or device), extracts the code cells with a parser that bounds
-   depth and number length (:mod:`.safejson`) and never runs them.
-2. :mod:`.runner` starts one sandbox per submission (:mod:`.runner` says exactly what it sees
+   depth and number length (:mod:`.intake`, :mod:`.safejson`) and never runs them.
+2. :mod:`.runner` starts one sandbox per submission (:mod:`.sandbox` says exactly what it sees
    and may do): no answer key, solutions, other submissions or project tree inside, no network,
    its own PID namespace, one unprivileged process with rlimits.
 3. Inside, :mod:`.child` runs the cells like a kernel (an exception or ``sys.exit()`` costs only
    its cell; a cell gets ``cell_timeout`` seconds) and then the probes, and writes each value as
    a JSON line to a pipe.
-4. The parent reads bounded, strictly parsed lines, kills the whole sandbox at the end or at
-   the time limit and waits until it is gone, compares each value with the key
-   (:mod:`.values`: numbers by value, floats within ``rtol=1e-4, atol=1e-6``) and writes the
-   CSV atomically.
+4. The parent reads bounded, strictly parsed lines (:mod:`.collector`), kills the whole sandbox
+   at the end or at the time limit and waits until it is gone, compares each value with the key
+   (:mod:`.scoring`, :mod:`.values`: numbers by value, floats within ``rtol=1e-4, atol=1e-6``)
+   and writes the CSV atomically.
+
+The modules, one job each: :mod:`.locate` (where the exercises folder is), :mod:`.assignments`
+(building the student versions and the answer keys), :mod:`.archives` (the students'
+downloads), :mod:`.intake`, :mod:`.sandbox`, :mod:`.runner`, :mod:`.collector`, :mod:`.child`
+(sandboxed running), :mod:`.scoring` and :mod:`.values` (scoring), :mod:`.batch` (a folder of
+submissions to a CSV), :mod:`.cli` (the commands).
 
 The child can report any value it likes, but a value earns the point only if it equals what the
 reference solution computes, which it never sees. Limits: no defence against a student who calls
@@ -48,7 +55,6 @@ the key) is visible inside the sandbox while it runs.
 """
 
 from .assignments import (
-    ROOT,
     Assignment,
     Case,
     asked_errors,
@@ -58,23 +64,20 @@ from .assignments import (
     load_assignment,
     write_answer_key,
 )
-from .batch import Result, grade_folder, grade_notebook, read_submission, score, write_csv
+from .batch import Result, grade_folder, grade_notebook, write_csv
 from .cli import main
-from .runner import (
-    TIME_LIMIT,
-    RunInfo,
-    SandboxError,
-    SandboxUnavailable,
-    run_notebook,
-    sandbox_problem,
-)
+from .intake import read_submission
+from .locate import ExercisesNotFound, find_exercises
+from .runner import TIME_LIMIT, RunInfo, SandboxError, run_notebook, sandbox_problem
 from .safejson import escape, parse_json
+from .sandbox import SandboxUnavailable
+from .scoring import score
 from .values import to_value, values_match
 
 __all__ = [
-    "ROOT", "TIME_LIMIT", "Assignment", "Case", "Result", "RunInfo", "SandboxError",
+    "TIME_LIMIT", "Assignment", "Case", "ExercisesNotFound", "Result", "RunInfo", "SandboxError",
     "SandboxUnavailable", "asked_errors", "assign", "check_up_to_date", "escape",
-    "grade_folder", "grade_notebook", "hidden_cases", "load_assignment", "main", "parse_json",
-    "read_submission", "run_notebook", "sandbox_problem", "score", "to_value", "values_match",
-    "write_answer_key", "write_csv",
+    "find_exercises", "grade_folder", "grade_notebook", "hidden_cases", "load_assignment", "main",
+    "parse_json", "read_submission", "run_notebook", "sandbox_problem", "score", "to_value",
+    "values_match", "write_answer_key", "write_csv",
 ]

@@ -12,8 +12,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[3] / "exercises"
-GRADABLE_ERRORS = ("ValueError", "TypeError")  # a probe raising one reports it as its value
+from .locate import find_exercises
 
 
 @dataclass(frozen=True)
@@ -48,7 +47,7 @@ class Assignment:
         return points
 
 
-def source_notebooks(root: Path = ROOT) -> list[Path]:
+def source_notebooks(root: Path) -> list[Path]:
     return sorted((Path(root) / "source").glob("ch[0-9][0-9]_*.ipynb"))
 
 
@@ -109,10 +108,13 @@ def asked_errors(tests_dir: Path) -> dict[str, frozenset[str]]:
     return {name: frozenset(errors) for name, errors in asked.items()}
 
 
-def load_assignment(name: str, root: Path = ROOT) -> Assignment:
-    bundle = Path(root) / "autograder" / name
+def load_assignment(name: str, root: Path | None = None) -> Assignment:
+    """The assignment ``name`` of the exercises folder ``root`` (default: found from the
+    working directory, :func:`.locate.find_exercises`)."""
+    root = find_exercises(root, "autograder")
+    bundle = root / "autograder" / name
     if not bundle.is_dir():
-        known = sorted(p.name for p in (Path(root) / "autograder").glob("ch*"))
+        known = sorted(p.name for p in (root / "autograder").glob("ch*"))
         raise ValueError(f"unknown assignment {name!r}; known: {', '.join(known)}")
     expected_path = bundle / "expected.json"
     expected = json.loads(expected_path.read_text()) if expected_path.exists() else {}
@@ -159,11 +161,13 @@ def _copy_tests(src: Path, dst: Path) -> None:
 
 
 def assign(
-    root: Path = ROOT, out: Path | None = None, names: list[str] | None = None, keys: bool = True
+    root: Path | None = None, out: Path | None = None, names: list[str] | None = None,
+    keys: bool = True,
 ) -> list[str]:
     """Generate ``student/<name>/`` and ``autograder/<name>/`` (under ``out``, default ``root``)
     for every source notebook, with answer keys when ``keys``. Returns the assignment names."""
-    root, out = Path(root), Path(out or root)
+    root = find_exercises(root, "source")
+    out = Path(out or root)
     sources = [s for s in source_notebooks(root) if not names or s.stem in names]
     with tempfile.TemporaryDirectory() as tmp:
         dists = {s: Path(tmp) / s.stem for s in sources}
@@ -187,17 +191,18 @@ def assign(
     return [s.stem for s in sources]
 
 
-def write_answer_key(name: str, root: Path = ROOT) -> dict:
+def write_answer_key(name: str, root: Path | None = None) -> dict:
     """Run the solution (sandboxed where the sandbox works: it is the instructor's code, so
     the unsandboxed runner is allowed here) and store every hidden case's value."""
     from .runner import run_notebook, sandbox_problem
 
-    bundle = Path(root) / "autograder" / name
+    root = find_exercises(root, "autograder")
+    bundle = root / "autograder" / name
     tests = bundle / "tests"
     assignment = Assignment(name, hidden_cases(tests), asked_errors=asked_errors(tests))
     sandboxed = sandbox_problem() is None
     run = run_notebook((bundle / "solution.ipynb").read_bytes(), assignment.cases,
-                       sandboxed=sandboxed, public_tests=Path(root) / "student" / name / "tests")
+                       sandboxed=sandboxed, public_tests=root / "student" / name / "tests")
     missing = [c.id for c in assignment.cases if "value" not in run.records.get(c.id, {})]
     if missing:
         problems = {c: run.records.get(c, "no value") for c in missing}
@@ -226,10 +231,10 @@ def check_key(assignment: Assignment, key: dict) -> None:
                                "an error; add one that expects a value")
 
 
-def check_up_to_date(root: Path = ROOT) -> list[str]:
+def check_up_to_date(root: Path | None = None) -> list[str]:
     """Files under ``student/`` and ``autograder/`` (answer keys aside) that ``assign`` would
     change, add or remove. Empty when the committed versions are current."""
-    root = Path(root)
+    root = find_exercises(root, "source")
     with tempfile.TemporaryDirectory() as tmp:
         fresh = Path(tmp)
         shutil.copytree(root / "source", fresh / "source")

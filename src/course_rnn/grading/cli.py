@@ -1,9 +1,9 @@
 """``python -m course_rnn.grading assign | check | grade | archives``.
 
-The exercises folder (``source/``, ``student/``, ``autograder/``) comes from ``--root`` (before
-or after the command), else the current directory (``./exercises`` or ``.`` itself), else the
-repository this package was installed from (an editable install). An installed package has no
-exercises beside it: then the command says so and asks for ``--root``, before any work.
+The exercises folder (``source/``, ``student/``, ``autograder/``) comes from ``--exercises DIR``
+(before or after the command), else ``$COURSE_RNN_EXERCISES``, else the nearest ``exercises/``
+at or above the current directory (:mod:`.locate`); never from where the package is installed.
+Where there is none the command says what it searched, before any work.
 """
 
 from __future__ import annotations
@@ -12,34 +12,15 @@ import argparse
 import sys
 from pathlib import Path
 
-from .assignments import ROOT, assign, check_up_to_date
-from .runner import TIME_LIMIT, SandboxError, SandboxUnavailable
+from .assignments import assign, check_up_to_date
+from .locate import ENV_VAR, ExercisesNotFound, find_exercises
+from .runner import TIME_LIMIT, SandboxError
+from .sandbox import SandboxUnavailable
 
 # What each command reads from the exercises folder.
 NEEDS = {"assign": "source", "check": "source", "grade": "autograder", "archives": "student"}
-ROOT_HELP = ("the exercises folder, holding source/, student/ and autograder/ (default: "
-             "./exercises or the current folder, else the course repository's exercises/)")
-
-
-class ExercisesNotFound(ValueError):
-    pass
-
-
-def find_root(given: Path | None, needs: str) -> Path:
-    """The exercises folder to use: ``given``, else the first candidate holding ``needs``."""
-    if given is not None:
-        if not (given / needs).is_dir():
-            raise ExercisesNotFound(
-                f"--root {given}: no {needs}/ folder there (the exercises folder holds "
-                "source/, student/ and autograder/)")
-        return given
-    cwd = Path.cwd()
-    for candidate in (cwd / "exercises", cwd, ROOT):
-        if (candidate / needs).is_dir():
-            return candidate
-    raise ExercisesNotFound(
-        f"no exercises folder with {needs}/ in {cwd} or {cwd / 'exercises'}: pass --root PATH "
-        "(the course repository's exercises/ folder, or a copy of it)")
+EXERCISES_HELP = (f"the exercises folder, holding source/, student/ and autograder/ (default: "
+                  f"${ENV_VAR}, else the nearest exercises/ at or above the current folder)")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -47,25 +28,27 @@ def parser() -> argparse.ArgumentParser:
         prog="python -m course_rnn.grading",
         description="Graded exercises: student versions, answer keys, downloads, and the "
                     "sandboxed batch grader (exercises/README.md).")
-    main.add_argument("--root", type=Path, default=None, help=ROOT_HELP)
-    # --root after the command too: the command's value, when given, wins
-    root = argparse.ArgumentParser(add_help=False)
-    root.add_argument("--root", type=Path, default=argparse.SUPPRESS, help=ROOT_HELP)
+    main.add_argument("--exercises", type=Path, default=None, metavar="DIR",
+                      help=EXERCISES_HELP)
+    # --exercises after the command too: the command's value, when given, wins
+    exercises = argparse.ArgumentParser(add_help=False)
+    exercises.add_argument("--exercises", type=Path, default=argparse.SUPPRESS, metavar="DIR",
+                      help=EXERCISES_HELP)
     sub = main.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     assign_cmd = sub.add_parser(
-        "assign", parents=[root],
+        "assign", parents=[exercises],
         help="generate student versions, autograder bundles, answer keys",
         description="Run otter assign on source/chNN_*.ipynb: write student/<name>/ (notebook "
                     "and public tests) and autograder/<name>/ (solution, all tests, answer key).")
     assign_cmd.add_argument("names", nargs="*", metavar="NAME",
                             help="only these assignments, e.g. ch01_bengio (default: all)")
     sub.add_parser(
-        "check", parents=[root], help="fail if the committed generated files are out of date",
+        "check", parents=[exercises], help="fail if the committed generated files are out of date",
         description="Regenerate into a temporary folder and list every file of student/ and "
                     "autograder/ that differs; exit 1 if any does.")
     archives = sub.add_parser(
-        "archives", parents=[root], help="write one zip per assignment for students",
+        "archives", parents=[exercises], help="write one zip per assignment for students",
         description="Write <name>.zip for every assignment: the student notebook, its public "
                     "tests and a README (what the website's Exercises page offers).")
     archives.add_argument("--out", type=Path, required=True,
@@ -73,7 +56,7 @@ def parser() -> argparse.ArgumentParser:
     archives.add_argument("--repository", default="",
                           help="the course repository's URL, for the README's install line")
     grade = sub.add_parser(
-        "grade", parents=[root], help="grade every notebook in a folder, each in a sandbox",
+        "grade", parents=[exercises], help="grade every notebook in a folder, each in a sandbox",
         description="Grade every *.ipynb in SUBMISSIONS, each in its own bubblewrap sandbox, "
                     "and write one CSV row per submission (points per question, status, notes).")
     grade.add_argument("submissions", type=Path, metavar="SUBMISSIONS",
@@ -94,7 +77,7 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
-        root = find_root(args.root, NEEDS[args.command])
+        root = find_exercises(args.exercises, NEEDS[args.command])
     except ExercisesNotFound as e:
         print(f"{args.command}: {e}", file=sys.stderr)
         return 2

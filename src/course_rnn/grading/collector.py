@@ -1,0 +1,172 @@
+"""The parent's side of a run's pipes: what came out of a sandbox, read without trusting it.
+
+The parent reads at most ``OUTPUT_CAP`` bytes of output and result lines of at most ``LINE_CAP``
+bytes each (``RESULTS_CAP`` in all, ``MAX_RECORDS`` records) from a pipe, parses each with depth
+and number limits (:func:`.safejson.parse_json`) into a fixed schema; a line that fails is
+ignored (its case scores 0). From bwrap's info pipe it learns the sandbox's PID 1 and holds it
+through a pidfd at once, so that :mod:`.runner` can kill it and wait for it without a race.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import selectors
+import threading
+from pathlib import Path
+
+from .safejson import escape, parse_json
+from .values import is_valid
+
+OUTPUT_CAP = 64_000  # bytes of a submission's stdout/stderr kept for the report
+LINE_CAP = 4 * 2**20  # bytes of one result line
+RESULTS_CAP = 32 * 2**20  # bytes of accepted result lines
+MAX_RECORDS = 10_000
+
+
+class Collector(threading.Thread):
+    """Reads the sandbox's output (keeps the start), its result lines (bounded, parsed
+    strictly) and bwrap's info (PID 1's pid) until every writer is gone."""
+
+    def __init__(self, output_fd: int, results_fd: int, info_fd: int | None, ids: set[str],
+                 bwrap_pid: int):
+        super().__init__(daemon=True)
+        self.bwrap_pid = bwrap_pid
+        self.pidfd: int | None = None
+        self.fds = {output_fd: "output", results_fd: "results"}
+        if info_fd is not None:
+            self.fds[info_fd] = "info"
+        self.ids = ids
+        self.output = bytearray()
+        self.records: dict[str, dict] = {}
+        self.cell_errors: list[str] = []
+        self.malformed = self.dropped = self.accepted_bytes = 0
+        self.partial = bytearray()
+        self.skipping = False
+        self.ready = False
+        self.info = bytearray()
+        self.child_pid: int | None = None
+        self.info_done = threading.Event()
+        if info_fd is None:
+            self.info_done.set()
+
+    def run(self) -> None:
+        selector = selectors.DefaultSelector()
+        for fd in self.fds:
+            os.set_blocking(fd, False)
+            selector.register(fd, selectors.EVENT_READ)
+        try:
+            while selector.get_map():
+                for key, _ in selector.select():
+                    try:
+                        data = os.read(key.fd, 1 << 16)
+                    except BlockingIOError:
+                        continue
+                    kind = self.fds[key.fd]
+                    if not data:
+                        selector.unregister(key.fd)
+                        os.close(key.fd)
+                        if kind == "results" and self.partial and not self.skipping:
+                            self._line(bytes(self.partial))
+                        if kind == "info":
+                            self.info_done.set()
+                        continue
+                    if kind == "output":
+                        if len(self.output) < OUTPUT_CAP:
+                            self.output += data[: OUTPUT_CAP - len(self.output)]
+                    elif kind == "results":
+                        self._results(data)
+                    else:
+                        self._info(data)
+        finally:
+            self.info_done.set()
+            selector.close()
+
+    def _info(self, data: bytes) -> None:
+        self.info += data[:4096]
+        match = re.search(rb'"child-pid"\s*:\s*(\d+)', self.info)
+        if match and self.child_pid is None:
+            self.child_pid = int(match.group(1))
+            try:  # held from now on, so that PID 1 can be killed and awaited without a race
+                pidfd = os.pidfd_open(self.child_pid)
+            except OSError:  # already gone (and reaped by bwrap): nothing is left inside
+                pidfd = None
+            if pidfd is not None and _parent_of(self.child_pid) != self.bwrap_pid:
+                os.close(pidfd)  # that pid was reused by an unrelated process
+                pidfd = None
+            self.pidfd = pidfd
+            self.info_done.set()
+
+    def _results(self, data: bytes) -> None:
+        while data:
+            newline = data.find(b"\n")
+            chunk = data if newline < 0 else data[:newline]
+            if not self.skipping:
+                if len(self.partial) + len(chunk) > LINE_CAP:
+                    self.skipping, self.malformed = True, self.malformed + 1
+                    self.partial.clear()
+                else:
+                    self.partial += chunk
+            if newline < 0:
+                return
+            if not self.skipping:
+                self._line(bytes(self.partial))
+            self.partial.clear()
+            self.skipping = False
+            data = data[newline + 1:]
+
+    def _line(self, line: bytes) -> None:
+        if not line.strip():
+            return
+        if len(self.records) >= MAX_RECORDS or self.accepted_bytes + len(line) > RESULTS_CAP:
+            self.dropped += 1
+            return
+        try:
+            record = parse_json(line.decode("utf-8"), max_depth=2 * 8 + 8, max_digits=400)
+        except ValueError:  # UnicodeDecodeError and JSONLimitError included
+            self.malformed += 1
+            return
+        if not self._accept(record):
+            self.malformed += 1
+            return
+        self.accepted_bytes += len(line)
+
+    def _accept(self, record) -> bool:
+        if not isinstance(record, dict):
+            return False
+        if record == {"ready": True} and not self.ready and not self.records:
+            self.ready = True  # the child's first line, before any submitted code runs
+            return True
+        if set(record) == {"cell", "error"}:
+            if not isinstance(record["cell"], int) or not isinstance(record["error"], str):
+                return False
+            if len(self.cell_errors) < 20:
+                self.cell_errors.append(f"cell {record['cell']}: {escape(record['error'], 150)}")
+            return True
+        case = record.get("id")
+        if not isinstance(case, str) or case not in self.ids or len(record) != 2:
+            return False
+        if "value" in record and is_valid(record["value"]):
+            self.records.setdefault(case, {"value": record["value"]})
+            return True
+        if isinstance(record.get("error"), str):
+            self.records.setdefault(case, {"error": escape(record["error"], 200)})
+            return True
+        return False
+
+    def notes(self) -> list[str]:
+        notes = list(self.cell_errors)
+        if self.malformed:
+            notes.append(f"{self.malformed} malformed result line(s) ignored")
+        if self.dropped:
+            notes.append(f"{self.dropped} result line(s) beyond the cap ignored")
+        return notes
+
+
+def _parent_of(pid: int) -> int | None:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return None
+    match = re.search(r"^PPid:\s*(\d+)", status, re.M)
+    return int(match.group(1)) if match else None
