@@ -27,14 +27,14 @@ import pytest
 
 from course_rnn.grading.sandbox import ENV, SANDBOX_UID_BASE
 
-ASSIGNMENTS = ("ch01_bengio", "ch02_srn", "ch03_lstm_cell", "ch04_decay_rnn", "ch05_pdda",
-               "ch06_dyck_urn", "ch07_gym")
+REPO = Path(__file__).resolve().parents[2]
+EXERCISES = REPO / "exercises"  # the tests live in the repository: its exercises folder
+# every source notebook is an assignment: a new one is graded, archived and checked at once
+ASSIGNMENTS = tuple(sorted(p.stem for p in (EXERCISES / "source").glob("ch[0-9][0-9]_*.ipynb")))
 TIME_LIMIT = 30.0  # the hard limit; a cell gets half of it (slack for a loaded machine: the
 # assignments that train take ≈ 5 s of CPU, 15 s of wall time when other jobs share the cores)
 MARK = f"grading-escape-{uuid.uuid4().hex[:8]}"  # files an attack tries to leave on the host
 SECRET = f"hunter2-{uuid.uuid4().hex}"  # in the grader's environment: must never reach the CSV
-REPO = Path(__file__).resolve().parents[2]
-EXERCISES = REPO / "exercises"  # the tests live in the repository: its exercises folder
 
 
 # -- building notebooks ------------------------------------------------------------------------
