@@ -23,6 +23,8 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from ..checks import check_count, check_positive  # noqa: F401  (the languages' checks, re-exported)
+
 #: End-of-string marker. It is a possible "next symbol" but never part of an alphabet.
 EOS = "</s>"
 
@@ -111,19 +113,6 @@ class Language(ABC):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
-
-
-def check_count(n: int, what: str = "n") -> int:
-    """Validate a sample count."""
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
-        raise ValueError(f"{what} must be a non-negative integer, got {n!r}")
-    return int(n)
-
-
-def check_positive(value: int, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"{what} must be a positive integer, got {value!r}")
-    return int(value)
 
 
 def corrupt(seq: Sequence[str], alphabet: Sequence[str], rng: np.random.Generator) -> Symbols:

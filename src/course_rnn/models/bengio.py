@@ -37,6 +37,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from ..checks import check_count, check_integer, check_positive
 from ..corpus import check_sentences
 from ..languages.vocab import Vocab
 
@@ -55,14 +56,10 @@ class BengioMLP(nn.Module):
         direct: bool = False,
     ):
         super().__init__()
-        for name, value, least in (
-            ("vocab_size", vocab_size, 2),
-            ("context", context, 1),
-            ("embedding_dim", embedding_dim, 1),
-            ("hidden", hidden, 0),
-        ):
-            if isinstance(value, bool) or not isinstance(value, int) or value < least:
-                raise ValueError(f"{name} must be an integer ≥ {least}, got {value!r}")
+        check_integer(vocab_size, "vocab_size", 2)
+        check_positive(context, "context")
+        check_positive(embedding_dim, "embedding_dim")
+        check_count(hidden, "hidden")
         if hidden == 0 and not direct:
             raise ValueError("with hidden=0 the model needs direct=True, or it ignores its input")
         self._config = dict(
@@ -211,8 +208,7 @@ def ngram_pairs(
     raises ValueError.
     """
     check_sentences(sentences)
-    if isinstance(context, bool) or not isinstance(context, int) or context < 1:
-        raise ValueError(f"context must be a positive integer, got {context!r}")
+    check_positive(context, "context")
     ids = []
     for sentence in sentences:
         ids.append([vocab.bos_id] * context + _encode(sentence, vocab) + [vocab.eos_id])

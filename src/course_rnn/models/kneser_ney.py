@@ -47,6 +47,7 @@ import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 
+from ..checks import check_positive, is_integer
 from ..corpus import UNK, check_sentences
 from ..languages.base import EOS
 from ..languages.vocab import BOS, PAD
@@ -70,7 +71,7 @@ def modified_discounts(n: Sequence[int]) -> Discounts:
     ValueError when a count-of-counts is 0 (too little text to estimate them: pass the
     discounts yourself) or an estimate falls outside ``0 < D_r ≤ r``.
     """
-    if len(n) != 4 or any(isinstance(x, bool) or not isinstance(x, int) or x < 0 for x in n):
+    if len(n) != 4 or any(not is_integer(x) or x < 0 for x in n):
         raise ValueError(f"need the count-of-counts [n1, n2, n3, n4] as integers ≥ 0, got {n!r}")
     n1, n2, n3, n4 = n
     if not (n1 and n2 and n3 and n4):
@@ -97,8 +98,7 @@ class KneserNeyLM:
     name = "interpolated Kneser–Ney"
 
     def __init__(self, order: int = 3, discount: float = 0.75):
-        if isinstance(order, bool) or not isinstance(order, int) or order < 1:
-            raise ValueError(f"order must be a positive integer (1 = unigram), got {order!r}")
+        check_positive(order, "order (1 = unigram)")
         if isinstance(discount, bool) or not isinstance(discount, (int, float)) \
                 or not 0 < discount <= 1:
             raise ValueError(f"discount must be in (0, 1] (so that P sums to 1), got {discount}")
