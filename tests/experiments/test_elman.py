@@ -1,5 +1,6 @@
 """elman-clusters (chapter 2): Elman (1990), Figure 7, at a tiny scale (seconds, not minutes)."""
 
+import dataclasses
 import json
 import math
 
@@ -32,7 +33,10 @@ def tiny(one_process):
 
 
 def without_times(numbers):
-    """``numbers`` minus the wall-clock seconds (the only entries allowed to differ)."""
+    """``numbers`` (as saved) minus the wall-clock seconds (the only entries allowed to
+    differ)."""
+    if hasattr(numbers, "to_json"):
+        numbers = numbers.to_json()
     if isinstance(numbers, dict):
         return {k: without_times(v) for k, v in numbers.items() if k != "seconds"}
     if isinstance(numbers, list):
@@ -43,7 +47,9 @@ def without_times(numbers):
 def test_returns_a_replication_with_a_table(tiny):
     assert isinstance(tiny, Replication)
     assert tiny.experiment == "elman-clusters" and tiny.scale == "quick" and tiny.device == "cpu"
-    assert tiny.seeds == [0, 1] and tiny.settings["hidden"] == 8 and tiny.seconds > 0
+    assert tiny.seeds == [0, 1] and tiny.settings.hidden == 8 and tiny.seconds > 0
+    assert isinstance(tiny.settings, elman.ElmanSettings)
+    assert isinstance(tiny.numbers, elman.ElmanNumbers)
     assert tiny.rows and all(r.quantity and r.paper and r.ours and r.note for r in tiny.rows)
     assert "| quantity | paper | ours | verdict | note |" in tiny.table()
     json.dumps(tiny.to_json(), allow_nan=True)  # everything saved is JSON-able
@@ -67,48 +73,49 @@ def test_every_run_is_recorded_with_its_criterion(tiny):
     verdicts = {r.quantity: r.verdict for r in tiny.rows}
     assert verdicts["humans one branch"] == "not converged"
     assert verdicts["predicts the word class, not the word"] == "not comparable"
-    assert "doubled" not in tiny.numbers  # a verdict that waits for convergence trains no more
+    # a verdict that waits for convergence trains no more
+    assert tiny.numbers.doubled is None and "doubled" not in tiny.to_json()["numbers"]
 
 
 def test_counts_agree_with_the_trees(tiny):
-    runs, reports = tiny.artefacts["runs"], tiny.artefacts["clade_table"]
+    runs, reports = tiny.artefacts.runs, tiny.artefacts.clade_table
     assert set(runs) == {(regime, seed) for regime in elman.REGIMES for seed in (0, 1)}
-    assert tiny.numbers["n_runs"] == len(runs) == len(reports) == 4
-    groups = tiny.artefacts["groups"]
+    assert tiny.numbers.n_runs == len(runs) == len(reports) == 4
+    groups = tiny.artefacts.groups
     for (regime, seed), run in runs.items():
-        assert run["states"].words == tuple(tiny.artefacts["vocab"].alphabet)  # all 29 words
-        report = elman.tree_report(run["tree"], run["states"].words, groups)
+        assert run.states.words == tuple(tiny.artefacts.vocab.alphabet)  # all 29 words
+        report = elman.tree_report(run.tree, run.states.words, groups)
         assert report == reports[f"{regime}, seed {seed}"]
     for group in groups:
-        assert tiny.numbers["one_branch"][group] == sum(r[group] == 1.0 for r in reports.values())
-    assert tiny.numbers["noun_verb_roots"] == sum(r["noun|verb root"] for r in reports.values())
+        assert tiny.numbers.one_branch[group] == sum(r[group] == 1.0 for r in reports.values())
+    assert tiny.numbers.noun_verb_roots == sum(r["noun|verb root"] for r in reports.values())
     rows = {r.quantity: r for r in tiny.rows}
-    n, k = tiny.numbers["n_runs"], tiny.numbers["one_branch"]["human"]
+    n, k = tiny.numbers.n_runs, tiny.numbers.one_branch["human"]
     assert rows["humans one branch"].ours == f"{k}/{n} runs"
 
 
 def test_exact_bound_and_training(tiny):
-    exact = tiny.numbers["exact"]
+    exact = tiny.numbers.exact
     language = ElmanTemplates()
-    untrained = H.exact_cross_entropy(tiny.artefacts["untrained"], tiny.artefacts["vocab"],
-                                      language)
-    assert exact["untrained"]["kl"] == pytest.approx(untrained["kl"])
+    untrained = H.exact_cross_entropy(tiny.artefacts.untrained, tiny.artefacts.vocab, language)
+    assert exact.untrained.kl == pytest.approx(untrained["kl"])
+    assert list(exact.models()) == ["untrained", "seed 0", "seed 1"]
     for seed in tiny.seeds:
-        e = exact[f"seed {seed}"]
-        assert e["entropy"] == pytest.approx(exact["entropy"])  # the bound is the language's
-        assert e["kl"] >= -1e-9 and e["cross_entropy"] == pytest.approx(e["entropy"] + e["kl"])
-        assert e["kl"] < exact["untrained"]["kl"], "even two epochs move towards the optimum"
-    assert exact["kl_min"] <= exact["kl_max"]
-    for run in tiny.numbers["runs"]:
-        assert len(run["train_loss"]) == TINY["epochs"] and math.isfinite(run["held_out"])
-        assert run["convergence"]["epochs"] == TINY["epochs"]
-    stream = tiny.numbers["stream_optimum"]
-    held_out_stream = tiny.artefacts["data"]["stream"][1]
-    assert stream["exact"] == pytest.approx(language.stream_loss(held_out_stream))
-    assert stream["model_min"] > stream["exact"]  # nobody beats the exact predictor
+        e = exact.by_seed[seed]
+        assert e.entropy == pytest.approx(exact.entropy)  # the bound is the language's
+        assert e.kl >= -1e-9 and e.cross_entropy == pytest.approx(e.entropy + e.kl)
+        assert e.kl < exact.untrained.kl, "even two epochs move towards the optimum"
+    assert exact.kl_min <= exact.kl_max
+    for run in tiny.numbers.runs:
+        assert len(run.train_loss) == TINY["epochs"] and math.isfinite(run.held_out)
+        assert run.convergence["epochs"] == TINY["epochs"]
+    stream = tiny.numbers.stream_optimum
+    held_out_stream = tiny.artefacts.data["stream"][1]
+    assert stream.exact == pytest.approx(language.stream_loss(held_out_stream))
+    assert stream.model_min > stream.exact  # nobody beats the exact predictor
     for seed in tiny.seeds:
-        run = tiny.artefacts["runs"]["stream", seed]
-        assert run["held_out"] == pytest.approx(run["history"]["valid_loss"][-1], rel=1e-5)
+        run = tiny.artefacts.runs["stream", seed]
+        assert run.held_out == pytest.approx(run.history["valid_loss"][-1], rel=1e-5)
 
 
 def test_same_seed_same_numbers(tiny):
@@ -117,24 +124,26 @@ def test_same_seed_same_numbers(tiny):
     assert [vars(r) for r in again.rows] == [vars(r) for r in tiny.rows]
     other = tiny_run(seeds=[5, 6])
     assert other.seeds == [5, 6]
-    assert other.numbers["exact"]["kl_min"] != tiny.numbers["exact"]["kl_min"]
+    assert other.numbers.exact.kl_min != tiny.numbers.exact.kl_min
 
 
 def test_one_seed(tmp_path):
     result = tiny_run(seeds=1, sentences=100, probe=200)
-    assert result.seeds == [0] and result.numbers["n_runs"] == 2
-    assert math.isnan(result.numbers["exact"]["kl_mean_se"][1])
-    kl = f"{result.numbers['exact']['kl_min']:.3f}"
+    assert result.seeds == [0] and result.numbers.n_runs == 2
+    assert math.isnan(result.numbers.exact.kl_mean_se[1])
+    kl = f"{result.numbers.exact.kl_min:.3f}"
     rows = {r.quantity: r.ours for r in result.rows}
     assert f"KL to exact {kl} nats/word" in rows["predicts the word class, not the word"]
-    stream = result.numbers["stream_optimum"]["model_min"]
+    stream = result.numbers.stream_optimum.model_min
     assert rows["stream: held-out loss against the exact stream predictor"].startswith(
         f"{stream:.3f} vs")  # one value, not a range
     paths = result.save(tmp_path)
     assert {"json", "table", "curves_sentences", "curves_stream", "trees"} <= set(paths)
     assert paths["trees"].exists()
     saved = json.loads(paths["json"].read_text())
-    assert saved["numbers"]["one_branch"] == result.numbers["one_branch"]
+    assert saved["numbers"]["one_branch"] == result.numbers.one_branch
+    assert saved["settings"] == {**elman.SETTINGS["quick"].to_json(), **TINY, "sentences": 100,
+                                 "probe": 200}
 
 
 def test_figures(tiny):
@@ -142,16 +151,16 @@ def test_figures(tiny):
     sentences = tiny.figures["curves_sentences"].axes
     assert len(sentences) == 3  # training, held-out and exact loss
     bound = [line for line in sentences[2].lines if line.get_label() == "exact optimum"]
-    assert bound[0].get_ydata()[0] == pytest.approx(tiny.numbers["exact"]["entropy"])
+    assert bound[0].get_ydata()[0] == pytest.approx(tiny.numbers.exact.entropy)
     stream = tiny.figures["curves_stream"].axes
     assert len(stream) == 2
     bound = [line for line in stream[1].lines if line.get_label() == "exact optimum"]
-    assert bound[0].get_ydata()[0] == pytest.approx(tiny.numbers["stream_optimum"]["exact"])
+    assert bound[0].get_ydata()[0] == pytest.approx(tiny.numbers.stream_optimum.exact)
     assert len(tiny.figures["trees"].axes) == len(elman.REGIMES) * len(tiny.seeds)
 
 
 def test_the_data_of_the_two_regimes():
-    language, cfg = ElmanTemplates(), {**elman.SETTINGS["quick"], **TINY}
+    language, cfg = ElmanTemplates(), elman.SETTINGS["quick"].replace(TINY)
     data = elman.make_data(language, cfg)
     sentences, probe = data["sentences"]
     stream, probe_stream = data["stream"]
@@ -163,13 +172,13 @@ def test_the_data_of_the_two_regimes():
 def test_a_doubled_budget_continues_the_run():
     """Same seed, min_epochs: the first part of the longer run is the shorter run."""
     language = ElmanTemplates()
-    cfg = elman._settings("quick", {**TINY, "sentences": 100, "probe": 100, "tolerance": 5.0})
+    cfg = elman.SETTINGS.at("quick", {**TINY, "sentences": 100, "probe": 100, "tolerance": 5.0})
     data = elman.make_data(language, cfg)
     for regime in elman.REGIMES:
         _, first = elman.train_run(regime, 0, cfg, data[regime])
         _, second = elman.train_run(regime, 0, cfg, data[regime], min_epochs=4)
         assert len(second) >= 4 and second["train_loss"][:len(first)] == first["train_loss"]
-    assert first.settings["batch_size"] == cfg["stream_regime"][0]  # streams side by side
+    assert first.settings["batch_size"] == cfg.stream_regime[0]  # streams side by side
 
 
 @pytest.mark.parametrize("again, verdict", [
@@ -178,17 +187,18 @@ def test_a_doubled_budget_continues_the_run():
     (1, "differs"),  # twice the budget: still in 1 run only
 ])
 def test_a_finding_is_judged_at_twice_the_budget(tiny, again, verdict):
-    numbers = {**tiny.numbers, "n_runs": 3, "noun_verb_roots": 3 if again == 3 else 1,
-               "one_branch": dict.fromkeys(tiny.numbers["one_branch"], 3)}
+    numbers = dataclasses.replace(tiny.numbers, n_runs=3,
+                                  noun_verb_roots=3 if again == 3 else 1,
+                                  one_branch=dict.fromkeys(tiny.numbers.one_branch, 3))
     asked = []
 
     def doubled():
         asked.append(True)
-        counts = {"noun_verb_roots": 3 if again is None else again,
-                  "one_branch": dict.fromkeys(tiny.numbers["one_branch"], 3)}
-        return {"counts": counts, "histories": [True] * 3}
+        clades = elman.Clades({}, dict.fromkeys(tiny.numbers.one_branch, 3),
+                              3 if again is None else again)
+        return clades, [True] * 3
 
-    rows = {r.quantity: r for r in elman._rows(numbers, "quick", [True] * 3, doubled)}
+    rows = {r.quantity: r for r in elman.table_rows(numbers, "quick", [True] * 3, doubled)}
     root = rows["root splits nouns from verbs"]
     assert root.verdict == verdict and bool(asked) == (again != 3)
     if verdict != "agrees":

@@ -30,6 +30,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
@@ -37,17 +38,12 @@ import torch
 from ..analysis.report import markdown_table
 from ..training import History, converged, progress_enabled
 from .output import check_output_folder
+from .settings import SCALES as SCALES  # the scales and their old names: settings.py
+from .settings import normalise_scale as normalise_scale
 
-SCALES = ("quick", "paper")
-_ALIASES = {"default": "quick"}  # the chapters' name for the book's scale
-
-
-def normalise_scale(scale: str | None) -> str:
-    """``"quick"`` or ``"paper"`` (``"default"`` and None mean ``"quick"``); else ValueError."""
-    scale = _ALIASES.get(scale or "quick", scale or "quick")
-    if scale not in SCALES:
-        raise ValueError(f"unknown scale {scale!r}: choose one of {', '.join(SCALES)}")
-    return scale
+if TYPE_CHECKING:
+    from .records import Record
+    from .settings import Scales, Settings
 
 
 def merge_settings(base: Mapping, overrides: Mapping | None, experiment: str,
@@ -240,11 +236,11 @@ class Replication:
     scale: str
     seeds: list[int]
     device: str
-    settings: dict
-    numbers: dict  # every measured number, JSON-able
+    settings: dict | Settings  # a Settings (typed) or a dict; saved with to_json / as it is
+    numbers: dict | Record  # every measured number: a typed Record or JSON-able dicts
     rows: list[Row]  # the paper-vs-ours table
     figures: dict = field(default_factory=dict)  # name -> matplotlib Figure
-    artefacts: dict = field(default_factory=dict)  # trained models etc., for the chapter; not saved
+    artefacts: Any = field(default_factory=dict)  # trained models etc., for the chapter; not saved
     seconds: float = float("nan")
     runs: dict[str, History] = field(default_factory=dict)  # name -> curve + convergence
 
@@ -337,6 +333,8 @@ def _flat_numbers(value) -> list[float]:
 def _jsonable(value):
     """Numbers, strings, lists and dicts only: numpy and torch values become plain Python, and a
     NaN or infinite number becomes None (``null``), so that results.json is strict JSON."""
+    if hasattr(value, "to_json") and not isinstance(value, type):  # Settings, typed records
+        return _jsonable(value.to_json())
     if isinstance(value, Mapping):
         return {str(k): _jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple, set)):
@@ -375,3 +373,4 @@ class Experiment:
     title: str  # one line: what it replicates, e.g. "Tabor (2011), Table 4: FLNN on Grammars 1-2"
     chapter: str  # the chapter that shows it, e.g. "05_dynamical_automata"
     run: Callable[..., Replication]  # run(scale=, seeds=, device=, progress=) -> Replication
+    settings: Scales | None = None  # typed settings per scale (None: a dict of dicts)

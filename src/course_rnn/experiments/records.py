@@ -1,0 +1,56 @@
+"""Typed results: what an experiment measured, as dataclasses that a chapter reads by attribute.
+
+An experiment's numbers are a tree of :class:`Record` dataclasses (``result.numbers.exact.kl_min``
+rather than ``result.numbers["exact"]["kl_min"]``). :meth:`Record.to_json` turns the tree into
+the nested dictionaries that ``results.json`` saves, one key per field in the order of the
+fields, so that a saved file reads as before; a field marked ``saved=False`` (:func:`unsaved`)
+stays in Python only, and a Record with another layout on disk overrides ``to_json``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from .replication import mean_se
+
+
+def unsaved(**kwargs):
+    """A Record field that ``to_json`` leaves out (for the chapter only)."""
+    return dataclasses.field(metadata={"saved": False}, **kwargs)
+
+
+@dataclass
+class Record:
+    """The base of a typed result (see the module docstring)."""
+
+    def to_json(self) -> dict:
+        return {f.name: to_json(getattr(self, f.name)) for f in dataclasses.fields(self)
+                if f.metadata.get("saved", True)}
+
+
+def to_json(value):
+    """``value`` with every Record inside it replaced by its ``to_json()`` (dicts, lists and
+    tuples are walked; everything else is kept as it is)."""
+    if hasattr(value, "to_json") and not isinstance(value, type):
+        return value.to_json()
+    if isinstance(value, Mapping):
+        return {k: to_json(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_json(v) for v in value]
+    return value
+
+
+@dataclass
+class Summary(Record):
+    """Values over seeds (or runs) with their mean and standard error (NaN for one value)."""
+
+    values: list[float]
+    mean: float
+    se: float
+
+    @classmethod
+    def of(cls, values: Sequence[float]) -> Summary:
+        mean, se = mean_se(values)
+        return cls([float(v) for v in values], mean, se)

@@ -1,0 +1,75 @@
+"""What every experiment's ``run()`` settles before any work, written once.
+
+Every replication starts the same way: read the scale, apply the caller's overrides to that
+scale's settings, turn ``seeds`` into a list, pick the device, start the clock; and it ends by
+packing what it measured into a :class:`~.replication.Replication`. :func:`begin` does the first
+part (every bad argument is a ValueError before any training), :meth:`Setup.replication` the
+last::
+
+    def run(scale="quick", seeds=None, device=None, progress=None, settings=None, workers=None):
+        setup = begin(EXPERIMENTS[0], SETTINGS, scale, settings, seeds, DEFAULT_SEEDS, device,
+                      progress, workers)
+        ...  # train with setup.settings, setup.seeds, setup.device, setup.progress
+        return setup.replication(numbers, rows, figures, artefacts, runs)
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+import torch
+
+from ..utils import pick_device
+from .replication import Experiment, Replication, Row, seed_list
+from .settings import Scales, Settings, normalise_scale
+
+
+@dataclass(frozen=True)
+class Setup:
+    """One run's checked arguments: the ``experiment`` (its :class:`Experiment` record), the
+    ``scale`` ("quick" or "paper"), the ``settings`` of that scale with the overrides applied,
+    the ``seeds`` (a list of distinct integers), the ``device``, ``progress`` (None: on unless
+    ``$COURSE_RNN_PROGRESS=0``) and ``workers`` (None: ``$COURSE_RNN_WORKERS`` or the CPU
+    count), and when it started."""
+
+    experiment: Experiment
+    scale: str
+    settings: Settings
+    seeds: list[int]
+    device: torch.device
+    progress: bool | None = None
+    workers: int | None = None
+    started: float = field(default_factory=time.perf_counter)
+
+    def replication(self, numbers, rows: list[Row], figures: dict, artefacts=None,
+                    runs: Mapping | None = None) -> Replication:
+        """What the run measured, as the :class:`Replication` that chapters show and the CLI
+        saves; ``seconds`` is the wall time since :func:`begin`."""
+        return Replication(
+            experiment=self.experiment.name, title=self.experiment.title, scale=self.scale,
+            seeds=self.seeds, device=str(self.device), settings=self.settings, numbers=numbers,
+            rows=rows, figures=figures, artefacts=artefacts if artefacts is not None else {},
+            seconds=time.perf_counter() - self.started, runs=dict(runs or {}))
+
+
+def begin(experiment: Experiment, scales: Scales, scale: str | None,
+          settings: Mapping | None = None, seeds: int | Iterable[int] | None = None,
+          default_seeds: int | Mapping[str, int] = 1, device=None,
+          progress: bool | None = None, workers: int | None = None) -> Setup:
+    """Check a ``run()``'s arguments and start its clock (see the module docstring).
+
+    ``scales`` are the experiment's settings per scale; ``settings`` overrides entries of the
+    chosen scale's (an unknown key or a bad value: ValueError naming it); ``seeds`` is a count
+    N (seeds 0 … N−1) or a list of distinct integers, ``default_seeds`` the count used when it
+    is None (one number, or one per scale).
+    """
+    scale = normalise_scale(scale)
+    chosen = scales.at(scale, settings)
+    if isinstance(default_seeds, Mapping):
+        default_seeds = default_seeds[scale]
+    seeds = seed_list(seeds, default_seeds)
+    if len(set(seeds)) != len(seeds):
+        raise ValueError(f"seeds must be different from each other, got {seeds}")
+    return Setup(experiment, scale, chosen, seeds, pick_device(device), progress, workers)
