@@ -238,6 +238,8 @@ def test_lr_factors_slow_down_named_parameters():
     ({"momentum": 1.5, "optimizer": "sgd"}, "momentum must be a number in"),
     ({"momentum": 0.9}, "momentum is for 'sgd' and 'rmsprop'"),
     ({"weight_decay": -0.1}, "weight_decay must be a number ≥ 0"),
+    ({"fused": True, "optimizer": "rmsprop"}, "fused kernel for adam and sgd, not for 'rmsprop'"),
+    ({"fused": "yes"}, "fused must be True or False"),
     ({"schedule": StepDecay(every=0)}, "StepDecay.every"),
     ({"schedule": StepDecay(factor=2.0)}, "StepDecay.factor"),
     ({"until": Target("valid_accuracy", 0.9)}, "watches 'valid_accuracy'.*records"),
@@ -248,6 +250,22 @@ def test_lr_factors_slow_down_named_parameters():
 def test_bad_arguments_are_named_before_any_work(options, message):
     with pytest.raises((ValueError, TypeError), match=message):
         fit(small_lstm(), VOCAB, PERIODIC, progress=False, **options)
+
+
+@pytest.mark.parametrize("optimizer", ["adam", "sgd"])
+def test_fused_optimizer_is_the_same_algorithm(optimizer):
+    """The fused kernel moves the weights as the plain one does, up to rounding, and is recorded."""
+    runs = {}
+    for fused in (False, True):
+        model = small_lstm()
+        history = fit(model, VOCAB, PERIODIC, epochs=3, optimizer=optimizer, lr=0.01,
+                      fused=fused, until=Target("train_loss", 0.0, "min"), progress=False)
+        runs[fused] = (torch.cat([p.detach().flatten() for p in model.parameters()]), history)
+    (plain, plain_history), (fused, fused_history) = runs[False], runs[True]
+    start = torch.cat([p.detach().flatten() for p in small_lstm().parameters()])
+    assert not torch.allclose(plain, start), "the weights moved"
+    torch.testing.assert_close(fused, plain, rtol=1e-4, atol=1e-5)
+    assert fused_history.settings["fused"] and not plain_history.settings["fused"]
 
 
 def test_bad_data_and_models_are_named():

@@ -312,6 +312,7 @@ def train_mlp(variant: str, seed: int, train_pairs, valid_pairs, test_pairs, voc
         model, NextWordInChunks(), train_pairs, valid=valid_pairs,
         epochs=max(config["max_epochs"], math.ceil(min_epochs)), min_epochs=min_epochs,
         batch_size=config["batch"], optimizer="adam", lr=config["lr"],
+        fused=True,  # the Adam update of 0.8 M weights was a fifth of a step; fused, a twentieth
         weight_decay=config["weight_decay"], schedule=schedule,
         init=normal_embeddings(config["embedding_std"]),
         until=Plateau(patience=config["patience"], min_delta=config["min_delta"]),

@@ -211,6 +211,7 @@ def fit(
     lr: float = 1e-3,
     momentum: float = 0.0,
     weight_decay: float = 0.0,
+    fused: bool = False,
     lr_factors: Mapping[str, float] | None = None,
     schedule=None,
     clip: float | None = 1.0,
@@ -240,7 +241,7 @@ def fit(
         min_epochs: train at least this long even when the criterion is met earlier (used to
             continue a run to twice its budget); a fraction of an epoch counts its steps.
         batch_size: examples per step (``None``: the whole set, one step per epoch).
-        optimizer, lr, momentum, weight_decay: see :mod:`~course_rnn.training.optim`.
+        optimizer, lr, momentum, weight_decay, fused: see :mod:`~course_rnn.training.optim`.
         lr_factors: per-parameter learning-rate multipliers by name prefix.
         schedule: ``"step"``, ``"cosine"``, ``"plateau"``, a schedule object, or None.
         clip: cap on the gradient norm (None: no clipping); what it clipped is recorded.
@@ -294,7 +295,7 @@ def fit(
         init(model)
     params = [p for p in model.parameters() if p.requires_grad]
     opt = make_optimizer(optimizer, parameter_groups(model, lr, lr_factors), lr, momentum,
-                         weight_decay)
+                         weight_decay, fused)
     steps_per_epoch = math.ceil(len(train_set) / (batch_size or len(train_set)))
     eval_every = eval_every or steps_per_epoch
     max_steps, min_steps = epochs * steps_per_epoch, math.ceil(min_epochs * steps_per_epoch)
@@ -303,7 +304,7 @@ def fit(
 
     settings = {
         "task": task.name, "optimizer": optimizer, "lr": lr, "momentum": momentum,
-        "weight_decay": weight_decay, "lr_factors": dict(lr_factors or {}),
+        "weight_decay": weight_decay, "fused": fused, "lr_factors": dict(lr_factors or {}),
         "schedule": repr(schedule) if schedule is not None else None, "clip": clip,
         "batch_size": batch_size, "epochs_cap": epochs, "min_epochs": min_epochs,
         "init": getattr(init, "__name__", repr(init)) if init is not None else None,

@@ -7,6 +7,10 @@ Optimizers (``optimizer=`` of :func:`~course_rnn.training.fit`)::
     "rmsprop"  per-weight steps scaled by a running mean of g²
 
 ``weight_decay`` λ adds λ w to every gradient (an L2 penalty ½ λ |w|², as Bengio et al. 2003 used).
+``fused=True`` runs Adam or SGD as PyTorch's fused kernel: one pass over each weight tensor instead
+of one per arithmetic step, about 4× faster an update on a CPU (it matters when the update is a
+large share of a step, e.g. the Bengio MLP's 7,000-word output table). Same algorithm; the
+rounding of the last bits differs, so a run repeats exactly only with the same setting.
 
 Schedules change the learning rate η once per evaluation (an epoch, unless ``eval_every`` says
 otherwise)::
@@ -29,6 +33,7 @@ import torch
 from torch import nn
 
 OPTIMIZERS = {"adam": torch.optim.Adam, "sgd": torch.optim.SGD, "rmsprop": torch.optim.RMSprop}
+FUSED = ("adam", "sgd")  # the optimizers PyTorch has a fused kernel for, on CPU and CUDA
 
 
 def _positive(value, name: str) -> float:
@@ -68,9 +73,9 @@ def parameter_groups(model: nn.Module, lr: float, lr_factors: Mapping[str, float
 
 
 def make_optimizer(name: str, groups, lr: float, momentum: float = 0.0,
-                   weight_decay: float = 0.0) -> torch.optim.Optimizer:
+                   weight_decay: float = 0.0, fused: bool = False) -> torch.optim.Optimizer:
     """The optimizer ``name`` (see :data:`OPTIMIZERS`) over parameter ``groups`` (or an
-    iterable of parameters)."""
+    iterable of parameters); ``fused``: PyTorch's fused kernel (see the module docstring)."""
     if name not in OPTIMIZERS:
         raise ValueError(f"unknown optimizer {name!r}: choose one of {', '.join(OPTIMIZERS)}")
     _positive(lr, "lr")
@@ -78,7 +83,14 @@ def make_optimizer(name: str, groups, lr: float, momentum: float = 0.0,
     if isinstance(weight_decay, bool) or not isinstance(weight_decay, (int, float)) \
             or weight_decay < 0:
         raise ValueError(f"weight_decay must be a number ≥ 0, got {weight_decay!r}")
+    if not isinstance(fused, bool):
+        raise ValueError(f"fused must be True or False, got {fused!r}")
+    if fused and name not in FUSED:
+        raise ValueError(f"fused=True: PyTorch has a fused kernel for {' and '.join(FUSED)}, "
+                         f"not for {name!r}")
     options = {"lr": lr, "weight_decay": weight_decay}
+    if fused:
+        options["fused"] = True
     if name == "adam":
         if momentum:
             raise ValueError("momentum is for 'sgd' and 'rmsprop'; Adam keeps its own moments")
