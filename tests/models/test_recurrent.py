@@ -13,9 +13,11 @@ from torch import nn
 from torch.nn import functional as F
 
 from course_rnn.languages.vocab import Vocab
+from course_rnn.models.base import seeded
 from course_rnn.models.gru import GRU, GRUCell
 from course_rnn.models.lstm import LSTM, LSTMCell
-from course_rnn.models.srn import SRN, InputLayer, SRNCell, seeded
+from course_rnn.models.recurrent import InputLayer
+from course_rnn.models.srn import SRN, SRNCell
 
 MODELS = [SRN, GRU, LSTM]
 GATES = {

@@ -22,11 +22,11 @@ can stay near one.
   of the model's own top prediction when no targets are given); ``of="hidden"``: the last state
   ``h_T``, with the Frobenius norm of the Jacobian ``∂h_T/∂(·)_t``.
 
-The measurement re-runs the model one step at a time with the model's own readable cells (the
-``from_torch`` cells of :mod:`course_rnn.models.srn`, ``.gru`` and ``.lstm``, which compute
-exactly what the fast layers compute) and adds a zero "probe" to the state at every step: the
-gradient with respect to that probe is the gradient with respect to the state. The model is
-evaluated in eval mode (no dropout) and left as it was; its weights are not changed.
+The measurement steps the model with its own recurrence (``model.recurrence()``, the one step
+every recurrent model of :mod:`course_rnn.models` writes once: for the SRN, GRU and LSTM their
+readable cells, which compute exactly what the fast layers compute) and asks autograd for the
+gradient with respect to the state each step produced. The model is evaluated in eval mode (no
+dropout) and left as it was; its weights are not changed.
 
 :func:`log_slope` summarises a profile by the fitted slope of ``log10(norm)`` per step of distance
 (−1 means the gradient shrinks tenfold with every step further back).
@@ -34,93 +34,14 @@ evaluated in eval mode (no dropout) and left as it was; its weights are not chan
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-
 import numpy as np
 import torch
 from torch.nn import functional as F
 
-from course_rnn.models.base import SequenceModel
+from course_rnn.models.base import RecurrentModel, SequenceModel, unroll
 
 WRT = ("hidden", "input")
 OF = ("loss", "hidden")
-
-
-@dataclass
-class _Stepper:
-    """A model unrolled by hand: input vectors (or None), a start state and one step."""
-
-    inputs: torch.Tensor | None  # [B, T, D] input vectors, None when symbols act directly
-    start: object  # the state before the first step
-    step: Callable  # step(t, x_t or None, state) -> new state
-    hidden: Callable  # hidden(state) -> h [B, H]
-    replace_hidden: Callable  # replace_hidden(state, h) -> state with h as its hidden part
-    readout: Callable | None  # readout(h) -> logits [B, V], None when unavailable
-
-
-def _stepper(model: SequenceModel, inputs: torch.Tensor) -> _Stepper:
-    """The per-family recipe for stepping ``model`` along ``inputs`` [B, T]."""
-    from course_rnn.models.decay_rnn import DecayRNN
-    from course_rnn.models.flnn import FLNN
-    from course_rnn.models.srn import RecurrentLanguageModel
-    from course_rnn.models.urn import SymbolMatrixRNN
-
-    if isinstance(model, RecurrentLanguageModel):
-        x = model.input_layer(inputs, dtype=model.readout.weight.dtype)
-        cells = [model.cell_class.from_torch(model.rnn, layer) for layer in range(model.num_layers)]
-        names = cells[0].state_names
-
-        def step(t, x_t, state):
-            new, layer_input = [], x_t
-            for cell, layer_state in zip(cells, state):
-                record = cell.step(layer_input, layer_state)
-                layer_state = tuple(record[n] for n in names)
-                new.append(layer_state[0] if len(names) == 1 else layer_state)
-                layer_input = record["hidden"]
-            return new
-
-        def hidden(state):  # the top layer's hidden state
-            return state[-1] if len(names) == 1 else state[-1][0]
-
-        def replace_hidden(state, h):
-            top = h if len(names) == 1 else (h, *state[-1][1:])
-            return [*state[:-1], top]
-
-        return _Stepper(x, [None] * len(cells), step, hidden, replace_hidden, model.readout)
-
-    if isinstance(model, DecayRNN):
-        x = model.input_layer(inputs, dtype=model.readout.weight.dtype)
-        return _Stepper(
-            x, None, lambda t, x_t, h: model.step(x_t, h), lambda h: h, lambda s, h: h,
-            model.readout,
-        )  # fmt: skip
-
-    if isinstance(model, SymbolMatrixRNN):
-        # h_t = A(x_t) h_{t-1}: the symbol acts as a matrix, there is no input vector
-        matrices = model.symbol_matrices()  # [V, n, n], as ``model.embedding`` gives them
-        start = model.start_state.expand(inputs.shape[0], model.n)
-
-        def step(t, x_t, h):
-            return torch.einsum("bij,bj->bi", matrices[inputs[:, t]], h)
-
-        return _Stepper(None, start, step, lambda h: h, lambda s, h: h, model.readout)
-
-    if isinstance(model, FLNN):
-        # z_t = w_j + s_j z_{t-1} (Tabor 2011, eq. 4); the RBF readout is not stepped here
-        scale, offset = model.word_maps()
-        start = model.start.expand(inputs.shape[0], model.hidden_size)
-
-        def step(t, x_t, z):
-            symbol = inputs[:, t]
-            return offset[symbol] + scale[symbol, None] * z
-
-        return _Stepper(None, start, step, lambda z: z, lambda s, z: z, None)
-
-    raise TypeError(
-        f"gradient_norms_by_distance does not know how to step a {type(model).__name__}; "
-        "it handles the SRN, GRU, LSTM, Decay RNN, URN/MatrixRNN and FLNN"
-    )
 
 
 def gradient_norms_by_distance(
@@ -150,6 +71,11 @@ def gradient_norms_by_distance(
         raise TypeError(
             f"expected a sequence model of course_rnn.models, got {type(model).__name__}"
         )
+    if not isinstance(model, RecurrentModel):
+        raise TypeError(
+            f"gradient_norms_by_distance steps a recurrent model (one with a recurrence()); "
+            f"a {type(model).__name__} is not one"
+        )
     inputs = model.check_inputs(inputs)
     if inputs.shape[1] == 0:
         raise ValueError("inputs must have at least one time step (start with <s>)")
@@ -163,32 +89,28 @@ def gradient_norms_by_distance(
 
     was_training = model.training
     model.eval()
+    frozen = [p for p in model.parameters() if not p.requires_grad]
+    for p in frozen:  # so that every state is part of the graph, even a frozen model's
+        p.requires_grad_(True)
     try:
         with torch.enable_grad():
-            stepper = _stepper(model, inputs)
-            if wrt == "input" and stepper.inputs is None:
+            recurrence = model.recurrence()
+            x = recurrence.inputs(inputs)
+            if wrt == "input" and not x.is_floating_point():
                 raise TypeError(
                     f"a {type(model).__name__} reads no input vectors (each symbol acts directly "
                     'on the state): use wrt="hidden"'
                 )
-            if of == "loss" and stepper.readout is None:
+            if of == "loss" and not recurrence.reads_out:
                 raise NotImplementedError(
                     f'of="loss" is not available for a {type(model).__name__}: use of="hidden"'
                 )
-            x = stepper.inputs
-            if x is not None:
-                x = x.detach().requires_grad_(wrt == "input")
-            probes = [] if wrt == "hidden" else None
-            state = stepper.start
-            for t in range(steps):
-                state = stepper.step(t, None if x is None else x[:, t], state)
-                if probes is not None:
-                    h = stepper.hidden(state)
-                    probe = torch.zeros_like(h, requires_grad=True)
-                    probes.append(probe)
-                    state = stepper.replace_hidden(state, h + probe)
-            h_last = stepper.hidden(state)
-            variables = probes if wrt == "hidden" else [x]
+            if wrt == "input":
+                x = x.detach().requires_grad_(True)
+            every_step = unroll(recurrence, x)
+            states = [parts["hidden"] for parts in every_step]  # h_t, t = 0 … T-1
+            h_last = states[-1]
+            variables = states if wrt == "hidden" else [x]
 
             def squared_norms(objective, retain):
                 grads = torch.autograd.grad(
@@ -203,7 +125,7 @@ def gradient_norms_by_distance(
                 return (g**2).sum(-1)  # [B, T]
 
             if of == "loss":
-                logits = stepper.readout(h_last)
+                logits = recurrence.logits(every_step[-1])
                 if targets is None:
                     wanted = logits.argmax(-1).detach()
                 else:
@@ -219,6 +141,8 @@ def gradient_norms_by_distance(
                     squared_norms(h_last[:, k].sum(), retain=k < units - 1) for k in range(units)
                 )
     finally:
+        for p in frozen:
+            p.requires_grad_(False)
         model.train(was_training)
 
     per_step = total.detach().double().sqrt().cpu().numpy()  # [B, T] by step t

@@ -13,14 +13,16 @@ kind            class                       paper
 ==============  ==========================  ============================================
 
 ``build_model(kind, **kwargs)`` makes any of them by name (the CLI, checkpoints and widgets use
-it). Classes are imported lazily, so ``import course_rnn.models`` stays fast.
+it). Classes are imported lazily, so ``import course_rnn.models`` stays fast. A new model is one
+line in ``_REGISTRY`` (its module and class; a class itself also works, e.g. one a test defines).
+Every recurrent model writes its step once (:class:`~.base.RecurrentModel`, see :mod:`.base`).
 """
 
 from __future__ import annotations
 
 from importlib import import_module
 
-from .base import SequenceModel
+from .base import RecurrentModel, SequenceModel
 
 _REGISTRY = {
     "srn": ("srn", "SRN"),
@@ -31,7 +33,7 @@ _REGISTRY = {
     "urn": ("urn", "URN"),
     "matrix_rnn": ("urn", "MatrixRNN"),
 }
-_CLASSES = {cls: module for module, cls in _REGISTRY.values()}
+_CLASSES = {cls: module for module, cls in _REGISTRY.values()}  # the course's own models
 _CLASSES.update({"BengioMLP": "bengio", "KneserNeyLM": "kneser_ney"})
 
 MODEL_KINDS = tuple(_REGISTRY)
@@ -40,8 +42,11 @@ MODEL_KINDS = tuple(_REGISTRY)
 def model_class(kind: str) -> type[SequenceModel]:
     """The class registered under ``kind`` (ValueError listing the kinds otherwise)."""
     if kind not in _REGISTRY:
-        raise ValueError(f"unknown model {kind!r}: choose one of {', '.join(MODEL_KINDS)}")
-    module, name = _REGISTRY[kind]
+        raise ValueError(f"unknown model {kind!r}: choose one of {', '.join(_REGISTRY)}")
+    entry = _REGISTRY[kind]
+    if isinstance(entry, type):
+        return entry
+    module, name = entry
     return getattr(import_module(f".{module}", __name__), name)
 
 
@@ -56,4 +61,5 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = ["SequenceModel", "build_model", "model_class", "MODEL_KINDS", *_CLASSES]
+__all__ = ["SequenceModel", "RecurrentModel", "build_model", "model_class", "MODEL_KINDS",
+           *_CLASSES]

@@ -8,12 +8,73 @@ by :func:`course_rnn.languages.make_batch`) and returns next-symbol ``logits`` o
 tensors, each ``[B, T, …]``. Every model provides ``"hidden"`` (the state after reading each
 input) and ``"logits"``; gated models add e.g. ``"cell"``, ``"forget_gate"``. Widgets and analyses
 only ever read traces, so they work for every model.
+
+**One step, written once.** A recurrent model (:class:`RecurrentModel`) reads one symbol at a
+time::
+
+    h_0 = initial state
+    h_t = step(h_{t-1}, x_t)          x_t: what step t reads (an input vector, or the symbol)
+    y_t = readout(h_t)                the next-symbol logits
+
+and writes that step once, as the :class:`Recurrence` that ``model.recurrence()`` returns::
+
+    rec = model.recurrence()                    # the step, with the model's weights as they are
+    x = rec.inputs(inputs)                      # [B, T, …]: x[:, t] is what step t reads
+    state = rec.initial_state(batch)            # h_0
+    for t in range(T):
+        state, parts = rec.step(state, x[:, t])  # h_t, and the step's named parts
+    logits = rec.logits(parts)                  # y_t
+
+``parts`` names what the step computed, under the names ``trace`` uses: always ``"hidden"`` (the
+state the readout reads), and e.g. the LSTM's ``"cell"`` and gates. ``state`` is the model's own
+business (a tensor, the LSTM's pair, one entry per layer); only the model reads it. The
+recurrence is built once per pass, so what depends only on the weights (PyTorch's stacked weights
+split into the scratch cell's matrices, a URN's matrix exponentials) is computed once, not once
+per step. :func:`unroll` steps a recurrence along a batch.
+
+``trace``, the gradient analysis (:mod:`course_rnn.analysis.gradients`) and the steppers
+(:mod:`course_rnn.widgets`) all step a model through its recurrence, so a new recurrent model
+needs its own file, its line in the registry (:mod:`course_rnn.models`) and its tests — nothing
+else. ``tests/models/test_contract.py`` checks every registered model against this contract.
+
+Initial weights are drawn inside :func:`seeded`, the one way the course seeds them.
 """
 
 from __future__ import annotations
 
+import numbers
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
 import torch
 from torch import nn
+
+#: a recurrent state: whatever the model carries from step to step (a tensor, a tuple, a list)
+State = Any
+#: the named parts of one step, each ``[B, …]``; ``"hidden"`` is always among them
+Parts = dict[str, torch.Tensor]
+
+
+@contextmanager
+def seeded(seed: int | None) -> Iterator[None]:
+    """Draw initial weights from ``seed`` (when given) without disturbing the global RNG; with
+    ``seed=None`` they come from the global generator, as PyTorch's modules draw them."""
+    if seed is None:
+        yield
+        return
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+        raise ValueError(f"seed must be an integer or None, got {seed!r}")
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(int(seed))
+        yield
+
+
+def check_time_steps(inputs: torch.Tensor) -> torch.Tensor:
+    """Recurrent models need at least one step to run (``<s>`` alone will do)."""
+    if inputs.shape[1] == 0:
+        raise ValueError("inputs must have at least one time step (start with <s>)")
+    return inputs
 
 
 class SequenceModel(nn.Module):
@@ -66,3 +127,78 @@ class SequenceModel(nn.Module):
     def config(self) -> dict:
         """Constructor arguments, so that a checkpoint can rebuild the model."""
         return dict(getattr(self, "_config", {}))
+
+
+class Recurrence:
+    """One recurrent model's step, ready to run (see the module docstring).
+
+    Subclasses write :meth:`initial_state` and :meth:`step` beside the model's equations.
+    :meth:`inputs` defaults to the symbols themselves (for models whose symbols act on the state
+    directly, like the URN's matrices); a model with an input layer returns its input vectors.
+    :meth:`logits` defaults to ``model.readout(parts["hidden"])``.
+    """
+
+    #: False for a model whose readout does not come from one step's parts (then no ``logits``)
+    reads_out: bool = True
+
+    def __init__(self, model: SequenceModel):
+        self.model = model
+
+    def inputs(self, inputs: torch.Tensor) -> torch.Tensor:
+        """What each step reads, ``[B, T, …]``, for checked symbol indices ``inputs [B, T]``."""
+        return inputs
+
+    def initial_state(self, batch: int) -> State:
+        """``h_0`` for ``batch`` strings."""
+        raise NotImplementedError
+
+    def step(self, state: State, x_t: torch.Tensor) -> tuple[State, Parts]:
+        """``h_t`` from ``h_{t-1}`` and ``x_t`` (``[B, …]``), and the step's named parts."""
+        raise NotImplementedError
+
+    def logits(self, parts: Parts) -> torch.Tensor:
+        """Next-symbol logits from the parts of a step (or of a stack of steps, ``[B, T, …]``)."""
+        return self.model.readout(parts["hidden"])
+
+
+def unroll(recurrence: Recurrence, x: torch.Tensor) -> list[Parts]:
+    """Step ``recurrence`` along ``x`` (``[B, T, …]``, from its :meth:`~Recurrence.inputs`)
+    from its initial state; the parts of every step, in order."""
+    state = recurrence.initial_state(x.shape[0])
+    steps = []
+    for t in range(x.shape[1]):
+        state, parts = recurrence.step(state, x[:, t])
+        steps.append(parts)
+    return steps
+
+
+def stack_steps(steps: list[Parts]) -> dict[str, torch.Tensor]:
+    """The parts of consecutive steps as ``[B, T, …]`` tensors, one per name."""
+    return {name: torch.stack([parts[name] for parts in steps], dim=1) for name in steps[0]}
+
+
+class RecurrentModel(SequenceModel):
+    """A sequence model that reads one symbol at a time and writes that step once, in
+    :meth:`recurrence`. ``trace`` (and, unless a model has a faster path, ``forward``) run it."""
+
+    def recurrence(self) -> Recurrence:  # pragma: no cover - abstract
+        """The model's step, with its weights as they are now."""
+        raise NotImplementedError
+
+    def unrolled(self, inputs: torch.Tensor) -> dict[str, torch.Tensor]:
+        """Every step's parts ``[B, T, …]`` and ``"logits"``, computed one step at a time."""
+        inputs = check_time_steps(self.check_inputs(inputs))
+        recurrence = self.recurrence()
+        records = stack_steps(unroll(recurrence, recurrence.inputs(inputs)))
+        if recurrence.reads_out:
+            records["logits"] = recurrence.logits(records)
+        return records
+
+    def forward(self, inputs: torch.Tensor) -> torch.Tensor:
+        """Next-symbol logits ``[B, T, V]``, one step at a time."""
+        return self.unrolled(inputs)["logits"]
+
+    @torch.no_grad()
+    def trace(self, inputs: torch.Tensor) -> dict[str, torch.Tensor]:
+        """What :meth:`unrolled` computes, for looking: no gradients are kept."""
+        return self.unrolled(inputs)

@@ -26,10 +26,9 @@ from collections.abc import Hashable, Sequence
 import torch
 from torch import nn
 
-from ..languages.base import check_positive
+from ..checks import check_positive
 from ..languages.vocab import Vocab, batch_order, make_batch
-from .base import SequenceModel
-from .srn import seeded
+from .base import SequenceModel, seeded
 
 #: a labelled example: (string, class index)
 Labelled = tuple[Sequence[str], int]

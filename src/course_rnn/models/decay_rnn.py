@@ -39,7 +39,8 @@ steps without drive, a state has shrunk by a factor ``e``.
 
 There is no PyTorch built-in for this cell, so the fast path is a plain loop over time that
 precomputes ``U x_t + b`` for every step at once; :meth:`DecayRNN.step` is one step of the same
-update from a raw input vector.
+update from a raw input vector, and the model's ``recurrence()`` (what ``trace``, the gradient
+analysis and the steppers run) steps it.
 """
 
 from __future__ import annotations
@@ -50,16 +51,9 @@ from collections.abc import Callable
 import torch
 from torch import nn
 
-from ..languages.base import check_positive
-from .base import SequenceModel
-from .srn import (
-    NONLINEARITIES,
-    InputLayer,
-    check_nonlinearity,
-    check_time_steps,
-    seeded,
-    uniform_parameter,
-)
+from ..checks import check_positive
+from .base import Parts, Recurrence, RecurrentModel, check_time_steps, seeded
+from .recurrent import NONLINEARITIES, InputLayer, check_nonlinearity, uniform_parameter
 
 #: How α is trained: through a sigmoid of a raw parameter, or directly (see the module docstring).
 ALPHA_PARAMETRISATIONS = ("sigmoid", "direct")
@@ -104,7 +98,7 @@ def decay_update(
     return f(alpha * h + (1 - alpha) * c)
 
 
-class DecayRNN(SequenceModel):
+class DecayRNN(RecurrentModel):
     """A Decay RNN language model: input layer → decay cell → linear readout.
 
     ``DecayRNN(vocab_size, hidden_size=32, variant="drnn", alpha_init=0.8,
@@ -237,20 +231,37 @@ class DecayRNN(SequenceModel):
     def forward(self, inputs: torch.Tensor) -> torch.Tensor:
         return self.readout(self.hidden_states(inputs))
 
-    @torch.no_grad()
-    def trace(self, inputs: torch.Tensor) -> dict[str, torch.Tensor]:
-        """``"hidden"`` ``[B, T, hidden]``, ``"alpha"`` ``[B, T]`` (one learned scalar, repeated
-        so that every entry is per step) and ``"logits"`` ``[B, T, V]``, computed one
-        :meth:`step` at a time."""
-        inputs = check_time_steps(self.check_inputs(inputs))
-        x = self.input_layer(inputs, dtype=self.readout.weight.dtype)
-        h, states = None, []
-        for t in range(inputs.shape[1]):
-            h = self.step(x[:, t], h)
-            states.append(h)
-        hidden = torch.stack(states, dim=1)
+    def recurrence(self) -> DecayStep:
+        """:meth:`step`, with the decay ``α`` among the parts: ``trace`` gives ``"hidden"``
+        ``[B, T, hidden]``, ``"alpha"`` ``[B, T]`` (one learned scalar, repeated so that every
+        entry is per step) and ``"logits"`` ``[B, T, V]``."""
+        return DecayStep(self)
+
+    def web_form(self) -> dict:
+        """The step as ``stepper.js`` runs it: ``h = f(α h + (1 − α)(P[x] + W_rec h))`` with the
+        input drive of every symbol ``P[x] = U e_x + b`` (``W_rec`` null for the ablated
+        variant), and how α is trained, so that an imported model trains the same way."""
+        symbols = torch.arange(self.vocab_size, device=self.device)
+        every_input = self.input_layer(symbols, dtype=self.readout.weight.dtype)
         return {
-            "hidden": hidden,
-            "alpha": self.alpha.expand(hidden.shape[:2]).clone(),
-            "logits": self.readout(hidden),
+            "cell": "decay_rnn",
+            "P": every_input @ self.weight_ih.T + self.bias,
+            "W": self.recurrent_matrix(),
+            "alpha": float(self.alpha.detach()),
+            "alpha_parametrisation": self.alpha_parametrisation,
+            "nonlinearity": self.nonlinearity,
         }
+
+
+class DecayStep(Recurrence):
+    """A :class:`DecayRNN`'s step on its input vectors (one-hot or embedded)."""
+
+    def inputs(self, inputs: torch.Tensor) -> torch.Tensor:
+        return self.model.input_layer(inputs, dtype=self.model.readout.weight.dtype)
+
+    def initial_state(self, batch: int) -> torch.Tensor:
+        return self.model.initial_state(batch)
+
+    def step(self, h: torch.Tensor, x_t: torch.Tensor) -> tuple[torch.Tensor, Parts]:
+        h = self.model.step(x_t, h)  # h_t = f(α h_{t-1} + (1 − α) c_t)
+        return h, {"hidden": h, "alpha": self.model.alpha.expand(h.shape[0])}

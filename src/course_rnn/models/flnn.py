@@ -34,14 +34,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
 import torch
 from torch import nn
 
+from ..checks import check_positive
 from ..languages.base import as_symbols
 from ..languages.tabor import TaborGrammar, tabor_percent_correct, tabor_rmse
 from ..languages.vocab import Vocab, make_batch
-from .base import SequenceModel
+from .base import Parts, Recurrence, RecurrentModel, SequenceModel, seeded
 
 #: logit of the symbols that can never come next (``<pad>``, ``<s>``): softmax gives them 0.
 IMPOSSIBLE_LOGIT = -1e4
@@ -49,7 +49,7 @@ IMPOSSIBLE_LOGIT = -1e4
 PAD, BOS, EOS, FIRST_WORD = Vocab.pad_id, Vocab.bos_id, Vocab.eos_id, 3
 
 
-class FLNN(SequenceModel):
+class FLNN(RecurrentModel):
     """Fractal learning neural network (Figure 2b, eqs. 4–7).
 
     Args:
@@ -75,10 +75,9 @@ class FLNN(SequenceModel):
         seed: int | None = None,
     ):
         super().__init__()
-        for value, what in ((vocab_size, "vocab_size"), (hidden_size, "hidden_size"),
-                            (rbf_size, "rbf_size")):
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-                raise ValueError(f"{what} must be a positive integer, got {value!r}")
+        vocab_size = check_positive(vocab_size, "vocab_size")
+        hidden_size = check_positive(hidden_size, "hidden_size")
+        rbf_size = check_positive(rbf_size, "rbf_size")
         if vocab_size <= FIRST_WORD:
             raise ValueError(
                 f"vocab_size must exceed {FIRST_WORD} (<pad> <s> </s> plus at least one word), "
@@ -94,15 +93,11 @@ class FLNN(SequenceModel):
         self.rbf_variance = float(rbf_variance)
         words, outputs = vocab_size - FIRST_WORD, vocab_size - EOS  # outputs: </s> + alphabet
 
-        gen = torch.Generator().manual_seed(seed) if seed is not None else None
-
-        def uniform(*shape):
-            return (torch.rand(*shape, generator=gen) * 2 - 1) * init_range
-
         self.scale = nn.Parameter(torch.ones(words))  # s_j (eq. 4): 1 = "the unbiased choice"
         self.offset = nn.Parameter(torch.zeros(words, hidden_size))  # w_ij (eq. 4)
-        self.centers = nn.Parameter(uniform(rbf_size, hidden_size))  # w_i (eq. 5)
-        self.readout = nn.Parameter(uniform(outputs, rbf_size))  # w_ij (eq. 7)
+        with seeded(seed):
+            self.centers = nn.Parameter(uniform(init_range, rbf_size, hidden_size))  # w_i (eq. 5)
+            self.readout = nn.Parameter(uniform(init_range, outputs, rbf_size))  # w_ij (eq. 7)
         self.register_buffer("start", torch.zeros(hidden_size))  # PDDA 1 starts at the origin
 
     # -- the computation, for a whole population of weight settings at once ------------------
@@ -167,9 +162,14 @@ class FLNN(SequenceModel):
         return torch.softmax(net[0, 0], dim=-1)  # o_i = e^{net_i} / sum_j e^{net_j}     (6)
 
     # -- the SequenceModel interface ---------------------------------------------------------
+    def recurrence(self) -> WordMapStep:
+        """One step: eq. 4 for the word read, then eq. 5 (see :class:`WordMapStep`)."""
+        return WordMapStep(self)
+
     def trace(self, inputs: torch.Tensor) -> dict[str, torch.Tensor]:
         """``{"hidden": [B,T,H] (Hidden1 state z), "rbf": [B,T,R] (Hidden2 g),
-        "logits": [B,T,V]}`` after each input."""
+        "logits": [B,T,V]}`` after each input, with gradients: the population pass with one
+        weight setting (what :meth:`recurrence` computes a step at a time)."""
         inputs = self.check_inputs(inputs)
         out = self.run_population(inputs, *(p.unsqueeze(0) for p in self.weight_tensors()))
         return {name: value.squeeze(0) for name, value in out.items()}
@@ -177,6 +177,33 @@ class FLNN(SequenceModel):
     def forward(self, inputs: torch.Tensor) -> torch.Tensor:
         """Next-word logits ``[B, T, V]``; softmax of them is o(t) of eq. 6."""
         return self.trace(inputs)["logits"]
+
+
+def uniform(init_range: float, *shape: int) -> torch.Tensor:
+    """Uniform in ``(-init_range, init_range)``, from the global generator (seed it first)."""
+    return (torch.rand(*shape) * 2 - 1) * init_range
+
+
+class WordMapStep(Recurrence):
+    """One step of an :class:`FLNN` on the vocabulary index it reads: Hidden1's map for that
+    word, ``z(t) = w_j + s_j z(t-1)`` (eq. 4; ``<s>`` resets to the start, ``<pad>`` holds), and
+    Hidden2's response ``g(t)`` (eq. 5). The output layer reads ``g``, not ``z``, and the paper
+    trains it on whole distributions, so a step gives no logits (:attr:`reads_out` is False)."""
+
+    reads_out = False
+
+    def __init__(self, model: FLNN):
+        super().__init__(model)
+        self.scale, self.offset = model.word_maps()  # every index's map, once
+
+    def initial_state(self, batch: int) -> torch.Tensor:
+        return self.model.start.expand(batch, self.model.hidden_size)
+
+    def step(self, z: torch.Tensor, symbols: torch.Tensor) -> tuple[torch.Tensor, Parts]:
+        z = torch.addcmul(self.offset[symbols], self.scale[symbols, None], z)  # z(t) = w_j + s_j z
+        model = self.model
+        rbf, _ = model._read_out(z[None, :, None], model.centers[None], model.readout[None])
+        return z, {"hidden": z, "rbf": rbf[0, :, 0]}
 
 
 # ---------------------------------------------------------------------------------------------

@@ -18,8 +18,8 @@ Two things to know when you read the gates of a trained model next to Levy (2023
   product (the form of cuDNN, which PyTorch follows); Cho et al. (eq. 8) and the lecture apply
   it to ``h_{t-1}`` before it: ``U (r ⊙ h_{t-1})``. Both versions learn equally well.
 
-:class:`GRUCell` is the step written out; :class:`GRU` is the fast language model whose
-``trace`` runs :class:`GRUCell` with the same weights.
+:class:`GRUCell` is the step written out; :class:`GRU` is the fast language model whose step
+(``recurrence()``: what ``trace`` and the steppers run) is :class:`GRUCell` with the same weights.
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from ..languages.base import check_positive
-from .srn import RecurrentLanguageModel, gate_parameters, torch_weights, uniform_parameter
+from ..checks import check_positive
+from .recurrent import RecurrentLanguageModel, gate_parameters, torch_weights, uniform_parameter
 
 
 class GRUCell(nn.Module):

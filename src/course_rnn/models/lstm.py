@@ -16,8 +16,9 @@ with PyTorch's gate order ``i, f, C̃, o``::
 
 (PyTorch calls the candidate ``g`` and adds two biases ``b_ih + b_hh`` where we write one ``b``.)
 
-:class:`LSTMCell` is the step written out; :class:`LSTM` is the fast language model whose
-``trace`` runs :class:`LSTMCell` with the same weights, so the widgets can show every gate.
+:class:`LSTMCell` is the step written out; :class:`LSTM` is the fast language model whose step
+(``recurrence()``: what ``trace`` and the steppers run) is :class:`LSTMCell` with the same
+weights, so the widgets can show every gate.
 """
 
 from __future__ import annotations
@@ -25,8 +26,8 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from ..languages.base import check_positive
-from .srn import RecurrentLanguageModel, gate_parameters, torch_weights
+from ..checks import check_positive
+from .recurrent import RecurrentLanguageModel, gate_parameters, torch_weights
 
 State = tuple[torch.Tensor, torch.Tensor]  # (h, C), each [B, hidden]
 

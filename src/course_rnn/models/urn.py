@@ -62,25 +62,18 @@ from numbers import Integral
 import torch
 from torch import nn
 
-from .base import SequenceModel
+from ..checks import check_at_least
+from .base import Parts, Recurrence, RecurrentModel, check_time_steps, seeded
 
 # -- sizes and shapes ---------------------------------------------------------------------------
 
 
-def _check_int(name: str, value, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be an integer, got {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be at least {minimum}, got {value}")
-    return value
-
-
 def check_truncation(n: int, k: int | None) -> int:
     """The number of generator rows kept: ``k``, or n−1 (no truncation) when ``k`` is None."""
-    _check_int("n (the state size)", n, 2)
+    check_at_least(n, "n (the state size)", 2)
     if k is None:
         return n - 1
-    _check_int("k (the truncation)", k, 1)
+    check_at_least(k, "k (the truncation)", 1)
     if k > n - 1:
         raise ValueError(
             f"k={k} is impossible for n={n}: a skew-symmetric n×n generator has only n−1={n - 1} "
@@ -102,7 +95,7 @@ def urn_parameter_count(n: int, k: int | None, vocab_size: int) -> int:
     Matches Bernardy & Lappin (2023), Tables 1–2 (full URNs, k=None): Dyck (V=12) n=8, 16, 32 →
     444, 1644, 6348; cross-serial (V=10) → 370, 1370, 5290.
     """
-    _check_int("vocab_size", vocab_size, 1)
+    check_at_least(vocab_size, "vocab_size", 1)
     return vocab_size * generator_size(n, k) + vocab_size * (n + 1)
 
 
@@ -184,17 +177,18 @@ def compose_matrices(matrices: Sequence[torch.Tensor] | torch.Tensor) -> torch.T
 # -- the shared network: one matrix per symbol, no activation -----------------------------------
 
 
-class SymbolMatrixRNN(SequenceModel):
+class SymbolMatrixRNN(RecurrentModel):
     """h_t = A(x_t) h_{t−1}, h_0 = e_0, logits_t = W h_t + b, with one matrix A(x) per symbol.
 
-    Subclasses say how A(x) is made from their parameters (:meth:`symbol_matrices`). The
-    recurrence, dropout, readout, ``embedding`` and ``compose`` are shared.
+    Subclasses say how A(x) is made from their parameters (:meth:`symbol_matrices`) and draw
+    them inside :func:`~.base.seeded` (:meth:`_init_symbols`). The recurrence, dropout, readout,
+    ``embedding`` and ``compose`` are shared.
     """
 
     def __init__(self, vocab_size: int, n: int, dropout: float, init_range: float, seed):
         super().__init__()
-        _check_int("vocab_size", vocab_size, 1)
-        _check_int("n (the state size)", n, 2)
+        check_at_least(vocab_size, "vocab_size", 1)
+        check_at_least(n, "n (the state size)", 2)
         if isinstance(dropout, bool) or not isinstance(dropout, (int, float)):
             raise TypeError(f"dropout must be a number in [0, 1), got {dropout!r}")
         if not 0.0 <= dropout < 1.0:
@@ -204,7 +198,7 @@ class SymbolMatrixRNN(SequenceModel):
         if init_range < 0:
             raise ValueError(f"init_range must be non-negative, got {init_range}")
         if seed is not None:
-            _check_int("seed", seed, 0)
+            check_at_least(seed, "seed", 0)
         self.vocab_size = vocab_size
         self.hidden_size = self.n = n
         self.dropout = float(dropout)
@@ -214,19 +208,16 @@ class SymbolMatrixRNN(SequenceModel):
         self.register_buffer("start_state", start, persistent=False)
         self.readout = nn.Linear(n, vocab_size)
 
-    @staticmethod
-    def _init_rng(seed: int | None) -> torch.Generator | None:
-        """The initial parameters come from ``seed`` alone when given, else the global RNG."""
-        return None if seed is None else torch.Generator().manual_seed(seed)
-
-    def _uniform(self, rng: torch.Generator | None, *shape: int) -> torch.Tensor:
-        """U(−init_range, init_range), the seeds' embedding initialisation."""
-        return (2 * torch.rand(*shape, generator=rng) - 1) * self.init_range
-
-    def _reset_readout(self, rng: torch.Generator | None) -> None:
-        # TypedFlow's defaults in the seeds: Glorot-uniform weights, biases ~ N(0, 0.1²) cut at 2σ
-        nn.init.xavier_uniform_(self.readout.weight, generator=rng)
-        nn.init.trunc_normal_(self.readout.bias, std=0.1, a=-0.2, b=0.2, generator=rng)
+    def _init_symbols(self, seed: int | None, *shape: int) -> nn.Parameter:
+        """The symbols' parameters ``[*shape]`` ~ U(−init_range, init_range) (the seeds'
+        embedding initialisation), then the readout's; from ``seed`` alone when given."""
+        with seeded(seed):
+            symbols = nn.Parameter((2 * torch.rand(*shape) - 1) * self.init_range)
+            # TypedFlow's defaults in the seeds: Glorot-uniform weights, biases ~ N(0, 0.1²)
+            # cut at 2σ
+            nn.init.xavier_uniform_(self.readout.weight)
+            nn.init.trunc_normal_(self.readout.bias, std=0.1, a=-0.2, b=0.2)
+        return symbols
 
     # -- what subclasses provide ----------------------------------------------------------------
     def symbol_matrices(self, parameter_mask: torch.Tensor | None = None) -> torch.Tensor:
@@ -245,26 +236,24 @@ class SymbolMatrixRNN(SequenceModel):
         return torch.bernoulli(torch.full(shape, keep, device=self.device)) / keep
 
     # -- the network ----------------------------------------------------------------------------
-    def _run(self, inputs: torch.Tensor) -> dict[str, torch.Tensor]:
-        inputs = self.check_inputs(inputs)
-        batch, steps = inputs.shape
-        if steps == 0:
-            raise ValueError("inputs must contain at least one time step, got shape "
-                             f"{tuple(inputs.shape)}")
-        n, vocab = self.n, self.vocab_size
-        matrices = self.symbol_matrices(self._parameter_mask())  # [V, n, n], once per pass
-        stacked = matrices.reshape(vocab * n, n)  # [A_1; A_2; …; A_V]
-        state_mask = self._dropout_mask(batch, n)  # one mask per sequence, every step
-        readout_mask = self._dropout_mask(batch, 1, n)
-        rows = torch.arange(batch, device=inputs.device)
+    def recurrence(self) -> SymbolMatrixStep:
+        """h_t = A(x_t) h_{t−1} from h_0 = e_0, with A(x) for every symbol made once (and, in
+        training mode, the parameter dropout drawn once)."""
+        return SymbolMatrixStep(self, self.symbol_matrices(self._parameter_mask()))
 
-        h = self.start_state.expand(batch, n)  # h_0 = e_0
+    def _run(self, inputs: torch.Tensor) -> dict[str, torch.Tensor]:
+        inputs = check_time_steps(self.check_inputs(inputs))
+        batch = inputs.shape[0]
+        recurrence = self.recurrence()  # A(x) for every symbol, once per pass
+        state_mask = self._dropout_mask(batch, self.n)  # one mask per sequence, every step
+        readout_mask = self._dropout_mask(batch, 1, self.n)
+
+        h = recurrence.initial_state(batch)  # h_0 = e_0
         hidden = []
-        for t in range(steps):
+        for t in range(inputs.shape[1]):
             if state_mask is not None:
                 h = h * state_mask  # dropout on the state before it is multiplied
-            every_next = (h @ stacked.T).view(batch, vocab, n)  # A_v h_{t−1} for every symbol v
-            h = every_next[rows, inputs[:, t]]  # h_t = A(x_t) h_{t−1}: each string's own symbol
+            h, _ = recurrence.step(h, inputs[:, t])  # h_t = A(x_t) h_{t−1}
             hidden.append(h)
         hidden = torch.stack(hidden, dim=1)  # [B, T, n]
 
@@ -277,8 +266,15 @@ class SymbolMatrixRNN(SequenceModel):
         return self._run(inputs)["logits"]
 
     def trace(self, inputs: torch.Tensor) -> dict[str, torch.Tensor]:
-        """``{"hidden": h_1 … h_T  [B, T, n], "logits": [B, T, V]}``."""
+        """``{"hidden": h_1 … h_T  [B, T, n], "logits": [B, T, V]}``, with gradients and (in
+        training mode) dropout: the same pass as ``forward``."""
         return self._run(inputs)
+
+    def web_form(self) -> dict:
+        """The step as ``stepper.js`` runs it: ``h = Q_x h`` from ``h0`` (``<s>`` too), one
+        matrix per symbol."""
+        return {"cell": self.kind, "Q": self.symbol_matrices(),
+                "h0": self.start_state.reshape(-1)}
 
     # -- embeddings as matrices -----------------------------------------------------------------
     def _check_symbol(self, symbol) -> int:
@@ -337,10 +333,8 @@ class URN(SymbolMatrixRNN):
         self.k = check_truncation(n, k)
         self._config = dict(vocab_size=vocab_size, n=n, k=k, dropout=dropout,
                             init_range=init_range, seed=seed)
-        rng = self._init_rng(seed)
         # one row per symbol: the generator's upper-triangle entries, row by row, first k rows
-        self.generators = nn.Parameter(self._uniform(rng, vocab_size, generator_size(n, k)))
-        self._reset_readout(rng)
+        self.generators = self._init_symbols(seed, vocab_size, generator_size(n, k))
 
     def _parameter_mask(self) -> torch.Tensor | None:
         return self._dropout_mask(self.generators.shape[-1])
@@ -374,9 +368,7 @@ class MatrixRNN(SymbolMatrixRNN):
         super().__init__(vocab_size, n, dropout, init_range, seed)
         self._config = dict(vocab_size=vocab_size, n=n, dropout=dropout,
                             init_range=init_range, seed=seed)
-        rng = self._init_rng(seed)
-        self.matrices = nn.Parameter(self._uniform(rng, vocab_size, n, n))
-        self._reset_readout(rng)
+        self.matrices = self._init_symbols(seed, vocab_size, n, n)
 
     def _parameter_mask(self) -> torch.Tensor | None:
         return self._dropout_mask(self.n, self.n)
@@ -384,3 +376,26 @@ class MatrixRNN(SymbolMatrixRNN):
     def symbol_matrices(self, parameter_mask: torch.Tensor | None = None) -> torch.Tensor:
         """M(x) for every symbol, ``[V, n, n]``."""
         return self.matrices if parameter_mask is None else self.matrices * parameter_mask
+
+
+class SymbolMatrixStep(Recurrence):
+    """One step of a :class:`SymbolMatrixRNN`: the symbol itself is what the step reads, and it
+    acts on the state as its matrix. Every symbol's matrix is applied at once, ``h @ [A_1; …;
+    A_V]ᵀ``, and each string keeps the row of its own symbol (one product instead of B small
+    ones; see the module docstring)."""
+
+    def __init__(self, model: SymbolMatrixRNN, matrices: torch.Tensor):
+        super().__init__(model)
+        self.stacked = matrices.reshape(-1, model.n)  # [A_1; A_2; …; A_V]
+        self.rows = torch.arange(0)  # 0 … B−1, made once per batch size
+
+    def initial_state(self, batch: int) -> torch.Tensor:
+        return self.model.start_state.expand(batch, self.model.n)  # h_0 = e_0
+
+    def step(self, h: torch.Tensor, symbols: torch.Tensor) -> tuple[torch.Tensor, Parts]:
+        batch, n = h.shape
+        if len(self.rows) != batch:
+            self.rows = torch.arange(batch, device=h.device)
+        every_next = (h @ self.stacked.T).view(batch, -1, n)  # A_v h_{t−1} for every symbol v
+        h = every_next[self.rows, symbols]  # h_t = A(x_t) h_{t−1}: each string's own symbol
+        return h, {"hidden": h}
