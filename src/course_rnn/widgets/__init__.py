@@ -8,7 +8,7 @@
 
 from .stepper import Stepper
 from .steps import Steps, parse_string, render_step_html, run_steps
-from .web import WEB_KINDS, export_model, import_model, web_stepper, web_stepper_html
+from .web import WEB_CELLS, WEB_KINDS, export_model, import_model, web_stepper, web_stepper_html
 
 __all__ = [
     "Steps",
@@ -16,6 +16,7 @@ __all__ = [
     "parse_string",
     "render_step_html",
     "Stepper",
+    "WEB_CELLS",
     "WEB_KINDS",
     "export_model",
     "import_model",

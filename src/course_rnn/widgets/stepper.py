@@ -35,18 +35,19 @@ class Stepper:
         plot: bool = True,
         highlight: dict | None = None,
     ):
-        from .web import WEB_STATES, check_highlight
+        from .web import check_highlight
 
         self.model, self.vocab, self.language = model, vocab, language
         self.plot = plot
-        if highlight and model.kind in WEB_STATES:
-            sizes = {name: 1 if name == "alpha" else model.hidden_size
-                     for name in WEB_STATES[model.kind]}
+        self._rng = np.random.default_rng(seed)
+        self.steps: Steps | None = None
+        first = self._read(string)  # the model runs once per string
+        if highlight:  # the states the model shows, and their sizes, from its own trace
+            shown = first[0] or run_steps(model, vocab, "")  # a bad string: the states of <s>
+            sizes = {name: values.shape[1] for name, values in shown.states.items()}
             check_highlight(model.kind, sizes, highlight)
         self.highlight = {name: [int(u) for u in units]
                           for name, units in (highlight or {}).items()}
-        self._rng = np.random.default_rng(seed)
-        self.steps: Steps | None = None
 
         self.text = W.Text(value=string, description="string", continuous_update=False)
         self.sample_button = W.Button(description="draw from language", disabled=language is None)
@@ -69,7 +70,7 @@ class Stepper:
                 self.figure,
             ]
         )
-        self.set_string(string)
+        self._show_string(*first)
 
     # -- actions ----------------------------------------------------------------------------
     def draw(self) -> None:
@@ -81,10 +82,18 @@ class Stepper:
 
     def set_string(self, text: str) -> None:
         """Trace the model over ``text``; a bad symbol becomes a message, not a traceback."""
+        self._show_string(*self._read(text))
+
+    def _read(self, text: str) -> tuple[Steps | None, str]:
+        """The steps of ``text``, or None and the message that says why not."""
         try:
-            steps = run_steps(self.model, self.vocab, text, self.language)
+            return run_steps(self.model, self.vocab, text, self.language), ""
         except ValueError as err:
-            self.message.value = f"<span style='color:#b00'>⚠ {err}</span>"
+            return None, f"<span style='color:#b00'>⚠ {err}</span>"
+
+    def _show_string(self, steps: Steps | None, error: str) -> None:
+        if steps is None:
+            self.message.value = error
             return
         self.message.value = ""
         if self.language is not None and not self.language.is_prefix(steps.symbols):

@@ -5,11 +5,14 @@ nothing. Instead :func:`web_stepper_html` embeds the trained model's weights (th
 ``static/stepper.js``, which recomputes the model step by step in the reader's browser for any
 string they type. The browser test checks that the JavaScript states equal PyTorch's ``trace``.
 
-Everything that does not depend on the hidden state is folded into one vector per symbol, so
-the JavaScript needs only matrix–vector products:
+The JavaScript knows a few *cells* (the steps below). A model says which one computes its step,
+and with which weights, in its ``web_form()`` (beside its equations in :mod:`course_rnn.models`);
+a new model whose step is one of these needs nothing here. Everything that does not depend on
+the hidden state is folded into one vector per symbol, so the JavaScript needs only
+matrix–vector products:
 
 =============  ==============================================================================
-kind           what is exported (``P[x]`` is the input drive of symbol x)
+cell           what is exported (``P[x]`` is the input drive of symbol x)
 =============  ==============================================================================
 ``srn``        h = f(P[x] + U h + c)                         P[x] = W e_x + b
 ``gru``        torch's GRU with P[x] = W_{r,z,n} e_x + b_{r,z,n}, U, c (gate order r, z, n)
@@ -19,7 +22,9 @@ kind           what is exported (``P[x]`` is the input drive of symbol x)
 ``matrix_rnn`` the same with an unconstrained matrix per symbol
 =============  ==============================================================================
 
-and every kind reads out ``softmax(R h + r)`` over ``EOS`` and the alphabet.
+and every cell reads out ``softmax(R h + r)`` over ``EOS`` and the alphabet (``R, r``: the
+model's ``readout``). The exported ``kind`` is the model's; ``cell`` is added when it differs.
+:func:`import_model` rebuilds, for each cell, the course model that computes exactly it.
 """
 
 from __future__ import annotations
@@ -34,8 +39,7 @@ import torch
 from ..languages.base import Language
 from ..languages.vocab import Vocab
 
-WEB_KINDS = ("srn", "gru", "lstm", "decay_rnn", "urn", "matrix_rnn")
-# The states stepper.js shows for each kind, in its order (the same names as ``trace``).
+# The states each cell of stepper.js shows, in its order (the same names as the models' ``trace``).
 WEB_STATES = {
     "srn": ("hidden",),
     "gru": ("reset_gate", "update_gate", "candidate", "hidden"),
@@ -44,6 +48,18 @@ WEB_STATES = {
     "urn": ("hidden",),
     "matrix_rnn": ("hidden",),
 }
+#: the cells stepper.js runs
+WEB_CELLS = tuple(WEB_STATES)
+
+
+def web_kinds() -> tuple[str, ...]:
+    """The course's model kinds that the web stepper runs (their class has a ``web_form``)."""
+    from ..models import MODEL_KINDS, model_class
+
+    return tuple(kind for kind in MODEL_KINDS if hasattr(model_class(kind), "web_form"))
+
+
+WEB_KINDS = web_kinds()
 
 
 def _rounded(t: torch.Tensor, digits: int = 7):
@@ -53,12 +69,6 @@ def _rounded(t: torch.Tensor, digits: int = 7):
         if t.dim() <= 1
         else [_rounded(row, digits) for row in t]
     )
-
-
-def _symbol_inputs(model, vocab: Vocab) -> torch.Tensor:
-    """The input vector of every vocabulary symbol, ``[V, input]``."""
-    ids = torch.arange(len(vocab), device=model.device)
-    return model.input_layer(ids, dtype=model.readout.weight.dtype)
 
 
 def _language_spec(language: Language | None) -> dict | None:
@@ -79,38 +89,28 @@ def _language_spec(language: Language | None) -> dict | None:
 def export_model(model, vocab: Vocab, language: Language | None = None) -> dict:
     """The JSON-able description of ``model`` that ``stepper.js`` runs (see the table above)."""
     kind = model.kind
-    if kind not in WEB_KINDS:
-        raise ValueError(f"the web stepper supports {', '.join(WEB_KINDS)}; not {kind!r}")
+    if not callable(getattr(model, "web_form", None)):
+        raise ValueError(f"the web stepper runs a model whose step is one of its cells "
+                         f"({', '.join(WEB_CELLS)}); a {kind!r} model has no web_form()")
     if model.vocab_size != len(vocab):
         raise ValueError(f"model has vocab_size {model.vocab_size}, vocabulary has {len(vocab)}")
     model.eval()
+    form = model.web_form()
+    cell = form.pop("cell")
+    if cell not in WEB_CELLS:
+        raise ValueError(f"{type(model).__name__}.web_form() names the cell {cell!r}; "
+                         f"stepper.js runs {', '.join(WEB_CELLS)}")
     spec = {
         "kind": kind,
+        **({} if cell == kind else {"cell": cell}),
         "itos": list(vocab.itos),
         "output_from": vocab.eos_id,
         "words": bool(getattr(language, "words", False)),
         "language": _language_spec(language),
         "hidden_size": model.hidden_size,
     }
-    if kind in ("srn", "gru", "lstm"):
-        if model.num_layers != 1:
-            raise ValueError("the web stepper runs single-layer models only")
-        rnn = model.rnn
-        spec["P"] = _rounded(_symbol_inputs(model, vocab) @ rnn.weight_ih_l0.T + rnn.bias_ih_l0)
-        spec["U"] = _rounded(rnn.weight_hh_l0)
-        spec["c"] = _rounded(rnn.bias_hh_l0)
-        spec["nonlinearity"] = getattr(rnn, "nonlinearity", "tanh")
-    elif kind == "decay_rnn":
-        spec["P"] = _rounded(_symbol_inputs(model, vocab) @ model.weight_ih.T + model.bias)
-        w = model.recurrent_matrix()
-        spec["W"] = None if w is None else _rounded(w)
-        spec["alpha"] = float(model.alpha.detach())
-        # how α was trained (σ(logit) or α itself), so an imported model trains the same way
-        spec["alpha_parametrisation"] = model.alpha_parametrisation
-        spec["nonlinearity"] = model.nonlinearity
-    else:  # urn, matrix_rnn: one matrix per symbol (``<s>`` included), applied from h0 = e0
-        spec["Q"] = [_rounded(q) for q in model.symbol_matrices()]
-        spec["h0"] = _rounded(model.start_state.reshape(-1))
+    for key, value in form.items():  # weights as lists of floats (with float32's 7 digits)
+        spec[key] = _rounded(value) if isinstance(value, torch.Tensor) else value
     spec["R"] = _rounded(model.readout.weight)
     spec["r"] = _rounded(model.readout.bias)
     return spec
@@ -157,10 +157,18 @@ def check_highlight(kind: str, sizes: dict[str, int], highlight) -> dict[str, di
     return checked
 
 
+def exported_cell(spec: dict) -> str:
+    """The stepper.js cell an exported model runs (its ``kind`` unless ``cell`` says otherwise)."""
+    cell = spec.get("cell", spec.get("kind"))
+    if cell not in WEB_CELLS:
+        raise ValueError(f"unknown exported model kind {cell!r}: expected one of {WEB_CELLS}")
+    return cell
+
+
 def state_sizes(spec: dict) -> dict[str, int]:
     """The size of every state the stepper shows for an exported model."""
     size = spec["hidden_size"]
-    return {name: 1 if name == "alpha" else size for name in WEB_STATES[spec["kind"]]}
+    return {name: 1 if name == "alpha" else size for name in WEB_STATES[exported_cell(spec)]}
 
 
 def web_stepper_html(
@@ -211,27 +219,26 @@ def import_model(spec: dict):
 
     The weights are the exported (folded) ones: the input drive ``P`` becomes the input matrix of
     a one-hot model, a Dale-constrained recurrent matrix becomes a plain one (same product), and
-    a URN's orthogonal matrices become the matrices of a :class:`MatrixRNN`.
+    a URN's orthogonal matrices (or any model's that runs the ``urn`` or ``matrix_rnn`` cell)
+    become the matrices of a :class:`MatrixRNN`.
     """
     from ..models import build_model
 
-    kind = spec.get("kind")
-    if kind not in WEB_KINDS:
-        raise ValueError(f"unknown exported model kind {kind!r}: expected one of {WEB_KINDS}")
+    cell = exported_cell(spec)
     vocab = Vocab(spec["itos"][spec["output_from"] + 1 :])
     size, hidden = len(vocab), spec["hidden_size"]
     tensor = lambda key: torch.tensor(spec[key], dtype=torch.float32)  # noqa: E731
-    if kind in ("srn", "gru", "lstm"):
-        options = {"nonlinearity": spec["nonlinearity"]} if kind == "srn" else {}
-        model = build_model(kind, vocab_size=size, hidden_size=hidden, **options)
+    if cell in ("srn", "gru", "lstm"):
+        options = {"nonlinearity": spec["nonlinearity"]} if cell == "srn" else {}
+        model = build_model(cell, vocab_size=size, hidden_size=hidden, **options)
         model.rnn.weight_ih_l0.copy_(tensor("P").T)
         model.rnn.bias_ih_l0.zero_()
         model.rnn.weight_hh_l0.copy_(tensor("U"))
         model.rnn.bias_hh_l0.copy_(tensor("c"))
-    elif kind == "decay_rnn":
+    elif cell == "decay_rnn":
         variant = "abdrnn" if spec["W"] is None else "sdrnn"
         model = build_model(
-            kind,
+            cell,
             vocab_size=size,
             hidden_size=hidden,
             variant=variant,

@@ -57,10 +57,15 @@
   };
   cells.matrix_rnn = cells.urn;
 
+  // The cell that computes a model's step: its kind, unless the export names another (a new
+  // model whose step is one of the cells above, e.g. a matrix per symbol).
+  const cellOf = m => m.cell || m.kind;
+
   function initialState(m) {
     const zeros = new Array(m.hidden_size).fill(0);
-    if (m.kind === "urn" || m.kind === "matrix_rnn") return {hidden: m.h0.slice()};
-    if (m.kind === "lstm") return {hidden: zeros, cell: zeros.slice()};
+    const cell = cellOf(m);
+    if (cell === "urn" || cell === "matrix_rnn") return {hidden: m.h0.slice()};
+    if (cell === "lstm") return {hidden: zeros, cell: zeros.slice()};
     return {hidden: zeros};
   }
 
@@ -111,7 +116,7 @@
     let st = initialState(m);
     const steps = [];
     for (const x of ids) {
-      st = cells[m.kind](m, st, x);
+      st = cells[cellOf(m)](m, st, x);
       const logits = add(matvec(m.R, st.hidden), m.r).slice(m.output_from);
       steps.push({states: st, probs: softmax(logits)});
     }
