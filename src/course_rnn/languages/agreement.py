@@ -24,229 +24,63 @@ Their data (Wikipedia) is not available offline, so this module generates it fro
   negative polarity item "ever" ("no authors have ever been popular").
 
 The grammar has no unbounded recursion, and it is written out as a context-free grammar
-(:func:`agreement_grammar`) so that membership and the set of valid next words are exact.
+(:mod:`course_rnn.languages.agreement_grammar`) so that membership and the set of valid next
+words are exact.
 Sentences are syntactically well formed but can be semantically odd ("the key behind the
 surgeons is popular"): the point is syntax, as in Gulordava et al.'s (2018) nonce sentences.
 
 Tasks: :func:`number_prediction` (prefix up to the verb → singular/plural) and
 :func:`grammaticality` (whole sentence with the right or wrong verb → grammatical?), both
-from Linzen et al. (2016); and :func:`marvin_linzen_pairs`, minimal pairs in the categories of
-Marvin & Linzen's (2018) targeted syntactic evaluation, for a language model that should give
-the grammatical sentence the higher probability.
+from Linzen et al. (2016).
+
+The words (the lexicon with its number features, random draws of words, Linzen's rule) are in
+:mod:`course_rnn.languages.agreement_words`; the minimal pairs in the categories of Marvin &
+Linzen's (2018) targeted syntactic evaluation, for a language model that should give the
+grammatical sentence the higher probability, are in :mod:`course_rnn.languages.marvin_linzen`.
+Both are re-exported here (``from course_rnn.languages.agreement import NOUN_NUMBER,
+marvin_linzen_pairs`` keeps working).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
 
+from .agreement_grammar import Parser, agreement_grammar
+from .agreement_words import (
+    ADJECTIVES,
+    ANIMACIES,
+    ANIMATE_NOUNS,
+    CATEGORIES,
+    COPULA,
+    FUNCTION_WORDS,
+    INANIMATE_NOUNS,
+    INTRANSITIVE_VERBS,
+    NOUN_NUMBER,
+    NUMBERS,
+    OTHER_NUMBER,
+    PERFECT,
+    PLURAL,
+    PREPOSITIONS,
+    REFLEXIVE_VERBS,
+    REFLEXIVES,
+    SAY_VERBS,
+    SINGULAR,
+    TRANSITIVE_VERBS,
+    count_attractors,
+    forms,
+    intervening_nouns,
+    pick,
+    random_noun,
+    random_number,
+    random_verb,
+    verb_phrase,
+)
 from .base import EOS, Language, Symbols, check_count, make_rng
-
-SINGULAR, PLURAL = "singular", "plural"
-#: Numbers in label order: label 0 = singular, 1 = plural.
-NUMBERS = (SINGULAR, PLURAL)
-ANIMACIES = ("animate", "inanimate")
-
-# -- the lexicon: singular form → plural form ----------------------------------------------
-ANIMATE_NOUNS = {
-    "author": "authors", "pilot": "pilots", "surgeon": "surgeons", "farmer": "farmers",
-    "manager": "managers", "customer": "customers", "architect": "architects",
-    "senator": "senators", "dancer": "dancers", "teacher": "teachers", "guard": "guards",
-    "mechanic": "mechanics",
-}
-INANIMATE_NOUNS = {
-    "key": "keys", "cabinet": "cabinets", "book": "books", "table": "tables", "door": "doors",
-    "picture": "pictures", "box": "boxes", "letter": "letters", "car": "cars",
-    "window": "windows", "bottle": "bottles", "movie": "movies",
-}
-TRANSITIVE_VERBS = {
-    "likes": "like", "admires": "admire", "hates": "hate", "loves": "love", "knows": "know",
-    "sees": "see",
-}
-INTRANSITIVE_VERBS = {"laughs": "laugh", "smiles": "smile", "swims": "swim", "sleeps": "sleep"}
-COPULA = {"is": "are"}
-PERFECT = {"has": "have"}
-REFLEXIVES = {"himself": "themselves"}
-# Words that do not agree.
-ADJECTIVES = ("old", "new", "small", "popular")
-PREPOSITIONS = ("near", "behind", "beside", "to")
-SAY_VERBS = ("said", "thought")
-REFLEXIVE_VERBS = ("injured", "blamed")  # past tense: the reflexive carries the agreement
-FUNCTION_WORDS = ("the", "no", "that", "and", "been", "ever")
-
-_AGREEING = {**TRANSITIVE_VERBS, **INTRANSITIVE_VERBS, **COPULA, **PERFECT, **REFLEXIVES}
-#: Every agreeing word → its form in the other number ("is" ↔ "are", "himself" ↔ "themselves").
-OTHER_NUMBER = {**_AGREEING, **{pl: sg for sg, pl in _AGREEING.items()}}
-#: Every noun form → its number (Linzen's rule needs to know which words are nouns).
-NOUN_NUMBER = {
-    form: number
-    for nouns in (ANIMATE_NOUNS, INANIMATE_NOUNS)
-    for sg, pl in nouns.items()
-    for form, number in ((sg, SINGULAR), (pl, PLURAL))
-}
-
-
-def _forms(table: dict[str, str], number: str) -> tuple[str, ...]:
-    """The singular (keys) or plural (values) forms of a sg → pl table."""
-    return tuple(table) if number == SINGULAR else tuple(table.values())
-
-
-def _nouns(number: str | None = None, animacy: str | None = None) -> tuple[str, ...]:
-    tables = {"animate": ANIMATE_NOUNS, "inanimate": INANIMATE_NOUNS}
-    chosen = [tables[animacy]] if animacy else list(tables.values())
-    numbers = [number] if number else list(NUMBERS)
-    return tuple(w for t in chosen for n in numbers for w in _forms(t, n))
-
-
-# -- the grammar ---------------------------------------------------------------------------
-# Word categories: the terminals of the grammar. "N.singular.animate", "V.tr.plural", ...
-def _categories() -> dict[str, tuple[str, ...]]:
-    cats = {
-        "N": _nouns(), "DET": ("the", "no"), "ADJ": ADJECTIVES, "P": PREPOSITIONS,
-        "SAY": SAY_VERBS, "V.refl": REFLEXIVE_VERBS,
-    }
-    for n in NUMBERS:
-        cats[f"V.tr.{n}"] = _forms(TRANSITIVE_VERBS, n)
-        cats[f"V.intr.{n}"] = _forms(INTRANSITIVE_VERBS, n)
-        cats[f"COP.{n}"] = _forms(COPULA, n)
-        cats[f"HAVE.{n}"] = _forms(PERFECT, n)
-        cats[f"REFL.{n}"] = _forms(REFLEXIVES, n)
-        for a in ANIMACIES:
-            cats[f"N.{n}.{a}"] = _nouns(n, a)
-    cats["N.animate"] = _nouns(animacy="animate")
-    return cats
-
-
-CATEGORIES = _categories()
-
-Rules = dict[str, list[tuple[str, ...]]]
-
-
-def agreement_grammar(max_pps: int = 2) -> Rules:
-    """The grammar as ``{nonterminal: [right-hand sides]}``.
-
-    Symbols in a right-hand side are nonterminals (keys of the rules), word categories (keys
-    of :data:`CATEGORIES`), literal words, or *markers* starting with ``@``: they produce no
-    word but let the parser report where the subject and the verb are and which construction
-    was used. ``n`` ranges over numbers, ``a`` over animacies, ``k`` counts the PPs still
-    allowed::
-
-        S               → CLAUSE | @complement the N.animate SAY CLAUSE
-        CLAUSE          → d @subject N.n.a MODS.k.n.a PRED.n.a.d        (d = the | no)
-        MODS.k.n.a      → @pp P the N MODS.k-1.n.a | RC.n.a               (MODS.0 → RC)
-        RC.n.animate    → ε | @subject_rc that V.tr.n the N | ORC
-        RC.n.inanimate  → ε | ORC
-        ORC             → @object_rc that DET N.m.animate V.tr.m
-                        | @object_rc_no_that DET N.m.animate V.tr.m
-        PRED.n.a.d      → @verb VP.n.a | @verb VP.n.animate and VP.n.animate   (animate only)
-                        | V.refl REFL.n (animate only) | @verb HAVE.n ever been ADJ (d = no)
-        VP.n.animate    → V.intr.n | V.tr.n the N | COP.n ADJ | HAVE.n been ADJ
-        VP.n.inanimate  → COP.n ADJ | HAVE.n been ADJ
-    """
-    rules: Rules = {"S": [("CLAUSE",), ("@complement", "the", "N.animate", "SAY", "CLAUSE")]}
-    rules["CLAUSE"] = [
-        (d, "@subject", f"N.{n}.{a}", f"MODS.{max_pps}.{n}.{a}", f"PRED.{n}.{a}.{d}")
-        for n in NUMBERS for a in ANIMACIES for d in ("the", "no")
-    ]
-    orc = [
-        (marker, *that, "DET", f"N.{m}.animate", f"V.tr.{m}")
-        for marker, that in (("@object_rc", ("that",)), ("@object_rc_no_that", ()))
-        for m in NUMBERS
-    ]
-    for n in NUMBERS:
-        rules[f"RC.{n}.animate"] = [(), ("@subject_rc", "that", f"V.tr.{n}", "the", "N"), *orc]
-        rules[f"RC.{n}.inanimate"] = [(), *orc]
-        rules[f"VP.{n}.animate"] = [
-            (f"V.intr.{n}",), (f"V.tr.{n}", "the", "N"), (f"COP.{n}", "ADJ"),
-            (f"HAVE.{n}", "been", "ADJ"),
-        ]
-        rules[f"VP.{n}.inanimate"] = [(f"COP.{n}", "ADJ"), (f"HAVE.{n}", "been", "ADJ")]
-        for a in ANIMACIES:
-            rules[f"MODS.0.{n}.{a}"] = [(f"RC.{n}.{a}",)]
-            for k in range(1, max_pps + 1):
-                rules[f"MODS.{k}.{n}.{a}"] = [
-                    ("@pp", "P", "the", "N", f"MODS.{k - 1}.{n}.{a}"), (f"RC.{n}.{a}",),
-                ]
-            for d in ("the", "no"):
-                pred = [("@verb", f"VP.{n}.{a}")]
-                if a == "animate":
-                    pred += [("@verb", f"VP.{n}.{a}", "and", f"VP.{n}.{a}"),
-                             ("V.refl", f"REFL.{n}")]
-                if d == "no":
-                    pred += [("@verb", f"HAVE.{n}", "ever", "been", "ADJ")]
-                rules[f"PRED.{n}.{a}.{d}"] = pred
-    return rules
-
-
-# -- the parser: top-down, keeping every possible stack at once -----------------------------
-# A parser state is (stack, marks): the symbols still to be matched, leftmost first, and the
-# markers met so far with the word position where each was met.
-State = tuple[tuple[str, ...], tuple[tuple[str, int], ...]]
-
-
-class _Parser:
-    """Exact recogniser for a grammar without left recursion: after each word, the set of
-    all stacks whose top is a word category (or that are empty: a complete sentence)."""
-
-    def __init__(self, rules: Rules):
-        self.rules = rules
-        self.words_of = {**CATEGORIES}
-        for rhs in (r for alternatives in rules.values() for r in alternatives):
-            for symbol in rhs:
-                if symbol not in rules and symbol not in CATEGORIES and symbol[0] != "@":
-                    self.words_of[symbol] = (symbol,)  # a literal word
-        self.words_of = {t: frozenset(ws) for t, ws in self.words_of.items()}
-
-    def _closure(self, states: Iterable[State], position: int, keep_marks: bool) -> set[State]:
-        """Expand nonterminals and record markers until every stack starts with a terminal."""
-        ready, seen, todo = set(), set(), list(states)
-        while todo:
-            state = todo.pop()
-            if state in seen:
-                continue
-            seen.add(state)
-            stack, marks = state
-            top = stack[0] if stack else None
-            if top in self.rules:
-                todo += [(rhs + stack[1:], marks) for rhs in self.rules[top]]
-            elif top is not None and top[0] == "@":
-                todo.append((stack[1:], marks + ((top, position),) if keep_marks else marks))
-            else:
-                ready.add(state)
-        return ready
-
-    def states(self, words: Sequence[str], keep_marks: bool = False) -> set[State]:
-        """All parser states after reading ``words`` (empty: not a prefix of the language)."""
-        states = self._closure([(("S",), ())], 0, keep_marks)
-        for i, word in enumerate(words):
-            states = {
-                (stack[1:], marks) for stack, marks in states
-                if stack and word in self.words_of[stack[0]]
-            }
-            states = self._closure(states, i + 1, keep_marks)
-        return states
-
-    def next_words(self, states: set[State]) -> frozenset[str]:
-        nexts = set()
-        for stack, _ in states:
-            nexts |= self.words_of[stack[0]] if stack else {EOS}
-        return frozenset(nexts)
-
-
-# -- Linzen's rule ---------------------------------------------------------------------------
-def intervening_nouns(words: Sequence[str], subject_index: int, verb_index: int) -> Symbols:
-    """The common nouns strictly between the subject (head noun) and the verb."""
-    return tuple(w for w in words[subject_index + 1 : verb_index] if w in NOUN_NUMBER)
-
-
-def count_attractors(words: Sequence[str], subject_index: int, verb_index: int) -> int:
-    """Intervening nouns whose number differs from the subject's (Linzen et al., 2016)."""
-    subject_number = NOUN_NUMBER[words[subject_index]]
-    between = intervening_nouns(words, subject_index, verb_index)
-    return sum(NOUN_NUMBER[w] != subject_number for w in between)
+from .marvin_linzen import MARVIN_LINZEN_CATEGORIES, marvin_linzen_pairs
 
 
 @dataclass(frozen=True)
@@ -318,39 +152,8 @@ class Construction(NamedTuple):
         return self.n_pps + bool(self.rc)
 
 
-def _pick(rng: np.random.Generator, options: Sequence):
-    return options[int(rng.integers(len(options)))]
-
-
-def _number(rng: np.random.Generator) -> str:
-    return _pick(rng, NUMBERS)
-
-
 def _det(rng: np.random.Generator) -> str:
     return "no" if rng.random() < P_NO else "the"
-
-
-def _noun(rng, number: str | None = None, animacy: str | None = None) -> str:
-    return _pick(rng, _nouns(number or _number(rng), animacy))
-
-
-def _verb(rng, table: dict[str, str], number: str) -> str:
-    return _pick(rng, _forms(table, number))
-
-
-def _vp(rng, kind: str, n: str) -> list[str]:
-    """A verb phrase whose first word agrees with number ``n`` (VP.n.a in the grammar)."""
-    if kind == "intransitive":
-        return [_verb(rng, INTRANSITIVE_VERBS, n)]
-    if kind == "transitive":
-        return [_verb(rng, TRANSITIVE_VERBS, n), "the", _noun(rng)]
-    if kind == "copula":
-        return [_verb(rng, COPULA, n), _pick(rng, ADJECTIVES)]
-    if kind == "perfect":
-        return [_verb(rng, PERFECT, n), "been", _pick(rng, ADJECTIVES)]
-    if kind == "npi":
-        return [_verb(rng, PERFECT, n), "ever", "been", _pick(rng, ADJECTIVES)]
-    raise AssertionError(kind)
 
 
 _VP_KINDS = {"animate": ("intransitive", "transitive", "copula", "perfect"),
@@ -367,18 +170,20 @@ def _predicate_kinds(animacy: str, det: str, with_reflexive: bool) -> tuple[str,
 
 def _predicate(rng, kind: str, n: str, animacy: str) -> list[str]:
     if kind == "coordination":
-        return [*_vp(rng, _pick(rng, _VP_KINDS[animacy]), n), "and",
-                *_vp(rng, _pick(rng, _VP_KINDS[animacy]), n)]
+        return [*verb_phrase(rng, pick(rng, _VP_KINDS[animacy]), n), "and",
+                *verb_phrase(rng, pick(rng, _VP_KINDS[animacy]), n)]
     if kind == "reflexive":
-        return [_pick(rng, REFLEXIVE_VERBS), _pick(rng, _forms(REFLEXIVES, n))]
-    return _vp(rng, kind, n)
+        return [pick(rng, REFLEXIVE_VERBS), pick(rng, forms(REFLEXIVES, n))]
+    return verb_phrase(rng, kind, n)
 
 
 def _relative_clause(rng, rc: str, head_number: str, number: str) -> list[str]:
     """RC.n.a; ``number`` is the number of the RC's own noun (the possible attractor)."""
     if rc == "subject_rc":  # the author [that likes the guards]: the RC verb agrees with the head
-        return ["that", _verb(rng, TRANSITIVE_VERBS, head_number), "the", _noun(rng, number)]
-    rc_subject = [_det(rng), _noun(rng, number, "animate"), _verb(rng, TRANSITIVE_VERBS, number)]
+        return ["that", random_verb(rng, TRANSITIVE_VERBS, head_number), "the",
+                random_noun(rng, number)]
+    rc_subject = [_det(rng), random_noun(rng, number, "animate"),
+                  random_verb(rng, TRANSITIVE_VERBS, number)]
     return (["that"] if rc == "object_rc" else []) + rc_subject
 
 
@@ -389,17 +194,17 @@ def _sentence(rng, plan: Construction, numbers: Sequence[str], with_reflexive: b
     """
     words = []
     if plan.complement:
-        words += ["the", _noun(rng, animacy="animate"), _pick(rng, SAY_VERBS)]
+        words += ["the", random_noun(rng, animacy="animate"), pick(rng, SAY_VERBS)]
     n, *others = numbers
-    animacy = "animate" if plan.rc == "subject_rc" else _pick(rng, ANIMACIES)
+    animacy = "animate" if plan.rc == "subject_rc" else pick(rng, ANIMACIES)
     det = _det(rng)
     subject_index = len(words) + 1
-    words += [det, _noun(rng, n, animacy)]
+    words += [det, random_noun(rng, n, animacy)]
     for m in others[: plan.n_pps]:
-        words += [_pick(rng, PREPOSITIONS), "the", _noun(rng, m)]
+        words += [pick(rng, PREPOSITIONS), "the", random_noun(rng, m)]
     if plan.rc:
         words += _relative_clause(rng, plan.rc, n, others[-1])
-    kind = _pick(rng, _predicate_kinds(animacy, det, with_reflexive))
+    kind = pick(rng, _predicate_kinds(animacy, det, with_reflexive))
     verb_index = None if kind == "reflexive" else len(words)
     words += _predicate(rng, kind, n, animacy)
     return tuple(words), subject_index, verb_index
@@ -418,7 +223,7 @@ class Agreement(Language):
     def __init__(self, max_pps: int = 2):
         self.max_pps = check_count(max_pps, "max_pps")
         self.rules = agreement_grammar(self.max_pps)
-        self._parser = _Parser(self.rules)
+        self._parser = Parser(self.rules)
         self.alphabet: Symbols = tuple(dict.fromkeys(
             w for cat in CATEGORIES.values() for w in cat
         )) + tuple(w for w in FUNCTION_WORDS if w not in CATEGORIES["DET"])
@@ -470,8 +275,8 @@ class Agreement(Language):
         rng = make_rng(seed)
         sentences = []
         for _ in range(n):
-            plan = self.plans[_pick(rng, self.constructions)]
-            numbers = [_number(rng) for _ in range(plan.n_intervening + 1)]
+            plan = self.plans[pick(rng, self.constructions)]
+            numbers = [random_number(rng) for _ in range(plan.n_intervening + 1)]
             sentences.append(_sentence(rng, plan, numbers, with_reflexive=True)[0])
         return sentences
 
@@ -504,7 +309,7 @@ class Agreement(Language):
             max_attractors = check_count(max_attractors, "max_attractors")
         examples = []
         for _ in range(n):
-            plan = _pick(rng, plans)
+            plan = pick(rng, plans)
             numbers = _numbers(rng, plan.n_intervening, attractors, max_attractors)
             words, subject_index, verb_index = _sentence(rng, plan, numbers, with_reflexive=False)
             examples.append(_annotate(words, subject_index, verb_index, plan.label))
@@ -537,13 +342,13 @@ class Agreement(Language):
 
 def _numbers(rng, n_intervening: int, attractors: int | None, max_attractors: int | None):
     """The subject's number followed by those of the intervening nouns."""
-    subject = _number(rng)
+    subject = random_number(rng)
     other = NUMBERS[1 - NUMBERS.index(subject)]
     if attractors is not None:
         chosen = set(rng.choice(n_intervening, size=attractors, replace=False).tolist())
         return [subject] + [other if i in chosen else subject for i in range(n_intervening)]
     while True:
-        numbers = [_number(rng) for _ in range(n_intervening)]
+        numbers = [random_number(rng) for _ in range(n_intervening)]
         if max_attractors is None or numbers.count(other) <= max_attractors:
             return [subject, *numbers]
 
@@ -574,161 +379,11 @@ def grammaticality(
     return pairs
 
 
-# -- Marvin & Linzen (2018) minimal pairs ----------------------------------------------------
-# One small function per category builds a grammatical sentence and says which word(s) to
-# change to make it ungrammatical. The numbers of the subject and of the other noun are drawn
-# independently: M&L used every combination, so half of the "across" pairs have an attractor.
-Pair = tuple[Symbols, Symbols]
-
-
-def _flip(words: list[str], *positions: int) -> Pair:
-    """(grammatical, ungrammatical): the words at ``positions`` put in the other number."""
-    bad = list(words)
-    for i in positions:
-        bad[i] = OTHER_NUMBER[bad[i]]
-    return tuple(words), tuple(bad)
-
-
-def _the_noun(rng, number: str | None = None) -> list[str]:
-    return ["the", _noun(rng, number or _number(rng), "animate")]
-
-
-def _then_verb(rng, words: list[str], n: str) -> Pair:
-    """``words`` + an intransitive verb agreeing with ``n``; the pair flips the verb."""
-    return _flip(words + [_verb(rng, INTRANSITIVE_VERBS, n)], len(words))
-
-
-def _then_reflexive(rng, words: list[str], n: str) -> Pair:
-    """``words`` + "injured himself/themselves"; the pair flips the reflexive."""
-    words = words + [_pick(rng, REFLEXIVE_VERBS), _pick(rng, _forms(REFLEXIVES, n))]
-    return _flip(words, len(words) - 1)
-
-
-def _object_rc(rng, that: bool = True) -> list[str]:
-    """that the guards like (the RC's own subject and verb agree with each other)."""
-    m = _number(rng)
-    return ["that"] * that + _the_noun(rng, m) + [_verb(rng, TRANSITIVE_VERBS, m)]
-
-
-def _simple_agreement(rng) -> Pair:
-    """the author laughs / *laugh"""
-    n = _number(rng)
-    return _then_verb(rng, _the_noun(rng, n), n)
-
-
-def _sentential_complement(rng) -> Pair:
-    """the mechanics said the author laughs / *laugh"""
-    n = _number(rng)
-    return _then_verb(rng, _the_noun(rng) + [_pick(rng, SAY_VERBS)] + _the_noun(rng, n), n)
-
-
-def _short_vp_coordination(rng) -> Pair:
-    """the author laughs and swims / *swim"""
-    n = _number(rng)
-    return _then_verb(rng, _the_noun(rng, n) + [_verb(rng, INTRANSITIVE_VERBS, n), "and"], n)
-
-
-def _long_vp_coordination(rng) -> Pair:
-    """the author likes the books and swims / *swim"""
-    n = _number(rng)
-    return _then_verb(rng, _the_noun(rng, n) + _vp(rng, "transitive", n) + ["and"], n)
-
-
-def _across_pp(rng) -> Pair:
-    """the farmer near the guards smiles / *smile"""
-    n = _number(rng)
-    pp = [_pick(rng, PREPOSITIONS), "the", _noun(rng)]
-    return _then_verb(rng, _the_noun(rng, n) + pp, n)
-
-
-def _across_subject_rc(rng) -> Pair:
-    """the author that likes the guards laughs / *laugh"""
-    n = _number(rng)
-    rc = ["that", _verb(rng, TRANSITIVE_VERBS, n), *_the_noun(rng)]
-    return _then_verb(rng, _the_noun(rng, n) + rc, n)
-
-
-def _across_object_rc(rng, that: bool = True) -> Pair:
-    """the author that the guards like laughs / *laugh"""
-    n = _number(rng)
-    return _then_verb(rng, _the_noun(rng, n) + _object_rc(rng, that), n)
-
-
-def _in_object_rc(rng, that: bool = True) -> Pair:
-    """the author that the guards like / *likes laughs: agreement inside the RC"""
-    n = _number(rng)
-    words = _the_noun(rng, n) + _object_rc(rng, that) + [_verb(rng, INTRANSITIVE_VERBS, n)]
-    return _flip(words, len(words) - 2)
-
-
-def _simple_reflexive(rng) -> Pair:
-    """the author injured himself / *themselves"""
-    n = _number(rng)
-    return _then_reflexive(rng, _the_noun(rng, n), n)
-
-
-def _reflexive_sentential_complement(rng) -> Pair:
-    """the mechanics said the author injured himself / *themselves"""
-    n = _number(rng)
-    words = _the_noun(rng) + [_pick(rng, SAY_VERBS)] + _the_noun(rng, n)
-    return _then_reflexive(rng, words, n)
-
-
-def _reflexive_across_object_rc(rng) -> Pair:
-    """the author that the guards like injured himself / *themselves"""
-    n = _number(rng)
-    return _then_reflexive(rng, _the_noun(rng, n) + _object_rc(rng), n)
-
-
-def _npi(rng, across_rc: bool) -> Pair:
-    """no authors (that the guards like) have ever been popular /
-    *the authors (that no guards like) have ever been popular: "ever" needs "no" on the
-    subject; in the ungrammatical sentence "no" has moved into the relative clause."""
-    n = _number(rng)
-    rc = _object_rc(rng) if across_rc else []
-    rest = [_verb(rng, PERFECT, n), "ever", "been", _pick(rng, ADJECTIVES)]
-    good = ["no", _noun(rng, n, "animate"), *rc, *rest]
-    bad = ["the", *good[1:]]
-    if across_rc:
-        bad[3] = "no"  # the RC's determiner: no authors that the → the authors that no
-    return tuple(good), tuple(bad)
-
-
-_MARVIN_LINZEN: dict[str, Callable[[np.random.Generator], Pair]] = {
-    # subject–verb agreement
-    "simple_agreement": _simple_agreement,
-    "sentential_complement": _sentential_complement,
-    "short_vp_coordination": _short_vp_coordination,
-    "long_vp_coordination": _long_vp_coordination,
-    "across_pp": _across_pp,
-    "across_subject_rc": _across_subject_rc,
-    "across_object_rc": _across_object_rc,
-    "across_object_rc_no_that": lambda rng: _across_object_rc(rng, that=False),
-    "in_object_rc": _in_object_rc,
-    "in_object_rc_no_that": lambda rng: _in_object_rc(rng, that=False),
-    # reflexive anaphora
-    "simple_reflexive": _simple_reflexive,
-    "reflexive_sentential_complement": _reflexive_sentential_complement,
-    "reflexive_across_object_rc": _reflexive_across_object_rc,
-    # negative polarity items
-    "simple_npi": lambda rng: _npi(rng, across_rc=False),
-    "npi_across_object_rc": lambda rng: _npi(rng, across_rc=True),
-}
-MARVIN_LINZEN_CATEGORIES: tuple[str, ...] = tuple(_MARVIN_LINZEN)
-
-
-def marvin_linzen_pairs(
-    category: str, n: int, seed: int | np.random.Generator | None = 0
-) -> list[Pair]:
-    """``n`` minimal pairs (grammatical, ungrammatical) of a Marvin & Linzen (2018) category.
-
-    The two sentences differ only in the agreeing word (verb or reflexive), or for NPIs in
-    which determiner is "no". Both sentences use only this module's lexicon, and the
-    grammatical one is a sentence of :func:`agreement_grammar`.
-    """
-    if category not in _MARVIN_LINZEN:
-        raise ValueError(f"unknown Marvin & Linzen category {category!r}; "
-                         f"choose from {', '.join(MARVIN_LINZEN_CATEGORIES)}")
-    n = check_count(n)
-    rng = make_rng(seed)
-    return [_MARVIN_LINZEN[category](rng) for _ in range(n)]
+__all__ = [
+    "Agreement", "AgreementExample", "Construction", "agreement_grammar", "number_prediction",
+    "grammaticality", "RELATIVE_CLAUSES", "P_NO", "CATEGORIES", "SINGULAR", "PLURAL", "NUMBERS",
+    "ANIMACIES", "ANIMATE_NOUNS", "INANIMATE_NOUNS", "TRANSITIVE_VERBS", "INTRANSITIVE_VERBS",
+    "COPULA", "PERFECT", "REFLEXIVES", "ADJECTIVES", "PREPOSITIONS", "SAY_VERBS",
+    "REFLEXIVE_VERBS", "FUNCTION_WORDS", "OTHER_NUMBER", "NOUN_NUMBER", "intervening_nouns",
+    "count_attractors", "MARVIN_LINZEN_CATEGORIES", "marvin_linzen_pairs",
+]
