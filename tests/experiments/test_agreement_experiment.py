@@ -2,12 +2,15 @@
 reproducible (also across worker processes), that bad input is refused, when a classifier has
 learned, the doubled budget, and the verdicts of its paper-vs-ours rows."""
 
+import dataclasses
 import json
 import math
 
 import pytest
 
 from course_rnn.experiments import agreement
+from course_rnn.experiments.agreement.results import Corpus, SampleSizes
+from course_rnn.experiments.records import Summary
 from course_rnn.experiments.replication import Measurement, Replication
 from course_rnn.models.decay_rnn import dale_signs
 from course_rnn.training import Convergence, History
@@ -34,10 +37,12 @@ def test_run_returns_a_replication_with_a_table(tiny):
     assert all(r.paper and r.ours for r in tiny.rows)
     assert {"attractors", "alpha", "curves", "curves_grammaticality", "curves_lm"} \
         == set(tiny.figures)
-    assert set(tiny.numbers["number_prediction"]) == set(agreement.MODELS)
-    assert len(tiny.artefacts["number_prediction"]) == 6 * 2
-    assert set(tiny.artefacts["grammaticality"]) == {("LSTM", 0), ("DRNN", 0)}  # gram_seeds 1
-    assert sorted(tiny.artefacts["alpha"]) == [0.3, 0.8]
+    assert isinstance(tiny.settings, agreement.AgreementSettings)
+    assert isinstance(tiny.numbers, agreement.AgreementNumbers)
+    assert set(tiny.numbers.number_prediction) == set(agreement.MODELS)
+    assert len(tiny.artefacts.number_prediction) == 6 * 2
+    assert set(tiny.artefacts.grammaticality) == {("LSTM", 0), ("DRNN", 0)}  # gram_seeds 1
+    assert sorted(tiny.artefacts.alpha) == [0.3, 0.8]
 
 
 def test_every_run_is_recorded_with_its_convergence(tiny):
@@ -71,9 +76,9 @@ def test_another_seed_other_models():
     other = agreement.run(seeds=[5], device="cpu", progress=False, settings=settings, workers=1)
     base = agreement.run(seeds=1, device="cpu", progress=False, settings=settings, workers=1)
     assert other.seeds == [5] and base.seeds == [0]
-    assert other.numbers["alpha"]["values"] != base.numbers["alpha"]["values"]
-    natural = base.numbers["number_prediction"]["LSTM"]["natural"]
-    assert len(natural["values"]) == 1 and math.isnan(natural["se"])
+    assert other.numbers.alpha.values != base.numbers.alpha.values
+    natural = base.numbers.number_prediction["LSTM"].natural
+    assert len(natural.values) == 1 and math.isnan(natural.se)
     assert "±" not in base.rows[0].ours and "±" in agreement.pm(1.0, 0.1)
     # without the LSTM among the grammaticality models there is no reference: the DRNN's row
     # shows its accuracy only; with one α start the α row is not tested
@@ -87,45 +92,48 @@ def test_results_save_and_reload(tiny, tmp_path):
     saved = json.loads(paths["json"].read_text())
     assert saved["experiment"] == "decay-rnn-agreement"
     assert saved["numbers"]["marvin_linzen"]["accuracy"].keys() == agreement.PAPER_TABLE4.keys()
+    assert saved["numbers"] == json.loads(json.dumps(tiny.to_json()["numbers"]))
+    assert saved["settings"] == {**agreement.SETTINGS["quick"].to_json(),
+                                 **json.loads(json.dumps(TINY))}
     for name in tiny.figures:
         assert paths[name].stat().st_size > 0
     assert "| quantity | paper | ours | verdict | note |" in paths["table"].read_text()
 
 
 def test_trained_drnn_keeps_dales_signs_and_records_alpha(tiny):
-    clf, history = tiny.artefacts["number_prediction"]["DRNN", 0]
+    clf, history = tiny.artefacts.number_prediction["DRNN", 0]
     W = clf.model.recurrent_matrix().detach()
     D = dale_signs(clf.model.hidden_size)
     assert (W[:, D > 0] >= 0).all() and (W[:, D < 0] <= 0).all()
     alphas = history.step_values("alpha")
     assert alphas[0] == pytest.approx(0.8) and all(0 < a < 1 for a in alphas)
     # the α runs train α directly, the authors' way
-    assert tiny.artefacts["alpha"][0.3].settings["task"] == "classification"
-    assert tiny.numbers["alpha"]["parametrisation"] == "direct"
-    assert tiny.numbers["alpha"]["values"][0][0] == pytest.approx(0.3)
+    assert tiny.artefacts.alpha[0.3].settings["task"] == "classification"
+    assert tiny.numbers.alpha.parametrisation == "direct"
+    assert tiny.numbers.alpha.values[0][0] == pytest.approx(0.3)
 
 
 def test_test_sets_are_what_the_chapter_says():
-    data = agreement.datasets(agreement.resolve_settings("quick", TINY))
-    assert {e.attractors for e in data["balanced"]} == {0, 1, 2, 3}
-    assert len(data["balanced"]) == 4 * (TINY["n_test"] // 4)
-    assert {e.attractors for e in data["one_attractor"]} == {1}
+    data = agreement.datasets(agreement.SETTINGS.at("quick", TINY))
+    assert {e.attractors for e in data.balanced} == {0, 1, 2, 3}
+    assert len(data.balanced) == 4 * (TINY["n_test"] // 4)
+    assert {e.attractors for e in data.one_attractor} == {1}
     # a validation split of the training sentences, held out of training
-    assert len(data["valid"]) == 12 and data["valid"] + data["fit"] == data["train"]
+    assert len(data.valid) == 12 and data.valid + data.fit == data.train
     # grammaticality: both versions of every sentence, the two never split
-    assert len(data["fit_gram"]) == 2 * len(data["fit"])
-    assert {s for s, _ in data["fit_gram"]}.isdisjoint({s for s, _ in data["valid_gram"]})
-    assert sum(y for _, y in data["fit_gram"]) == len(data["fit"])
-    assert agreement.datasets(agreement.resolve_settings("quick", TINY))["train"] == data["train"]
+    assert len(data.fit_gram) == 2 * len(data.fit)
+    assert {s for s, _ in data.fit_gram}.isdisjoint({s for s, _ in data.valid_gram})
+    assert sum(y for _, y in data.fit_gram) == len(data.fit)
+    assert agreement.datasets(agreement.SETTINGS.at("quick", TINY)).train == data.train
 
 
 def test_default_is_quick_and_paper_is_bigger():
-    assert agreement.resolve_settings("default") == agreement.resolve_settings("quick")
-    paper = agreement.resolve_settings("paper")
-    assert paper["n_train"] > agreement.SETTINGS["quick"]["n_train"]
-    assert set(paper["gram_models"]) == set(agreement.MODELS)
+    assert agreement.SETTINGS["default"] is agreement.SETTINGS["quick"]
+    paper = agreement.SETTINGS["paper"]
+    assert paper.n_train > agreement.SETTINGS["quick"].n_train
+    assert set(paper.gram_models) == set(agreement.MODELS)
     # caps, not budgets: every scale stops on a criterion
-    assert agreement.classifier_criterion(paper).criteria[0].value == paper["target"]
+    assert agreement.classifier_criterion(paper).criteria[0].value == paper.target
 
 
 @pytest.mark.parametrize("kwargs, match", [
@@ -134,6 +142,8 @@ def test_default_is_quick_and_paper_is_bigger():
     (dict(settings={"max_epochs": 0}), "max_epochs"),
     (dict(settings={"patience": -1}), "patience"),
     (dict(settings={"n_test": 3}), "n_test"),
+    (dict(settings={"n_test": "many"}), "n_test"),
+    (dict(settings={"gram_models": "LSTM,GRU,Transformer"}), "Transformer"),
     (dict(settings={"lr": -1.0}), "lr"),
     (dict(settings={"target": 1.0}), "target"),
     (dict(settings={"valid_share": 0.0001}), "validation"),
@@ -152,7 +162,8 @@ def test_bad_input_is_refused(kwargs, match):
 
 # -- when has a classifier learned? -------------------------------------------------------------
 def test_solved_or_plateau():
-    rule = agreement.classifier_criterion({"target": 0.99, "patience": 3})
+    rule = agreement.classifier_criterion(agreement.SETTINGS["quick"].replace(target=0.99,
+                                                                              patience=3))
 
     def check(curve):
         return status(rule, {"valid_accuracy": curve}, "valid_loss")
@@ -183,22 +194,23 @@ def test_sample_efficiency_and_the_plateau_at_chance():
 
 
 def test_the_doubled_budget_continues_the_same_run():
-    settings = agreement.resolve_settings("quick", TINY)
+    settings = agreement.SETTINGS.at("quick", TINY)
     spec = agreement.RunSpec("number prediction", "SRN", 0)
     first = agreement.train_run(spec, settings, "cpu")
-    longer = spec.doubled(first["history"])
-    assert longer.min_epochs == 2 * math.ceil(first["history"].convergence.epochs)
+    longer = spec.doubled(first.history)
+    assert longer.min_epochs == 2 * math.ceil(first.history.convergence.epochs)
     assert longer.label == "number prediction: SRN seed 0 (2× budget)"
     second = agreement.train_run(longer, settings, "cpu")
-    assert len(second["history"]) == longer.min_epochs
-    n = len(first["history"])  # same seed: the first part of the longer run is the first run
-    assert second["history"]["train_loss"][:n] == first["history"]["train_loss"]
+    assert len(second.history) == longer.min_epochs
+    n = len(first.history)  # same seed: the first part of the longer run is the first run
+    assert second.history["train_loss"][:n] == first.history["train_loss"]
 
 
 # -- the verdicts -------------------------------------------------------------------------------
 def test_relative_measurement_brackets_the_attractor_mix():
     def rel(natural, no_attractor):
-        return {"minus_lstm_natural": natural, "minus_lstm_no_attractor": no_attractor}
+        tolerance = agreement.POINTS_TOLERANCE
+        return agreement.Relative(100.0, 0.0, natural, tolerance, no_attractor, tolerance)
 
     agree = agreement.relative_measurement(rel(0.0, 0.3), 0.07, [])
     assert agree.agrees and agree.gap == 0
@@ -210,13 +222,14 @@ def test_relative_measurement_brackets_the_attractor_mix():
 
 
 def test_rise_alpha_and_lm_measurements():
-    by = {0: {"values": [0.90, 0.88]}, 2: {"values": [0.95, 0.94]}}
+    by = {0: Summary.of([0.90, 0.88]), 2: Summary.of([0.95, 0.94])}
     assert agreement.rise_measurement(by, 5.4, []).agrees
-    by = {0: {"values": [0.94, 0.92]}, 2: {"values": [0.943, 0.97]}}
+    by = {0: Summary.of([0.94, 0.92]), 2: Summary.of([0.943, 0.97])}
     assert not agreement.rise_measurement(by, 5.4, []).agrees, "one seed only rises"
 
     def alpha(final):
-        return {"final": final, "max_distance_from_paper": max(abs(f - 0.8) for f in final)}
+        histories = {a0: _history([1], [1.0]) for a0 in (0.2, 0.95)}
+        return agreement.Alpha.of(histories, dict(zip((0.2, 0.95), final)))
 
     assert agreement.alpha_measurement(alpha([0.78, 0.83]), []).agrees
     far = agreement.alpha_measurement(alpha([0.0, 0.79]), [])
@@ -237,22 +250,26 @@ class _Doubled:
 
 
 def _numbers(drnn_natural, drnn_no_attractor):
+    """Stand-in numbers: every model perfect but the DRNN (only what Table 1's rows read)."""
     def model(natural, zero):
-        return {"natural": {"mean": natural, "se": 0.0}, "by_attractors": {0: {"mean": zero}},
-                "n": {"natural": 1200, "no_attractor": 300}}
+        return agreement.NumberPrediction(
+            natural=Summary([natural], natural, 0.0), balanced=None, natural_by_attractors={},
+            by_attractors={0: Summary([zero], zero, 0.0)}, by_non_attractors={},
+            training=None, n=SampleSizes(natural=1200, no_attractor=300))
 
     np_models = {name: model(1.0, 1.0) for name in agreement.MODELS}
     np_models["DRNN"] = model(drnn_natural, drnn_no_attractor)
-    numbers = {"number_prediction": np_models, "grammaticality": {},
-               "corpus": {"natural_share_with_attractors": 0.61}}
-    numbers["relative"] = {"number prediction": {
-        name: agreement.relative_accuracies(numbers, "number prediction", name)
-        for name in agreement.MODELS}}
-    return numbers
+    corpus = dataclasses.replace(_CORPUS, natural_share_with_attractors=0.61)
+    relative = {"number prediction": {name: agreement.Relative.of(np_models, name)
+                                      for name in agreement.MODELS}}
+    return agreement.AgreementNumbers(np_models, {}, corpus, relative, None, None, {})
+
+
+_CORPUS = Corpus({}, {}, 0.0, 0, 0, {}, {}, {})
 
 
 def test_table1_verdicts():
-    settings = {"gram_models": ()}
+    settings = agreement.SETTINGS["quick"].replace(gram_models=())
     runs = {("number prediction", name): [_history([1], [1.0])] for name in agreement.MODELS}
     closes = _Doubled(Measurement(-0.5, True, 0.0, [True]))
     rows = agreement.table1_rows(_numbers(1.0, 1.0), settings, runs, closes)
@@ -284,9 +301,10 @@ def test_table1_verdicts():
 
 
 def test_table2_at_ceiling_is_not_comparable():
-    by = {n: {"values": [1.0, 1.0], "mean": 1.0} for n in range(3)}
-    numbers = {"number_prediction": {name: {"by_non_attractors": by}
-                                     for name in agreement.PAPER_TABLE2}}
+    by = {n: Summary.of([1.0, 1.0]) for n in range(3)}
+    numbers = _numbers(1.0, 1.0)
+    for name in agreement.PAPER_TABLE2:
+        numbers.number_prediction[name].by_non_attractors = by
     runs = {("number prediction", name): [_history([1], [1.0])] for name in agreement.MODELS}
     rows = agreement.table2_rows(numbers, runs, doubled=None)
     assert [r.verdict for r in rows] == ["not comparable", "not comparable"]
