@@ -54,16 +54,30 @@ def _device(text: str) -> str:
     return text
 
 
-def _setting(text: str) -> tuple[str, object]:
-    """``KEY=VALUE``; the value is read as JSON (numbers, lists, true/false, null), else kept as
-    text."""
+def _setting(text: str) -> tuple[str, str]:
+    """``KEY=VALUE`` as (key, the value's text); :func:`_overrides` reads the text."""
     key, sep, value = text.partition("=")
     if not sep or not key:
         raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    return key, value
+
+
+def _overrides(experiment, pairs: list[tuple[str, str]]) -> dict | None:
+    """The ``--set`` pairs for ``experiment``: an experiment with typed settings
+    (``experiment.settings``) reads each text by its field's type; for one whose settings are
+    still dicts, a value is read as JSON (numbers, lists, true/false, null), else kept as text."""
+    if not pairs:
+        return None
+    if experiment.settings is not None:
+        return dict(pairs)
+    return {key: _json_or_text(text) for key, text in pairs}
+
+
+def _json_or_text(text: str):
     try:
-        return key, json.loads(value)
+        return json.loads(text)
     except json.JSONDecodeError:
-        return key, value
+        return text
 
 
 def _listing(experiments) -> str:
@@ -118,8 +132,9 @@ def build_parser(names) -> argparse.ArgumentParser:
     replicate.add_argument("--set", type=_setting, action="append", default=[], metavar="K=V",
                            dest="settings",
                            help="override one setting of the experiment's scale, e.g. --set "
-                                "epochs=200 (repeatable; values read as JSON; an unknown key is "
-                                "an error naming the known ones)")
+                                "epochs=200 (repeatable; a value is read by the setting's type, "
+                                "lists as JSON or a,b,c; an unknown key or a bad value is an "
+                                "error naming it)")
     replicate.add_argument("--quiet", action="store_true", help="no progress bar")
     return parser
 
@@ -157,7 +172,7 @@ def replicate(args, names) -> int:
               f"   expected: {estimate(name, args.scale)}", flush=True)
         result = experiment.run(scale=args.scale, seeds=args.seeds, device=device,
                                 progress=False if args.quiet else None,
-                                settings=dict(args.settings) or None)
+                                settings=_overrides(experiment, args.settings))
         paths = result.save(_out_folder(args, name), overwrite=args.overwrite)
         if result.runs:
             print(f"-- training runs ({len(result.runs) - len(result.unconverged())} of "

@@ -57,6 +57,10 @@ def test_list(capsys):
     (["replicate", "anbn", "--set", "epochs"], "expected KEY=VALUE, got 'epochs'"),
     (["replicate", "all", "--set", "epochs=3"], "--set applies to one experiment"),
     (["replicate", "anbn", "--set", "nonsense=3", "--out", "{tmp}"], "unknown setting"),
+    (["replicate", "elman-clusters", "--set", "hidden=many", "--out", "{tmp}"],
+     "setting 'hidden' must be an integer, got 'many'"),
+    (["replicate", "decay-rnn-agreement", "--set", "gram_models=LSTM,Transformer", "--out",
+      "{tmp}"], "setting 'gram_models': every element must be one of"),
 ])
 def test_bad_input_is_a_clear_error(args, message, capsys, tmp_path):
     with pytest.raises(SystemExit) as exit_:
@@ -138,7 +142,7 @@ def test_unknown_experiment_from_python():
         get_experiment("nope")
 
 
-# Tiny settings (``--set KEY=VALUE``, values read as JSON) for the command-line smoke runs: the
+# Tiny settings (``--set KEY=VALUE``, written as JSON) for the command-line smoke runs: the
 # whole command path — arguments, training to a criterion, verdicts, table, figures, results.json
 # — in seconds. The quick scale itself trains to convergence (a minute or more per experiment);
 # the book build runs it in every chapter.
@@ -169,6 +173,22 @@ SMOKE = {
 
 def test_every_experiment_has_a_smoke_setting():
     assert set(SMOKE) == set(EXPERIMENTS)
+
+
+def test_typed_settings_read_each_value_by_its_type():
+    """For an experiment with typed settings, --set gives the text to the setting's type: a
+    list as JSON or comma-separated, a number as a number, a name as it is."""
+    from course_rnn.cli import _overrides
+
+    agreement = EXPERIMENTS["decay-rnn-agreement"]
+    pairs = [("gram_models", "LSTM,DRNN"), ("alpha_inits", "[0.3, 0.8]"), ("lr", "1e-3")]
+    overrides = _overrides(agreement, pairs)
+    settings = agreement.settings.at("quick", overrides)
+    assert settings.gram_models == ("LSTM", "DRNN") and settings.alpha_inits == (0.3, 0.8)
+    assert settings.lr == 0.001
+    # an experiment still on dicts gets JSON values, as before
+    assert _overrides(EXPERIMENTS["anbn"], [("epochs", "5"), ("models", '["lstm"]')]) \
+        == {"epochs": 5, "models": ["lstm"]}
 
 
 @pytest.mark.parametrize("name", list(EXPERIMENTS))

@@ -4,6 +4,10 @@ A chapter calls the very same function that ``python -m course_rnn replicate NAM
 experiment is written twice. Each module holds its settings per scale (``SETTINGS``: "quick", the
 book's, and "paper") and a ``run(scale, seeds, device, progress, settings)`` that returns a
 :class:`~course_rnn.experiments.replication.Replication` (numbers, paper-vs-ours table, figures).
+Typed experiments (``elman``, ``agreement``: packages split by job) declare their settings as a
+frozen :class:`~.settings.Settings` dataclass per scale (:class:`~.settings.Scales`), start
+``run()`` with :func:`~.setup.begin` and return typed numbers (:class:`~.records.Record`); the
+others still hold dicts until they are converted the same way.
 
 =========================  =====================================  ===========================
 name                       module                                 chapter
