@@ -155,3 +155,33 @@ def test_begin_checks_every_argument_before_any_work():
     result = setup.replication(Outer(Inner(1.0), {}, [], Summary.of([1.0])), [], {})
     assert result.experiment == "toy" and result.title == "A toy" and result.seconds >= 0
     assert result.settings is setup.settings and result.seeds == [0, 1]
+
+
+@dataclass(frozen=True)
+class Lang(Settings):
+    experiment: ClassVar[str] = "toy language"
+    train: int = setting(at_least=1)
+    epochs: int = setting(at_least=1)
+
+
+@dataclass(frozen=True)
+class Gym(Settings):
+    experiment: ClassVar[str] = "toy gym"
+    hidden: int = setting(at_least=1)
+    languages: dict[str, Lang] = setting()
+
+
+def test_nested_settings_merge_what_an_override_names():
+    """The gym's shape: one settings record per language, overridden entry by entry."""
+    gym = Gym(hidden=4, languages={"anbn": {"train": 10, "epochs": 5},
+                                   "dyck": Lang(train=20, epochs=3)})
+    assert gym.languages["anbn"] == Lang(train=10, epochs=5)  # a dict becomes a Lang
+    small = gym.replace(languages={"anbn": {"epochs": 2}})
+    assert small.languages == {"anbn": Lang(10, 2), "dyck": Lang(20, 3)}
+    assert gym.replace(languages='{"dyck": {"train": 7}}').languages["dyck"] == Lang(7, 3)
+    assert small.to_json() == {"hidden": 4, "languages": {"anbn": {"train": 10, "epochs": 2},
+                                                          "dyck": {"train": 20, "epochs": 3}}}
+    with pytest.raises(ValueError, match="unknown setting.*'epoch' for toy language"):
+        gym.replace(languages={"anbn": {"epoch": 2}})
+    with pytest.raises(ValueError, match="setting 'epochs' must be a number ≥ 1"):
+        gym.replace(languages={"dyck": {"epochs": 0}})

@@ -24,8 +24,10 @@ Construction checks every field (its type, then its rule, then :meth:`Settings.c
 between fields), so a bad value is a ValueError naming the setting and the value before any
 work. :meth:`Settings.replace` takes overrides as Python values or as the text of the command
 line's ``--set KEY=VALUE``, read by the field's type (``"8"`` for an int, ``"[64, 0.02]"`` or
-``"64,0.02"`` for a tuple, ``"none"`` for an optional field). :meth:`Settings.to_json` is what
-``results.json`` saves (tuples as lists).
+``"64,0.02"`` for a tuple, ``"none"`` for an optional field). A field may hold nested settings
+(a Settings, or ``dict[str, SomeSettings]``, e.g. one per language): an override given as a
+dict changes only the entries it names. :meth:`Settings.to_json` is what ``results.json``
+saves (tuples as lists, nested settings as dicts).
 """
 
 from __future__ import annotations
@@ -137,6 +139,8 @@ def _type_name(kind) -> str:
                 else "(" + ", ".join(_type_name(a) for a in args) + ")")
     elif typing.get_origin(kind) is typing.Literal:
         name = "one of " + ", ".join(map(repr, typing.get_args(kind)))
+    elif typing.get_origin(kind) is dict:
+        name = f"a mapping to {_type_name(typing.get_args(kind)[1])}"
     else:
         name = {int: "an integer", float: "a number", str: "a text", bool: "true or false"
                 }.get(kind, getattr(kind, "__name__", str(kind)))
@@ -177,6 +181,13 @@ def coerce(name: str, value, kind):
         return float(value)
     if kind is str and isinstance(value, str):
         return value
+    if origin is dict and isinstance(value, Mapping):  # e.g. per language: name -> Settings
+        return {k: coerce(f"{name}[{k!r}]", v, args[1]) for k, v in value.items()}
+    if isinstance(kind, type) and issubclass(kind, Settings) and isinstance(value, Mapping):
+        try:
+            return kind(**value)  # nested settings given as a dict
+        except TypeError as err:  # a missing or unknown entry
+            raise ValueError(f"setting {name!r}: {err}") from None
     if kind not in (bool, int, float, str) and origin is None and isinstance(value, kind):
         return value  # any other class: the value as it is
     raise ValueError(f"setting {name!r} must be {_type_name(kind)}, got {value!r}")
@@ -194,6 +205,8 @@ def parse(name: str, text: str, kind):
         return coerce(name, None, kind)
     try:
         value = json.loads(text)
+        if isinstance(value, Mapping):
+            return value  # nested settings: merged into the current ones, then checked
     except json.JSONDecodeError:
         if typing.get_origin(inner) is not tuple:
             raise ValueError(f"setting {name!r} must be {_type_name(kind)}, got {text!r}") \
@@ -254,9 +267,20 @@ class Settings:
             raise ValueError(f"unknown setting(s) {', '.join(map(repr, unknown))} for "
                              f"{self.experiment}{hint}: choose from {', '.join(self.names())}")
         kinds = typing.get_type_hints(type(self))
-        changes = {k: parse(k, v, kinds[k]) if isinstance(v, str) else v
+        changes = {k: self._merged(k, parse(k, v, kinds[k]) if isinstance(v, str) else v)
                    for k, v in changes.items()}
         return dataclasses.replace(self, **changes)
+
+    def _merged(self, key: str, value):
+        """An override of nested settings (a Settings field, or a dict of them) given as a dict
+        changes only the entries it names: ``{"anbn": {"epochs": 2}}`` keeps the rest."""
+        current = getattr(self, key)
+        if isinstance(value, Mapping) and isinstance(current, Settings):
+            return current.replace(value)
+        if isinstance(value, Mapping) and isinstance(current, Mapping):
+            return {**current, **{k: current[k].replace(v) if isinstance(current.get(k), Settings)
+                                  and isinstance(v, Mapping) else v for k, v in value.items()}}
+        return value
 
     def to_json(self) -> dict:
         """Every setting by name, as JSON values (tuples become lists)."""
