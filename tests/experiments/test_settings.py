@@ -11,7 +11,7 @@ from typing import ClassVar
 
 import pytest
 
-from course_rnn.experiments.records import Record, Summary, unsaved
+from course_rnn.experiments.records import Record, Summary, saved_if_set, unsaved
 from course_rnn.experiments.replication import Experiment, Replication, normalise_scale
 from course_rnn.experiments.settings import SCALES, Scales, Settings, setting
 from course_rnn.experiments.setup import begin
@@ -117,6 +117,7 @@ class Outer(Record):
     items: list
     summary: Summary
     scratch: object = unsaved(default=None)
+    later: Inner | None = saved_if_set()
 
 
 def test_records_save_as_nested_dictionaries():
@@ -126,6 +127,9 @@ def test_records_save_as_nested_dictionaries():
                                 "items": [{"value": 3.0}],
                                 "summary": {"values": [1.0, 3.0], "mean": 2.0,
                                             "se": pytest.approx(1.0)}}
+    assert "later" not in record.to_json()  # saved only once it is set
+    record.later = Inner(4.0)
+    assert record.to_json()["later"] == {"value": 4.0}
     result = Replication("toy", "t", "quick", [0], "cpu", QUICK, record, [])
     saved = json.loads(json.dumps(result.to_json()))
     assert saved["numbers"]["by_key"] == {"0": {"value": 2.0}}  # JSON keys are text

@@ -3,8 +3,9 @@
 An experiment's numbers are a tree of :class:`Record` dataclasses (``result.numbers.exact.kl_min``
 rather than ``result.numbers["exact"]["kl_min"]``). :meth:`Record.to_json` turns the tree into
 the nested dictionaries that ``results.json`` saves, one key per field in the order of the
-fields, so that a saved file reads as before; a field marked ``saved=False`` (:func:`unsaved`)
-stays in Python only, and a Record with another layout on disk overrides ``to_json``.
+fields, so that a saved file reads as before; a field made by :func:`unsaved` stays in Python
+only, one made by :func:`saved_if_set` is saved when it is not None, and a Record with another
+layout on disk overrides ``to_json``.
 """
 
 from __future__ import annotations
@@ -21,13 +22,23 @@ def unsaved(**kwargs):
     return dataclasses.field(metadata={"saved": False}, **kwargs)
 
 
+def saved_if_set(default=None):
+    """A Record field (None by default) that ``to_json`` saves only when it is not None: a part
+    of the results that only some runs have (say, the numbers at twice the budget)."""
+    return dataclasses.field(default=default, metadata={"saved": "if set"})
+
+
 @dataclass
 class Record:
     """The base of a typed result (see the module docstring)."""
 
     def to_json(self) -> dict:
-        return {f.name: to_json(getattr(self, f.name)) for f in dataclasses.fields(self)
-                if f.metadata.get("saved", True)}
+        saved = {}
+        for f in dataclasses.fields(self):
+            value, rule = getattr(self, f.name), f.metadata.get("saved", True)
+            if rule is True or (rule == "if set" and value is not None):
+                saved[f.name] = to_json(value)
+        return saved
 
 
 def to_json(value):

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...models.decay_rnn import time_constant
-from ..records import Record, Summary
+from ..records import Record, Summary, saved_if_set
 from .compute import AgreementData, RunSpec, TrainedRun, build, epoch_reaching, epochs_at_chance
 from .paper import (
     DISTANT_CATEGORIES,
@@ -41,7 +41,7 @@ class Training(Record):
     final_train_accuracy: list[float]
     best_valid_accuracy: list[float]
     final_alpha: list[float | None]
-    epochs_at_chance: list[int] | None = None
+    epochs_at_chance: list[int] | None = saved_if_set()
 
     @classmethod
     def of(cls, histories: Sequence, scores: Sequence[dict], at_chance: bool = False) -> Training:
@@ -53,12 +53,6 @@ class Training(Record):
                    [float(max(h["valid_accuracy"])) for h in histories],
                    [s.get("alpha") for s in scores],
                    [epochs_at_chance(h) for h in histories] if at_chance else None)
-
-    def to_json(self) -> dict:
-        saved = super().to_json()
-        if self.epochs_at_chance is None:
-            del saved["epochs_at_chance"]
-        return saved
 
 
 @dataclass

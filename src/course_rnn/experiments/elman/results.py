@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ...languages import ElmanTemplates, Vocab
-from ..records import Record
+from ..records import Record, saved_if_set
 from ..replication import mean_se
 from .compute import Clades, TrainedRun
 
@@ -126,13 +126,7 @@ class ElmanNumbers(Record):
     noun_verb_roots: int  # runs whose root splits nouns from verbs
     exact: Exact
     stream_optimum: StreamOptimum
-    doubled: Doubled | None = None  # only when a finding was re-checked at twice the epochs
-
-    def to_json(self) -> dict:
-        saved = super().to_json()
-        if self.doubled is None:
-            del saved["doubled"]
-        return saved
+    doubled: Doubled | None = saved_if_set()  # when a finding was re-checked at 2× the epochs
 
 
 @dataclass
