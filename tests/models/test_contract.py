@@ -110,8 +110,7 @@ def test_forward_and_trace(kind, registered):
 
 @pytest.mark.parametrize("kind", EVERY_KIND)
 def test_one_step_at_a_time_is_the_forward_pass(kind, registered):
-    """The recurrence, stepped by hand, computes every part the trace shows; a state carried
-    across a cut goes on exactly where it stopped."""
+    """The recurrence, stepped by hand, computes every part the trace shows, step by step."""
     model = build(kind)
     assert isinstance(model, RecurrentModel)
     recurrence = model.recurrence()
@@ -149,6 +148,38 @@ def test_a_seed_gives_the_same_initial_weights(kind, registered):
                                                  two.state_dict().values()))
     assert any(not torch.equal(a, b) for a, b in zip(one.state_dict().values(),
                                                      other.state_dict().values()))
+
+
+def drawing_from_the_global_generator(kinds: set[str], why: str) -> list:
+    """Every kind, those in ``kinds`` marked as known to draw (a strict xfail: it fails loudly
+    once fixed, so the mark goes)."""
+    return [pytest.param(kind, marks=pytest.mark.xfail(strict=True, reason=why))
+            if kind in kinds else kind for kind in EVERY_KIND]
+
+
+# Both known draws change no result of their own; fixing them shifts every later unseeded draw
+# of a chapter, so they wait until the chapters are re-checked.
+@pytest.mark.parametrize("kind", drawing_from_the_global_generator(
+    {"urn", "matrix_rnn"}, "the readout is made as an nn.Linear (drawn from the global "
+    "generator) before the seed draws its weights"))
+def test_a_seeded_build_leaves_the_global_generator_alone(kind, registered):
+    torch.manual_seed(0)
+    expected = torch.rand(3)
+    torch.manual_seed(0)
+    build_model(kind, vocab_size=5, seed=3)
+    assert torch.equal(torch.rand(3), expected)
+
+
+@pytest.mark.parametrize("kind", drawing_from_the_global_generator(
+    {"srn", "gru", "lstm"}, "from_torch makes each scratch cell with freshly drawn weights "
+    "before it copies the fast layer's"))
+def test_stepping_leaves_the_global_generator_alone(kind, registered):
+    model = build(kind)
+    torch.manual_seed(0)
+    expected = torch.rand(3)
+    torch.manual_seed(0)
+    model.trace(INPUTS)
+    assert torch.equal(torch.rand(3), expected)
 
 
 @pytest.mark.parametrize("kind", EVERY_KIND)

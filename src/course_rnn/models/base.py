@@ -35,7 +35,9 @@ per step. :func:`unroll` steps a recurrence along a batch.
 ``trace``, the gradient analysis (:mod:`course_rnn.analysis.gradients`) and the steppers
 (:mod:`course_rnn.widgets`) all step a model through its recurrence, so a new recurrent model
 needs its own file, its line in the registry (:mod:`course_rnn.models`) and its tests — nothing
-else. ``tests/models/test_contract.py`` checks every registered model against this contract.
+else. A model the website's stepper can run also says, in ``web_form()``, which of the
+JavaScript cells of :mod:`course_rnn.widgets.web` computes its step, with which weights.
+``tests/models/test_contract.py`` checks every registered model against this contract.
 
 Initial weights are drawn inside :func:`seeded`, the one way the course seeds them.
 """
