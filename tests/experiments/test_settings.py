@@ -149,6 +149,9 @@ def test_begin_checks_every_argument_before_any_work():
     assert setup.scale == "quick" and setup.settings.hidden == 4 and setup.seeds == [0, 1]
     assert str(setup.device) in ("cpu", "cuda")
     assert begin(TOY, TOYS, "paper", seeds=[3, 7], device="cpu").seeds == [3, 7]
+    # the default count may be a setting (the seeds are part of the settings, as in bengio)
+    assert begin(TOY, TOYS, "quick", {"hidden": 3}, default_seeds="hidden",
+                 device="cpu").seeds == [0, 1, 2]
     for bad, message in [(dict(seeds=[1, 1]), "seeds must be different"),
                          (dict(seeds=0), "at least 1"), (dict(scale="huge"), "huge"),
                          (dict(settings={"lr": -1}), "setting 'lr'"),

@@ -56,18 +56,20 @@ class Setup:
 
 def begin(experiment: Experiment, scales: Scales, scale: str | None,
           settings: Mapping | None = None, seeds: int | Iterable[int] | None = None,
-          default_seeds: int | Mapping[str, int] = 1, device=None,
+          default_seeds: int | Mapping[str, int] | str = 1, device=None,
           progress: bool | None = None, workers: int | None = None) -> Setup:
     """Check a ``run()``'s arguments and start its clock (see the module docstring).
 
     ``scales`` are the experiment's settings per scale; ``settings`` overrides entries of the
     chosen scale's (an unknown key or a bad value: ValueError naming it); ``seeds`` is a count
     N (seeds 0 … N−1) or a list of distinct integers, ``default_seeds`` the count used when it
-    is None (one number, or one per scale).
+    is None (one number, one per scale, or the name of the setting that holds it).
     """
     scale = normalise_scale(scale)
     chosen = scales.at(scale, settings)
-    if isinstance(default_seeds, Mapping):
+    if isinstance(default_seeds, str):
+        default_seeds = getattr(chosen, default_seeds)
+    elif isinstance(default_seeds, Mapping):
         default_seeds = default_seeds[scale]
     seeds = seed_list(seeds, default_seeds)
     if len(set(seeds)) != len(seeds):
