@@ -52,8 +52,14 @@ import torch
 from torch import nn
 
 from ..checks import check_positive
-from .base import Parts, Recurrence, RecurrentModel, check_time_steps, seeded
-from .recurrent import NONLINEARITIES, InputLayer, check_nonlinearity, uniform_parameter
+from .base import Parts, RecurrentModel, check_time_steps, seeded
+from .recurrent import (
+    NONLINEARITIES,
+    InputLayer,
+    ReadsInputVectors,
+    check_nonlinearity,
+    uniform_parameter,
+)
 
 #: How α is trained: through a sigmoid of a raw parameter, or directly (see the module docstring).
 ALPHA_PARAMETRISATIONS = ("sigmoid", "direct")
@@ -253,11 +259,8 @@ class DecayRNN(RecurrentModel):
         }
 
 
-class DecayStep(Recurrence):
+class DecayStep(ReadsInputVectors):
     """A :class:`DecayRNN`'s step on its input vectors (one-hot or embedded)."""
-
-    def inputs(self, inputs: torch.Tensor) -> torch.Tensor:
-        return self.model.input_layer(inputs, dtype=self.model.readout.weight.dtype)
 
     def initial_state(self, batch: int) -> torch.Tensor:
         return self.model.initial_state(batch)

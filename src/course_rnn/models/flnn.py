@@ -187,8 +187,9 @@ def uniform(init_range: float, *shape: int) -> torch.Tensor:
 class WordMapStep(Recurrence):
     """One step of an :class:`FLNN` on the vocabulary index it reads: Hidden1's map for that
     word, ``z(t) = w_j + s_j z(t-1)`` (eq. 4; ``<s>`` resets to the start, ``<pad>`` holds), and
-    Hidden2's response ``g(t)`` (eq. 5). The output layer reads ``g``, not ``z``, and the paper
-    trains it on whole distributions, so a step gives no logits (:attr:`reads_out` is False)."""
+    Hidden2's response ``g(t)`` (eq. 5). A step reports no logits (:attr:`reads_out` is False):
+    the gradient analysis offers the FLNN the Jacobian of its state (``of="hidden"``), and the
+    logits are :meth:`FLNN.trace`'s."""
 
     reads_out = False
 

@@ -250,7 +250,15 @@ class RecurrentLanguageModel(RecurrentModel):
         }
 
 
-class LayerStack(Recurrence):
+class ReadsInputVectors(Recurrence):
+    """A step that reads the model's input vectors (``model.input_layer``: one-hot or embedded
+    symbols), which are what the gradient analysis's ``wrt="input"`` differentiates."""
+
+    def inputs(self, inputs: torch.Tensor) -> torch.Tensor:
+        return self.model.input_layer(inputs, dtype=self.model.readout.weight.dtype)
+
+
+class LayerStack(ReadsInputVectors):
     """A :class:`RecurrentLanguageModel`'s step: its scratch cell for every layer, built with the
     fast layer's weights (``cell_class.from_torch``), each layer reading the hidden state of the
     one below. The state is one cell state per layer; the parts are the top layer's (and, with
@@ -261,16 +269,13 @@ class LayerStack(Recurrence):
         self.cells = [model.cell_class.from_torch(model.rnn, layer)
                       for layer in range(model.num_layers)]
 
-    def inputs(self, inputs: torch.Tensor) -> torch.Tensor:
-        return self.model.input_layer(inputs, dtype=self.model.readout.weight.dtype)
-
     def initial_state(self, batch: int) -> list:
         return [cell.initial_state(batch) for cell in self.cells]
 
     def step(self, state: list, x_t: torch.Tensor) -> tuple[list, Parts]:
         new_state, layer_input, hidden = [], x_t, []
         for cell, layer_state in zip(self.cells, state):
-            parts = cell.step(layer_input, layer_state)
+            parts = cell.step(layer_input, layer_state)  # a cell takes PyTorch's order: x, state
             new_state.append(carried_state(cell, parts))
             layer_input = parts["hidden"]
             hidden.append(layer_input)
