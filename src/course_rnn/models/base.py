@@ -44,13 +44,14 @@ Initial weights are drawn inside :func:`seeded`, the one way the course seeds th
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
 import torch
 from torch import nn
+
+from ..checks import is_integer
 
 #: a recurrent state: whatever the model carries from step to step (a tensor, a tuple, a list)
 State = Any
@@ -65,7 +66,7 @@ def seeded(seed: int | None) -> Iterator[None]:
     if seed is None:
         yield
         return
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+    if not is_integer(seed):
         raise ValueError(f"seed must be an integer or None, got {seed!r}")
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(int(seed))

@@ -26,7 +26,7 @@ from collections.abc import Hashable, Sequence
 import torch
 from torch import nn
 
-from ..checks import check_positive
+from ..checks import check_positive, is_integer
 from ..languages.vocab import Vocab, batch_order, make_batch
 from .base import SequenceModel, seeded
 
@@ -100,7 +100,7 @@ def check_labelled(data: Sequence, n_classes: int, what: str) -> None:
         if not (isinstance(item, (tuple, list)) and len(item) == 2):
             raise ValueError(f"{what}[{i}] must be a (string, label) pair, got {item!r}")
         label = item[1]
-        if isinstance(label, bool) or not isinstance(label, int) or not 0 <= label < n_classes:
+        if not is_integer(label) or not 0 <= label < n_classes:
             raise ValueError(
                 f"{what}[{i}] has label {label!r}: labels are integers in 0..{n_classes - 1}"
             )

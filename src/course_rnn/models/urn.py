@@ -57,12 +57,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from numbers import Integral
 
 import torch
 from torch import nn
 
-from ..checks import check_at_least
+from ..checks import check_at_least, is_integer
 from .base import Parts, Recurrence, RecurrentModel, check_time_steps, seeded
 
 # -- sizes and shapes ---------------------------------------------------------------------------
@@ -283,7 +282,7 @@ class SymbolMatrixRNN(RecurrentModel):
                 raise TypeError(f"a symbol index must be one integer, got a tensor of shape "
                                 f"{tuple(symbol.shape)} and dtype {symbol.dtype}")
             symbol = int(symbol)
-        if isinstance(symbol, bool) or not isinstance(symbol, Integral):
+        if not is_integer(symbol):
             raise TypeError(f"a symbol index must be an integer, got {symbol!r}")
         symbol = int(symbol)
         if not 0 <= symbol < self.vocab_size:
