@@ -27,6 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .checks import check_positive
 from .languages.vocab import Vocab
 
 UNK = "<unk>"
@@ -115,8 +116,7 @@ def build_vocab(tokens: Iterable[str] | Sequence[Sentence], min_count: int = 1) 
     ``tokens`` is a flat token sequence or a list of sentences (pass the training part only).
     Indices: ``<pad>``=0, ``<s>``=1, ``</s>``=2, ``<unk>``=3, then the words.
     """
-    if isinstance(min_count, bool) or not isinstance(min_count, int) or min_count < 1:
-        raise ValueError(f"min_count must be a positive integer, got {min_count!r}")
+    check_positive(min_count, "min_count")
     counts = count_tokens(tokens)
     if not counts:
         raise ValueError("cannot build a vocabulary from no tokens")

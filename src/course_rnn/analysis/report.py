@@ -14,6 +14,8 @@ import math
 from collections.abc import Mapping, Sequence
 from numbers import Integral, Real
 
+from ..checks import check_count, check_positive
+
 
 def _format(value, digits: int) -> str:
     if value is None:
@@ -44,8 +46,7 @@ def markdown_table(rows: Sequence[Mapping], columns: Sequence[str] | None = None
     | URN | 0.500 |
     | LSTM | 1 |
     """
-    if isinstance(digits, bool) or not isinstance(digits, int) or digits < 0:
-        raise ValueError(f"digits must be a non-negative integer, got {digits!r}")
+    digits = check_count(digits, "digits")
     rows = list(rows)
     if not rows:
         raise ValueError("markdown_table needs at least one row")
@@ -70,9 +71,6 @@ def keras_lstm_parameter_count(hidden: int, vocab_size: int, embedding_dim: int)
     Reproduces Bernardy & Lappin (2023): cross-serial (V=10, e=20) h=8, 16, 32 → 1218, 2738, 7314
     (Table 1); Dyck (V=12, e=12) → 924, 2204, 6300 (Table 2).
     """
-    for name, value in (("hidden", hidden), ("vocab_size", vocab_size),
-                        ("embedding_dim", embedding_dim)):
-        if isinstance(value, bool) or not isinstance(value, Integral) or value < 1:
-            raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    h, v, e = int(hidden), int(vocab_size), int(embedding_dim)
+    h, v, e = (check_positive(hidden, "hidden"), check_positive(vocab_size, "vocab_size"),
+               check_positive(embedding_dim, "embedding_dim"))
     return v * e + 4 * h * (e + h) + 4 * h + v * (h + 1)

@@ -29,6 +29,7 @@ from contextlib import contextmanager
 import numpy as np
 import torch
 
+from ..checks import check_positive
 from ..languages.base import EOS
 from ..languages.vocab import BOS, Vocab
 
@@ -37,9 +38,8 @@ Samples = list[tuple[str, ...]]
 
 
 def _check_request(n: int, max_length: int, temperature: float) -> None:
-    for name, value in (("n", n), ("max_length", max_length)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    check_positive(n, "n")
+    check_positive(max_length, "max_length")
     if not isinstance(temperature, (int, float)) or not temperature > 0:
         raise ValueError(f"temperature must be a positive number, got {temperature!r}")
 

@@ -36,6 +36,7 @@ import numpy as np
 import torch
 
 from ..analysis.report import markdown_table
+from ..checks import check_positive, is_integer
 from ..training import History, converged, progress_enabled
 from .output import check_output_folder
 from .settings import SCALES as SCALES  # the scales and their old names: settings.py
@@ -63,9 +64,7 @@ def merge_settings(base: Mapping, overrides: Mapping | None, experiment: str,
 def check_positive_ints(settings: Mapping, keys: Iterable[str]) -> None:
     """ValueError naming the first of ``keys`` whose setting is not a positive integer."""
     for key in keys:
-        value = settings[key]
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise ValueError(f"setting {key!r} must be a positive integer, got {value!r}")
+        check_positive(settings[key], f"setting {key!r}")
 
 
 def seed_list(seeds: int | Iterable[int] | None, default: int) -> list[int]:
@@ -74,13 +73,10 @@ def seed_list(seeds: int | Iterable[int] | None, default: int) -> list[int]:
         seeds = default
     if isinstance(seeds, bool):
         raise ValueError(f"seeds must be a count or a list of integers, got {seeds!r}")
-    if isinstance(seeds, (int, np.integer)):
-        if seeds < 1:
-            raise ValueError(f"the number of seeds must be at least 1, got {seeds}")
-        return list(range(int(seeds)))
+    if is_integer(seeds):
+        return list(range(check_positive(seeds, "the number of seeds")))
     seeds = list(seeds)
-    if not seeds or not all(isinstance(s, (int, np.integer)) and not isinstance(s, bool)
-                            for s in seeds):
+    if not seeds or not all(is_integer(s) for s in seeds):
         raise ValueError(f"seeds must be a non-empty list of integers, got {seeds!r}")
     return [int(s) for s in seeds]
 

@@ -32,6 +32,7 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
 import torch
 
+from ..checks import check_count
 from ..training.progress import describe_run, listen_to_runs, progress_enabled
 
 
@@ -49,8 +50,7 @@ def worker_count(workers: int | None, jobs: int, device=None) -> int:
             workers = 1
         else:
             workers = os.cpu_count() or 1
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 0:
-        raise ValueError(f"workers must be an integer ≥ 0, got {workers!r}")
+    workers = check_count(workers, "workers")
     return max(1, min(workers, jobs))
 
 

@@ -255,8 +255,7 @@ class Dyck(Language):
 # -- the samplers' machinery ------------------------------------------------------------------
 def _check_shape(length, depth, max_depth) -> tuple[int, int, bool]:
     """Validate a sampling request; return (length, height cap, must the cap be reached)."""
-    if isinstance(length, bool) or not isinstance(length, (int, np.integer)) or length < 0:
-        raise ValueError(f"length must be a non-negative integer, got {length!r}")
+    length = check_count(length, "length")
     if length % 2:
         raise ValueError(f"Dyck strings have even length, got length={length}")
     if depth is not None and max_depth is not None:
@@ -266,8 +265,7 @@ def _check_shape(length, depth, max_depth) -> tuple[int, int, bool]:
     what = "depth" if depth is not None else "max_depth"
     if bound is None:
         return int(length), half, False
-    if isinstance(bound, bool) or not isinstance(bound, (int, np.integer)) or bound < 0:
-        raise ValueError(f"{what} must be a non-negative integer, got {bound!r}")
+    check_count(bound, what)
     if bound == 0 and length > 0:
         raise ValueError(f"a non-empty Dyck string has depth at least 1, got {what}=0")
     if depth is not None and depth > half:

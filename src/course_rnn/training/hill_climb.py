@@ -25,6 +25,7 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 
+from ..checks import check_positive
 from ..models.flnn import FLNN, kl_error
 from .convergence import Convergence
 from .loop import History
@@ -36,17 +37,15 @@ RADII = (0.02, 0.005, 0.001)
 
 
 def _check(max_steps, radii, directions, target) -> tuple[float, ...]:
-    if isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1:
-        raise ValueError(f"max_steps must be a positive integer, got {max_steps!r}")
+    check_positive(max_steps, "max_steps")
     radii = tuple(radii) if isinstance(radii, Sequence) else (radii,)
     if not radii or any(isinstance(r, bool) or not isinstance(r, (int, float)) or not r > 0
                         for r in radii):
         raise ValueError(f"radii must be positive numbers, got {radii!r}")
     if any(b >= a for a, b in zip(radii, radii[1:])):
         raise ValueError(f"radii must shrink from one to the next, got {radii!r}")
-    if directions is not None and (isinstance(directions, bool)
-                                   or not isinstance(directions, int) or directions < 1):
-        raise ValueError(f"directions must be a positive integer or None, got {directions!r}")
+    if directions is not None:
+        check_positive(directions, "directions")
     if isinstance(target, bool) or not isinstance(target, (int, float)) or target < 0:
         raise ValueError(f"target must be a number ≥ 0, got {target!r}")
     return tuple(float(r) for r in radii)

@@ -16,6 +16,11 @@ weights with the best monitored figure, and stops on a **convergence criterion**
 (:mod:`~course_rnn.training.convergence`) rather than after a fixed number of steps; the epoch
 count is only a cap. Every run returns a :class:`History` whose ``convergence`` says whether the
 criterion was met and why.
+
+The module is longer than the course's ≈450 lines and kept whole on purpose: it is the one loop
+(arguments checked, the epoch, evaluation, the stopping rule, resuming, the History it returns),
+and reads top to bottom as the loop above does; the parts it calls on live beside it
+(:mod:`.tasks`, :mod:`.optim`, :mod:`.convergence`, :mod:`.checkpoints`).
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from pathlib import Path
 
 import torch
 
+from ..checks import check_positive
 from ..models.base import SequenceModel
 from ..utils import pick_device, seed_everything
 from .checkpoints import save_checkpoint
@@ -161,26 +167,17 @@ def _thin(n: int, max_points: int) -> list[int]:
 
 
 # -- argument checks -------------------------------------------------------------------------------
-def _positive_int(value, name: str, allow_none: bool = False, allow_zero: bool = False) -> None:
-    if value is None and allow_none:
-        return
-    least = 0 if allow_zero else 1
-    if isinstance(value, bool) or not isinstance(value, int) or value < least:
-        kind = "an integer ≥ 0" if allow_zero else "a positive integer"
-        raise ValueError(f"{name} must be {kind}{' or None' if allow_none else ''}, "
-                         f"got {value!r}")
-
-
 def _check_arguments(epochs, min_epochs, batch_size, clip, patience, eval_every,
                      step_every) -> None:
-    _positive_int(epochs, "epochs")
+    check_positive(epochs, "epochs")
     if isinstance(min_epochs, bool) or not isinstance(min_epochs, (int, float)) \
             or not 0 <= min_epochs < math.inf:
         raise ValueError(f"min_epochs must be a number >= 0, got {min_epochs!r}")
-    _positive_int(batch_size, "batch_size", allow_none=True)
-    _positive_int(patience, "patience", allow_none=True)
-    _positive_int(eval_every, "eval_every", allow_none=True)
-    _positive_int(step_every, "step_every")
+    for value, name in ((batch_size, "batch_size"), (patience, "patience"),
+                        (eval_every, "eval_every")):
+        if value is not None:  # None: the whole set in one batch, no stall rule, every epoch
+            check_positive(value, name)
+    check_positive(step_every, "step_every")
     if clip is not None and (isinstance(clip, bool) or not isinstance(clip, (int, float))
                              or not clip > 0):
         raise ValueError(f"clip must be a positive number or None, got {clip!r}")

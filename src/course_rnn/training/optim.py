@@ -32,6 +32,8 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
+from ..checks import check_count, check_positive
+
 OPTIMIZERS = {"adam": torch.optim.Adam, "sgd": torch.optim.SGD, "rmsprop": torch.optim.RMSprop}
 FUSED = ("adam", "sgd")  # the optimizers PyTorch has a fused kernel for, on CPU and CUDA
 
@@ -39,6 +41,12 @@ FUSED = ("adam", "sgd")  # the optimizers PyTorch has a fused kernel for, on CPU
 def _positive(value, name: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
         raise ValueError(f"{name} must be a positive number, got {value!r}")
+    return float(value)
+
+
+def _non_negative(value, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+        raise ValueError(f"{name} must be a number ≥ 0, got {value!r}")
     return float(value)
 
 
@@ -80,9 +88,7 @@ def make_optimizer(name: str, groups, lr: float, momentum: float = 0.0,
         raise ValueError(f"unknown optimizer {name!r}: choose one of {', '.join(OPTIMIZERS)}")
     _positive(lr, "lr")
     _fraction(momentum, "momentum", closed=True)
-    if isinstance(weight_decay, bool) or not isinstance(weight_decay, (int, float)) \
-            or weight_decay < 0:
-        raise ValueError(f"weight_decay must be a number ≥ 0, got {weight_decay!r}")
+    _non_negative(weight_decay, "weight_decay")
     if not isinstance(fused, bool):
         raise ValueError(f"fused must be True or False, got {fused!r}")
     if fused and name not in FUSED:
@@ -108,8 +114,7 @@ class StepDecay:
     factor: float = 0.5
 
     def build(self, optimizer, evaluations: int):
-        if isinstance(self.every, bool) or not isinstance(self.every, int) or self.every < 1:
-            raise ValueError(f"StepDecay.every must be a positive integer, got {self.every!r}")
+        check_positive(self.every, "StepDecay.every")
         _fraction(self.factor, "StepDecay.factor")
         return torch.optim.lr_scheduler.StepLR(optimizer, self.every, self.factor)
 
@@ -121,9 +126,7 @@ class Cosine:
     min_lr: float = 0.0
 
     def build(self, optimizer, evaluations: int):
-        if isinstance(self.min_lr, bool) or not isinstance(self.min_lr, (int, float)) \
-                or self.min_lr < 0:
-            raise ValueError(f"Cosine.min_lr must be a number ≥ 0, got {self.min_lr!r}")
+        _non_negative(self.min_lr, "Cosine.min_lr")
         return torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, max(1, evaluations),
                                                           self.min_lr)
 
@@ -139,10 +142,7 @@ class ReduceOnPlateau:
 
     def build(self, optimizer, evaluations: int):
         _fraction(self.factor, "ReduceOnPlateau.factor")
-        if isinstance(self.patience, bool) or not isinstance(self.patience, int) \
-                or self.patience < 0:
-            raise ValueError(f"ReduceOnPlateau.patience must be an integer ≥ 0, got "
-                             f"{self.patience!r}")
+        check_count(self.patience, "ReduceOnPlateau.patience")
         return torch.optim.lr_scheduler.ReduceLROnPlateau(
             optimizer, factor=self.factor, patience=self.patience, min_lr=self.min_lr)
 

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 import torch
 from torch.nn import functional as F
 
+from ..checks import check_positive
 from ..languages.base import as_symbols
 from ..languages.vocab import Vocab
 from ..models.base import SequenceModel
@@ -104,9 +105,8 @@ class StreamModelling(Task):
     def __init__(self, vocab: Vocab, chunk: int = 30, eval_streams: int = 8):
         if not isinstance(vocab, Vocab):
             raise TypeError(f"StreamModelling needs a Vocab, got {type(vocab).__name__}")
-        for value, name in ((chunk, "chunk"), (eval_streams, "eval_streams")):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        check_positive(chunk, "chunk")
+        check_positive(eval_streams, "eval_streams")
         self.vocab, self.chunk, self.eval_streams = vocab, chunk, eval_streams
 
     def check_model(self, model) -> None:
