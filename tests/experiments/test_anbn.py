@@ -40,7 +40,7 @@ def tiny(one_process) -> Replication:
 
 def test_run_returns_a_table_backed_by_numbers(tiny):
     assert tiny.experiment == "anbn" and tiny.scale == "quick" and tiny.seeds == [0, 1]
-    assert tiny.device == "cpu" and tiny.settings["epochs"] == 5 and tiny.seconds > 0
+    assert tiny.device == "cpu" and tiny.settings.epochs == 5 and tiny.seconds > 0
     quantities = [row.quantity.split(":")[0] for row in tiny.rows]
     assert quantities[:4] == ["SRN (2 units)", "GRU (2 units)", "LSTM (2 units)", "LSTM"]
     assert quantities[4:6] == ["ReLU SRN", "SRN, 3 units"]
@@ -68,39 +68,39 @@ def test_every_run_is_recorded_with_its_convergence(tiny):
 
 
 def test_runs_are_scored_consistently(tiny):
-    runs = tiny.numbers["runs"]
-    assert [(r["id"], r["seed"]) for r in runs] == [
+    runs = tiny.numbers.runs
+    assert [(r.id, r.seed) for r in runs] == [
         (m, s) for m in ("srn", "gru", "lstm") for s in (0, 1)] + [("srn-relu", 0),
                                                                      ("srn-wide", 0)]
-    optimum = tiny.numbers["optimum"]
+    optimum = tiny.numbers.optimum
     assert optimum == pytest.approx(anbn.training_optimum(tiny.settings))
     for r in runs:
-        right = r["right"]
-        assert len(right) == TINY["test_max_n"] and len(r["max_correct_n_curve"]) == 5
-        assert r["curve_epochs"] == [1.0, 2.0, 3.0, 4.0, 5.0]
-        n = r["max_correct_n"]
+        right = r.right
+        assert len(right) == TINY["test_max_n"] and len(r.max_correct_n_curve) == 5
+        assert r.curve_epochs == [1.0, 2.0, 3.0, 4.0, 5.0]
+        n = r.max_correct_n
         assert all(right[:n]) and (n == len(right) or not right[n]), "max_correct_n has no holes"
-        assert r["train_right"] == sum(right[:TINY["train_max_n"]])
-        assert r["beyond_right"] == sum(right[TINY["train_max_n"]:])
-        assert r["max_correct_n_curve"][-1] == n  # scored on the model of the last epoch
-        assert r["max_correct_n_best_epoch"] == max(r["max_correct_n_curve"])
-        assert r["gap_to_optimum"] == pytest.approx(r["final_loss"] - optimum)
-        assert r["outcome"] == anbn.outcome(r["converged"], r["fitted"], n, TINY["train_max_n"])
-        assert r["stopped"] == "budget spent" and r["epochs"] == 5 and r["steps"] == 5
-        assert not r["fitted"] and r["outcome"] == "not converged"
-        assert 0 <= r["clipped_share"] <= 1 and r["max_grad_norm"] > 0
-    summary = tiny.numbers["summary"]
-    assert summary["LSTM"]["n_seeds"] == 2 and summary["ReLU SRN"]["n_seeds"] == 1
-    assert summary["GRU"]["fitted"] == 0 and summary["GRU"]["max_correct_n_mean"] is None
-    assert tiny.numbers["doubled"] == [] and tiny.numbers["stuck_twice"] == {}
+        assert r.train_right == sum(right[:TINY["train_max_n"]])
+        assert r.beyond_right == sum(right[TINY["train_max_n"]:])
+        assert r.max_correct_n_curve[-1] == n  # scored on the model of the last epoch
+        assert r.max_correct_n_best_epoch == max(r.max_correct_n_curve)
+        assert r.gap_to_optimum == pytest.approx(r.final_loss - optimum)
+        assert r.outcome == anbn.outcome(r.converged, r.fitted, n, TINY["train_max_n"])
+        assert r.stopped == "budget spent" and r.epochs == 5 and r.steps == 5
+        assert not r.fitted and r.outcome == "not converged"
+        assert 0 <= r.clipped_share <= 1 and r.max_grad_norm > 0
+    summary = tiny.numbers.summary
+    assert summary["LSTM"].n_seeds == 2 and summary["ReLU SRN"].n_seeds == 1
+    assert summary["GRU"].fitted == 0 and summary["GRU"].max_correct_n_mean is None
+    assert tiny.numbers.doubled == [] and tiny.numbers.stuck_twice == {}
 
 
 def test_the_counting_test_is_the_metric():
     """CountingTest (one batched pass) scores exactly like metrics.anbn_generalisation."""
     vocab = Vocab.for_language(AnBn())
     test = anbn.CountingTest(vocab, 12)
-    cfg = anbn.anbn_settings(settings=dict(TINY, hidden=3, train_max_n=3, test_max_n=12,
-                                           epochs=40))
+    cfg = anbn.SETTINGS.at("quick", dict(TINY, hidden=3, train_max_n=3, test_max_n=12,
+                                         epochs=40))
     trained, _ = anbn.train_one("lstm", 1, cfg)
     for model in (build_model("gru", vocab_size=len(vocab), hidden_size=3, seed=0), trained):
         slow = anbn_generalisation(model, vocab, 12)
@@ -117,19 +117,19 @@ def test_loss_by_phase_adds_up_to_the_loss():
     model = build_model("lstm", vocab_size=len(vocab), hidden_size=3, seed=0)
     parts = anbn.loss_by_phase(model, vocab, 6)
     total = evaluate_loss(model, vocab, anbn.train_strings(6, 1))
-    assert parts["uncertain"] + parts["forced"] == pytest.approx(total, rel=1e-5)
-    assert parts["uncertain"] > anbn.training_optimum(dict(train_max_n=6, repeats=1))
-    assert parts["forced"] > 0
+    assert parts.uncertain + parts.forced == pytest.approx(total, rel=1e-5)
+    assert parts.uncertain > anbn.training_optimum(anbn.SETTINGS.at("quick", {"train_max_n": 6}))
+    assert parts.forced > 0
 
 
 def test_artefacts_and_figures(tiny, tmp_path):
-    models = tiny.artefacts["models"]
-    assert set(models) == set(tiny.artefacts["histories"]) == {
+    models = tiny.artefacts.models
+    assert set(models) == set(tiny.artefacts.histories) == {
         *((k, s) for k in ("srn", "gru", "lstm") for s in (0, 1)), ("srn-relu", 0),
         ("srn-wide", 0)}
     assert models["lstm", 1].hidden_size == 2 and models["srn-wide", 0].hidden_size == 3
     assert models["srn-relu", 0].rnn.nonlinearity == "relu"
-    assert tiny.artefacts["doubled"] == {}
+    assert tiny.artefacts.doubled == {}
     assert set(tiny.figures) == {"final", "lstm_epochs", *(f"curves_{m}" for m in anbn.MODELS)}
     paths = tiny.save(tmp_path)
     saved = json.loads(paths["json"].read_text())
@@ -140,13 +140,13 @@ def test_artefacts_and_figures(tiny, tmp_path):
 
 def test_same_seed_same_numbers(tiny):
     again = anbn.run("quick", seeds=2, device="cpu", progress=False, settings=TINY)
-    assert json.dumps(again.numbers) == json.dumps(tiny.numbers)
+    assert json.dumps(again.numbers.to_json()) == json.dumps(tiny.numbers.to_json())
     assert [vars(r) for r in again.rows] == [vars(r) for r in tiny.rows]
 
 
 def test_a_doubled_budget_continues_the_run():
     """Same seed, min_epochs: the first part of the longer run is the shorter run."""
-    cfg = anbn.anbn_settings(settings=dict(TINY, tolerance=2.0))  # met at once: a fitted run
+    cfg = anbn.SETTINGS.at("quick", dict(TINY, tolerance=2.0))  # met at once: a fitted run
     _, first = anbn.train_one("lstm", 0, cfg)
     assert first.converged and first.convergence.stopped == "criterion met"
     epochs = math.ceil(first.convergence.epochs)
@@ -162,21 +162,21 @@ def test_a_doubled_budget_continues_the_run():
 def test_full_batch_evaluated_every_few_epochs():
     """The book's recipe: all strings in one step, evaluated (and the criteria read) every
     ``eval_every`` epochs; a run that stops improving is stuck, and converged."""
-    cfg = anbn.anbn_settings(settings=dict(TINY, batch_size=None, repeats=2, eval_every=2,
-                                           patience=4, min_delta=0.9, epochs=20))
+    cfg = anbn.SETTINGS.at("quick", dict(TINY, batch_size=None, repeats=2, eval_every=2,
+                                         patience=4, min_delta=0.9, epochs=20))
     _, history = anbn.train_one("srn", 0, cfg)
     assert history.settings["batch_size"] is None and history["epoch"][:2] == [2.0, 4.0]
     assert history.convergence.steps == history.convergence.epochs  # one step per epoch
     assert history.converged and "improved by" in history.convergence.reason  # "stuck" at once
-    assert anbn.evaluations(200, anbn.SETTINGS["quick"]) == 200 // anbn.SETTINGS["quick"][
-        "eval_every"]
+    quick = anbn.SETTINGS["quick"]
+    assert anbn.evaluations(200, quick) == 200 // quick.eval_every
 
 
 def test_only_some_models():
     one = anbn.run(seeds=1, device="cpu", progress=False,
                    settings=dict(TINY, epochs=1, models=["lstm", "gru"]))
-    assert one.settings["models"] == ("gru", "lstm")  # the canonical order
-    assert [r["model"] for r in one.numbers["runs"]] == ["GRU", "LSTM"]
+    assert one.settings.models == ("gru", "lstm")  # the canonical order
+    assert [r.model for r in one.numbers.runs] == ["GRU", "LSTM"]
     assert set(one.figures) == {"final", "lstm_epochs", "curves_gru", "curves_lstm"}
     assert not one.unrecorded()
 
@@ -193,7 +193,9 @@ def test_only_some_models():
     (dict(settings={"batch_size": 0}), "'batch_size'"),
     (dict(settings={"clip": -1}), "'clip'"),
     (dict(settings={"models": ["lstm", "transformer"]}), "'models'"),
-    (dict(settings={"models": "lstm"}), "'models'"),
+    (dict(settings={"models": []}), "'models' must not be empty"),
+    (dict(settings={"models": ["lstm", "srn", "lstm"]}), "'models' must name each model once"),
+    (dict(settings={"batch_size": 2.5}), "'batch_size'"),
     (dict(settings={"train_max_n": 8, "test_max_n": 8}), "'test_max_n'"),
     (dict(seeds=0), "at least 1"),
     (dict(scale="huge"), "unknown scale 'huge'"),
@@ -204,34 +206,42 @@ def test_bad_input_is_refused(kwargs, message):
 
 
 def test_settings_match_the_chapter():
-    assert anbn.anbn_settings("default") == anbn.SETTINGS["quick"]
+    assert anbn.SETTINGS["default"] == anbn.SETTINGS["quick"]
     quick, paper = anbn.SETTINGS["quick"], anbn.SETTINGS["paper"]
-    assert paper["epochs"] > quick["epochs"] and paper["patience"] >= quick["patience"]
+    assert paper.epochs > quick.epochs and paper.patience >= quick.patience
     assert anbn.DEFAULT_SEEDS["quick"] >= 6 and anbn.DEFAULT_SEEDS["paper"] >= 10
-    assert quick["train_max_n"] == 20 and quick["test_max_n"] == 60
-    assert quick["batch_size"] is None  # full batch: twenty strings
+    assert quick.train_max_n == 20 and quick.test_max_n == 60
+    assert quick.batch_size is None  # full batch: twenty strings
+    assert quick.replace({"batch_size": "none"}).batch_size is None  # --set batch_size=none
+    assert quick.replace({"models": "lstm,srn"}).models == ("srn", "lstm")
     assert anbn.training_optimum(quick) == pytest.approx(0.1362, abs=1e-4)
     (experiment,) = anbn.EXPERIMENTS
     assert experiment.name == "anbn" and experiment.run is anbn.run
+    assert experiment.settings is anbn.SETTINGS
     assert (ROOT / "chapters" / f"{experiment.chapter}.ipynb").exists()
 
 
 def test_instability_of_a_curve():
-    run = {"seed": 3, "max_correct_n_curve": [0, 5, 21, 40, 22, 33],
-           "curve_epochs": [5.0, 10.0, 15.0, 20.0, 25.0, 30.0]}
-    assert anbn.instability(run, 20) == {"seed": 3, "first_epoch_beyond": 15, "min_after": 21,
-                                         "max_after": 40}
-    never = anbn.instability({"seed": 0, "max_correct_n_curve": [0, 20],
-                              "curve_epochs": [5.0, 10.0]}, 20)
-    assert never["first_epoch_beyond"] is None
+    run = fake("lstm", 3, True, 33, curve=[0, 5, 21, 40, 22, 33])
+    assert anbn.instability(run, 20) == anbn.Instability(seed=3, first_epoch_beyond=15,
+                                                         min_after=21, max_after=40)
+    never = anbn.instability(fake("lstm", 0, True, 20, curve=[0, 20]), 20)
+    assert never == anbn.Instability(seed=0, first_epoch_beyond=None, min_after=None,
+                                     max_after=None)
 
 
 # -- verdicts from synthetic runs ----------------------------------------------------------------
-def fake(model_id, seed, converged, reach, fitted=None, loss=0.2):
+def fake(model_id, seed, converged, reach, fitted=None, loss=0.2, curve=None):
+    """A stand-in RunScore: what the verdicts read is given, the rest is filler."""
     fitted = converged if fitted is None else fitted
-    return {"id": model_id, "model": model_id.upper(), "seed": seed, "converged": converged,
-            "fitted": fitted, "max_correct_n": reach, "max_correct_n_best_epoch": reach,
-            "final_loss": loss, "epochs": 10.0}
+    curve = [reach] if curve is None else curve
+    return anbn.RunScore(
+        model=model_id.upper(), id=model_id, seed=seed, converged=converged, fitted=fitted,
+        stopped="", epochs=10.0, steps=10, final_loss=loss, best_loss=loss, gap_to_optimum=0.0,
+        train_right=0, beyond_right=0, max_correct_n=reach, max_correct_n_best_epoch=max(curve),
+        max_correct_n_curve=curve, curve_epochs=[5.0 * (i + 1) for i in range(len(curve))],
+        right=[], loss_by_phase=anbn.LossByPhase(0.0, 0.0), max_grad_norm=0.0,
+        clipped_share=0.0, outcome="")
 
 
 def test_no_count_counts_converged_seeds_and_waits_for_them():
@@ -272,13 +282,13 @@ def test_deciding_and_stuck_runs():
 
 
 def _fake_histories(by_model, epochs=7.0):
-    return {(r["id"], r["seed"]): SimpleNamespace(convergence=SimpleNamespace(epochs=epochs))
+    return {(r.id, r.seed): SimpleNamespace(convergence=SimpleNamespace(epochs=epochs))
             for runs in by_model.values() for r in runs}
 
 
 def test_a_disagreement_is_checked_at_twice_the_budget(monkeypatch):
     """The GRU counts on one fitted seed; continued, it no longer does: budget-limited."""
-    cfg = anbn.anbn_settings(settings={"models": ["gru", "lstm"]})
+    cfg = anbn.SETTINGS.at("quick", {"models": ["gru", "lstm"]})
     by_model = {"gru": [fake("gru", 0, True, 25), fake("gru", 1, True, 20)],
                 "lstm": [fake("lstm", 0, True, 45), fake("lstm", 1, True, 40)]}
     asked = []
@@ -288,20 +298,20 @@ def test_a_disagreement_is_checked_at_twice_the_budget(monkeypatch):
         assert all(resume[p] is histories[p] for p in pairs), "each run continues its first"
         return [("model", "history")] * len(pairs)
 
-    monkeypatch.setattr(anbn, "_train_all", train_all)
+    monkeypatch.setattr(anbn, "train_all", train_all)
     monkeypatch.setattr(anbn, "score_run", lambda m, s, *rest: fake(m, s, True, 20))
     histories = _fake_histories(by_model)
     verdicts, doubled = anbn._verdicts(by_model, cfg, "cpu", False, histories)
     assert asked == [{("gru", 0): 14}]  # only the deciding seed, continued to 2 × 7 epochs
     assert verdicts["gru"].label == "budget-limited" and verdicts["lstm"].label == "agrees"
-    assert set(doubled) == {("gru", 0)} and doubled["gru", 0]["min_epochs"] == 14
+    assert set(doubled) == {("gru", 0)} and doubled["gru", 0].min_epochs == 14
     rows = anbn.claims({}, verdicts, None, cfg, 0.136)
     assert rows == []  # no summary, no rows
 
 
 def test_stuck_runs_are_continued_and_reported(monkeypatch):
     """Every stuck seed is trained on to twice its epochs, with the deciding runs, in one go."""
-    cfg = anbn.anbn_settings(settings={"models": ["srn", "lstm"]})
+    cfg = anbn.SETTINGS.at("quick", {"models": ["srn", "lstm"]})
     by_model = {"srn": [fake("srn", 0, True, 3, fitted=False, loss=0.29),
                         fake("srn", 1, True, 21)],
                 "lstm": [fake("lstm", 0, True, 45)]}
@@ -315,25 +325,25 @@ def test_stuck_runs_are_continued_and_reported(monkeypatch):
     def rescore(m, s, *rest):  # the stuck SRN stays stuck; the counting SRN still counts
         return fake(m, s, True, 3, fitted=False, loss=0.28) if s == 0 else fake(m, s, True, 22)
 
-    monkeypatch.setattr(anbn, "_train_all", train_all)
+    monkeypatch.setattr(anbn, "train_all", train_all)
     monkeypatch.setattr(anbn, "score_run", rescore)
     histories = _fake_histories(by_model)
     verdicts, doubled = anbn._verdicts(by_model, cfg, "cpu", False, histories)
     assert asked == [{("srn", 0): 14, ("srn", 1): 14}]  # one batch of continued runs
     assert verdicts["srn"].label == "differs" and verdicts["lstm"].label == "agrees"
     summary = anbn.summarise([*by_model["srn"], *by_model["lstm"]], 20)
-    assert summary["SRN"]["stuck"] == 1 and summary["SRN"]["stuck_loss_min"] == 0.29
+    assert summary["SRN"].stuck == 1 and summary["SRN"].stuck_loss_min == 0.29
     again = anbn.recheck(doubled, anbn.stuck_runs(by_model), cfg)
-    assert again == {"SRN": {"continued": 1, "fitted": 0, "still_stuck": 1, "stuck_min": 0.28,
-                             "stuck_max": 0.28, "still_improving": 0, "improving_min": None,
-                             "improving_max": None}}
+    assert again == {"SRN": anbn.StuckTwice(
+        continued=1, fitted=0, still_stuck=1, stuck_min=0.28, stuck_max=0.28, still_improving=0,
+        improving_min=None, improving_max=None)}
     rows = anbn.claims(summary, verdicts, None, cfg, 0.136, again)
     stuck_row = next(r for r in rows if "fail to learn" in r.quantity)
     assert stuck_row.ours == ("1/2 seeds stuck at 0.290 nats; at twice the epochs: 1 still "
                               "stuck at 0.280, 0 fitted")
     moving = {("srn", 0): fake("srn", 0, False, 3, fitted=False, loss=0.19)}  # hit the cap
     again = anbn.recheck(moving, [("srn", 0)], cfg)["SRN"]
-    assert again["still_improving"] == 1 and again["improving_min"] == 0.19
+    assert again.still_improving == 1 and again.improving_min == 0.19
     rows = anbn.claims(summary, verdicts, None, cfg, 0.136, {"SRN": again})
     assert "0 still stuck, 1 still improving at the cap, at 0.190, 0 fitted" in next(
         r for r in rows if "fail to learn" in r.quantity).ours
@@ -341,13 +351,12 @@ def test_stuck_runs_are_continued_and_reported(monkeypatch):
 
 
 def test_a_model_that_never_fits_is_named():
-    summary = {name: {"n_seeds": 3, "converged": 3, "fitted": f, "stuck": 3 - f,
-                      "stuck_loss_min": 0.27, "stuck_loss_max": 0.30, "generalised": g,
-                      "max_correct_n_mean": 30.0, "max_correct_n_se": 1.0, "best_seed": 0,
-                      "max_correct_n_best_seed": 45, "lowest_final_loss": 0.27,
-                      "epochs_mean": 50.0, "best_epoch_any_seed": 45}
-               for name, f, g in [("SRN", 0, 0), ("GRU", 3, 1), ("LSTM", 3, 2)]}
-    rows = anbn.claims(summary, {}, None, anbn.anbn_settings(), 0.136)
+    summary = {name: anbn.ModelSummary(
+        n_seeds=3, converged=3, fitted=f, stuck=3 - f, stuck_loss_min=0.27, stuck_loss_max=0.30,
+        generalised=g, max_correct_n_mean=30.0, max_correct_n_se=1.0, best_seed=0,
+        max_correct_n_best_seed=45, lowest_final_loss=0.27, epochs_mean=50.0,
+        best_epoch_any_seed=45) for name, f, g in [("SRN", 0, 0), ("GRU", 3, 1), ("LSTM", 3, 2)]}
+    rows = anbn.claims(summary, {}, None, anbn.SETTINGS["quick"], 0.136)
     assert rows[0].note.startswith("no seed fitted the training set")
     assert rows[0].ours == "fitted 0/3 seeds (3 stuck above the optimum); lowest final loss 0.270"
     assert "against the SRN's and the GRU's" in rows[2].note
