@@ -186,9 +186,11 @@ def test_typed_settings_read_each_value_by_its_type():
     settings = agreement.settings.at("quick", overrides)
     assert settings.gram_models == ("LSTM", "DRNN") and settings.alpha_inits == (0.3, 0.8)
     assert settings.lr == 0.001
-    # an experiment still on dicts gets JSON values, as before
-    assert _overrides(EXPERIMENTS["anbn"], [("epochs", "5"), ("models", '["lstm"]')]) \
-        == {"epochs": 5, "models": ["lstm"]}
+    # a list as JSON, "none" for an optional setting (anbn's full batch)
+    anbn = EXPERIMENTS["anbn"]
+    pairs = [("epochs", "5"), ("models", '["lstm"]'), ("batch_size", "none")]
+    settings = anbn.settings.at("quick", _overrides(anbn, pairs))
+    assert (settings.epochs, settings.models, settings.batch_size) == (5, ("lstm",), None)
 
 
 @pytest.mark.parametrize("name", list(EXPERIMENTS))
