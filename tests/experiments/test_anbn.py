@@ -197,7 +197,7 @@ def test_only_some_models():
     (dict(settings={"models": ["lstm", "srn", "lstm"]}), "'models' must name each model once"),
     (dict(settings={"batch_size": 2.5}), "'batch_size'"),
     (dict(settings={"train_max_n": 8, "test_max_n": 8}), "'test_max_n'"),
-    (dict(seeds=0), "at least 1"),
+    (dict(seeds=0), "the number of seeds"),
     (dict(scale="huge"), "unknown scale 'huge'"),
 ])
 def test_bad_input_is_refused(kwargs, message):
