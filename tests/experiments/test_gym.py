@@ -5,13 +5,31 @@ import math
 
 import pytest
 
-from course_rnn.experiments import GYM_LANGUAGES, GYM_MODELS, gym, gym_settings, run_gym
-from course_rnn.experiments.gym import FLNN_LANGUAGES, OWN_METRICS, applicable
+from course_rnn.experiments import GYM_LANGUAGES, GYM_MODELS, gym, run_gym
+from course_rnn.experiments.gym import (
+    FLNN_LANGUAGES,
+    OWN_METRICS,
+    SETTINGS,
+    GymLanguageSettings,
+    GymRun,
+    GymSettings,
+    applicable,
+)
 from course_rnn.experiments.replication import Replication
 
-KEYS = {"model", "language", "seed", "params", "train_seconds", "epochs", "converged",
-        "final_loss", "valid_loss", "valid_strings", "valid_positions", "own_metric", "own",
-        "breakdown", "history", "trained"}
+#: Tiny settings (the command line's smoke run's, tests/experiments/test_cli.py): the quick
+#: scale with these entries changed.
+SMOKE = dict(hidden=4, urn_n=4, lr=0.02, batch_size=32, patience=2, languages=dict(
+    anbn=dict(train_copies=2, epochs=2, test_max_n=12),
+    dyck=dict(pairs=2, train=64, valid=16, epochs=1, test=16),
+    cross_serial=dict(train=64, epochs=1),
+    palindrome=dict(train=64, valid=16, epochs=1, test=16),
+    agreement=dict(train=64, valid=16, epochs=1, test_per_attractor=4)))
+TINY = SETTINGS["quick"].replace(SMOKE)
+
+SAVED = ["model", "language", "seed", "params", "train_seconds", "epochs", "converged",
+         "final_loss", "valid_loss", "valid_strings", "valid_positions", "own_metric", "own",
+         "breakdown"]
 
 
 @pytest.fixture(autouse=True)
@@ -24,11 +42,11 @@ def serial(monkeypatch):
 def smoke_rows():
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("COURSE_RNN_WORKERS", "1")
-        return run_gym("smoke", seeds=(0,), device="cpu")
+        return run_gym(TINY, seeds=(0,), device="cpu")
 
 
 def test_smoke_covers_every_applicable_pair(smoke_rows):
-    pairs = {(r["model"], r["language"]) for r in smoke_rows}
+    pairs = {r.cell for r in smoke_rows}
     expected = {(m, lang) for m in GYM_MODELS for lang in GYM_LANGUAGES if applicable(m, lang)}
     assert pairs == expected
     assert len(smoke_rows) == len(expected)
@@ -38,67 +56,69 @@ def test_smoke_covers_every_applicable_pair(smoke_rows):
 
 def test_rows_are_well_formed(smoke_rows):
     for row in smoke_rows:
-        assert set(row) == KEYS
-        assert row["params"] > 0 and row["train_seconds"] >= 0
-        assert 0.0 <= row["valid_strings"] <= 1.0 and 0.0 <= row["valid_positions"] <= 1.0
-        assert row["valid_strings"] <= row["valid_positions"] + 1e-9
-        assert row["own_metric"] == OWN_METRICS[row["language"]]
-        assert math.isfinite(row["final_loss"]) and math.isfinite(row["own"])
-        assert row["history"].convergence.epochs == row["epochs"]
-        assert row["converged"] == row["history"].converged
-        assert "valid_loss" in row["history"].epochs[0]
-        if row["language"] != "anbn":
-            assert 0.0 <= row["own"] <= 1.0
+        assert isinstance(row, GymRun)
+        assert row.params > 0 and row.train_seconds >= 0
+        assert 0.0 <= row.valid_strings <= 1.0 and 0.0 <= row.valid_positions <= 1.0
+        assert row.valid_strings <= row.valid_positions + 1e-9
+        assert row.own_metric == OWN_METRICS[row.language]
+        assert math.isfinite(row.final_loss) and math.isfinite(row.own)
+        assert row.history.convergence.epochs == row.epochs
+        assert row.converged == row.history.converged
+        assert "valid_loss" in row.history.epochs[0]
+        if row.language != "anbn":
+            assert 0.0 <= row.own <= 1.0
         else:
-            assert row["own"] == int(row["own"]) >= 0
+            assert row.own == int(row.own) >= 0
         # chapter 6's breakdown for Dyck, and only there
-        if row["language"] == "dyck":
-            assert set(row["breakdown"]) == set(gym.dyck_cuts(gym.DYCK_DEPTH))
+        if row.language == "dyck":
+            assert set(row.breakdown) == set(gym.dyck_cuts(gym.DYCK_DEPTH))
         else:
-            assert row["breakdown"] is None
-        assert set(gym.plain(row)) == KEYS - set(gym.OBJECT_KEYS)
+            assert row.breakdown is None
+        # results.json keeps the numbers, in this order, not the history or the model
+        assert list(row.to_json()) == SAVED
 
 
 def test_subsets_seeds_and_overrides_are_reproducible():
-    kwargs = dict(models=["SRN"], languages=["cross_serial"], device="cpu",
-                  settings={"hidden": 3, "languages": {"cross_serial": {"train": 32}}})
-    a = run_gym("smoke", seeds=(0, 1), **kwargs)
-    b = run_gym("smoke", seeds=(0, 1), **kwargs)
-    assert [(r["model"], r["language"], r["seed"]) for r in a] == [
+    cfg = TINY.replace(hidden=3, languages={"cross_serial": {"train": 32}})
+    assert cfg.languages["cross_serial"].epochs == 1  # the override changed only "train"
+    kwargs = dict(models=["SRN"], languages=["cross_serial"], device="cpu")
+    a = run_gym(cfg, seeds=(0, 1), **kwargs)
+    b = run_gym(cfg, seeds=(0, 1), **kwargs)
+    assert [(r.model, r.language, r.seed) for r in a] == [
         ("SRN", "cross_serial", 0), ("SRN", "cross_serial", 1)]
-    assert [r["final_loss"] for r in a] == [r["final_loss"] for r in b]
+    assert [r.final_loss for r in a] == [r.final_loss for r in b]
     # hidden=3 with one-hot inputs of 7: 3*7 + 3*3 + 2*3 (biases) + 3*7 + 7 (readout)
-    assert a[0]["params"] == 3 * 7 + 3 * 3 + 2 * 3 + 3 * 7 + 7
+    assert a[0].params == 3 * 7 + 3 * 3 + 2 * 3 + 3 * 7 + 7
 
 
 def test_training_stops_on_a_plateau_not_a_fixed_budget():
-    settings = {"patience": 2, "languages": {"anbn": {"epochs": 400}}}
-    row = run_gym("smoke", models=["LSTM"], languages=["anbn"], device="cpu",
-                  settings=settings)[0]
-    history = row["history"]
-    assert row["converged"] and history.convergence.stopped == "criterion met"
-    assert row["epochs"] < 400
+    cfg = TINY.replace(languages={"anbn": {"epochs": 400, "patience": 2, "batch_size": 32}})
+    row = run_gym(cfg, models=["LSTM"], languages=["anbn"], device="cpu")[0]
+    history = row.history
+    assert row.converged and history.convergence.stopped == "criterion met"
+    assert row.epochs < 400
     # the doubled budget continues the same run to twice its epochs
-    again = run_gym("smoke", models=["LSTM"], languages=["anbn"], device="cpu",
-                    settings=settings,
-                    min_epochs={("anbn", "LSTM", 0): 2 * math.ceil(row["epochs"])})[0]
-    assert again["epochs"] >= 2 * row["epochs"]
-    assert again["history"]["train_loss"][: len(history)] == history["train_loss"]
+    again = run_gym(cfg, models=["LSTM"], languages=["anbn"], device="cpu",
+                    min_epochs={("anbn", "LSTM", 0): 2 * math.ceil(row.epochs)})[0]
+    assert again.epochs >= 2 * row.epochs
+    assert again.history["train_loss"][: len(history)] == history["train_loss"]
 
 
 def test_unknown_names_are_clear():
     with pytest.raises(ValueError, match="unknown model.*'TRANSFORMER'.*SRN"):
-        run_gym("smoke", models=["TRANSFORMER"])
+        run_gym(TINY, models=["TRANSFORMER"])
     with pytest.raises(ValueError, match="unknown language.*'klingon'.*anbn"):
-        run_gym("smoke", languages=["klingon"])
-    with pytest.raises(ValueError, match="unknown gym scale 'huge'"):
-        gym_settings("huge")
-    with pytest.raises(ValueError, match="unknown gym setting 'hiden'"):
-        run_gym("smoke", models=["SRN"], languages=["anbn"], settings={"hiden": 3})
+        run_gym(TINY, languages=["klingon"])
+    with pytest.raises(ValueError, match="unknown scale 'huge'"):
+        SETTINGS["huge"]
+    with pytest.raises(ValueError, match="unknown setting.*'hiden' for gym"):
+        gym.run(models=["SRN"], languages=["anbn"], settings={"hiden": 3})
     with pytest.raises(ValueError, match="no model given"):
-        run_gym("smoke", models=[])
+        run_gym(TINY, models=[])
     with pytest.raises(ValueError, match="at least one seed"):
-        run_gym("smoke", models=["SRN"], languages=["anbn"], seeds=())
+        run_gym(TINY, models=["SRN"], languages=["anbn"], seeds=())
+    with pytest.raises(TypeError, match="needs the gym's settings"):
+        run_gym({"hidden": 4})
 
 
 def test_flnn_off_its_ground_is_skipped_or_refused():
@@ -106,36 +126,56 @@ def test_flnn_off_its_ground_is_skipped_or_refused():
     assert not applicable("FLNN", "palindrome") and not applicable("FLNN", "cross_serial")
     assert applicable("LSTM", "agreement")
     with pytest.raises(ValueError, match="FLNN runs only on dyck"):
-        run_gym("smoke", models=["FLNN"], languages=["anbn"])
-    rows = run_gym("smoke", models=["FLNN", "SRN"], languages=["anbn"], device="cpu")
-    assert [r["model"] for r in rows] == ["SRN"]
+        run_gym(TINY, models=["FLNN"], languages=["anbn"])
+    rows = run_gym(TINY, models=["FLNN", "SRN"], languages=["anbn"], device="cpu")
+    assert [r.model for r in rows] == ["SRN"]
 
 
-def test_settings_are_copies_and_criteria_not_budgets():
-    s = gym_settings("default")
-    s["hidden"] = 1
-    assert gym_settings("default")["hidden"] != 1
-    for scale in ("default", "paper"):
-        settings = gym_settings(scale)
-        assert set(settings["languages"]) == set(GYM_LANGUAGES)
-        assert settings["patience"] >= 5
-        assert all(lang["epochs"] >= 100 for lang in settings["languages"].values()), \
+def test_settings_are_typed_and_criteria_not_budgets():
+    assert SETTINGS["default"] is SETTINGS["quick"]  # the chapters' name for the book's scale
+    for scale in ("quick", "paper"):
+        settings = SETTINGS[scale]
+        assert isinstance(settings, GymSettings)
+        assert set(settings.languages) == set(GYM_LANGUAGES)
+        assert settings.patience >= 5
+        assert all(lang.epochs >= 100 for lang in settings.languages.values()), \
             "epochs are a generous cap; training stops on a plateau"
+
+
+def test_settings_say_what_is_wrong_before_any_training():
+    """A language's settings are checked against what its data needs; --set's JSON text
+    changes only the entries it names."""
+    small = SETTINGS["quick"].replace(languages='{"anbn": {"epochs": 2}}')
+    assert small.languages["anbn"] == SETTINGS["quick"].languages["anbn"].replace(epochs=2)
+    assert small.languages["dyck"] == SETTINGS["quick"].languages["dyck"]
+    assert small.training("anbn") == (10, 0.02, 10) and small.training("dyck") == (64, 0.01, 5)
+    # a language's unset entries stay out of results.json, as in the old dicts
+    assert small.to_json()["languages"]["cross_serial"] == {"train": 640, "epochs": 300}
+    with pytest.raises(ValueError, match="'cross_serial' does not take 'valid'"):
+        TINY.replace(languages={"cross_serial": {"valid": 3}})
+    with pytest.raises(ValueError, match="'dyck' needs 'pairs'"):
+        TINY.replace(languages={"dyck": GymLanguageSettings(train=8, valid=8, epochs=1,
+                                                            test=8)})
+    with pytest.raises(ValueError, match="unknown language.*'klingon'"):
+        TINY.replace(languages={"klingon": {"epochs": 1}})
+    with pytest.raises(ValueError, match="setting 'epochs' must be a number ≥ 1"):
+        TINY.replace(languages={"anbn": {"epochs": 0}})
+    with pytest.raises(ValueError, match="setting 'lr' must be a number > 0"):
+        TINY.replace(lr=0)
 
 
 def test_a_language_may_set_its_own_learning_rate():
     kwargs = dict(models=["SRN"], languages=["anbn"], device="cpu")
-    slow = run_gym("smoke", settings={"languages": {"anbn": {"lr": 1e-6}}}, **kwargs)[0]
-    fast = run_gym("smoke", settings={"languages": {"anbn": {"lr": 0.05}}}, **kwargs)[0]
-    assert slow["final_loss"] != fast["final_loss"]
+    slow = run_gym(TINY.replace(languages={"anbn": {"lr": 1e-6}}), **kwargs)[0]
+    fast = run_gym(TINY.replace(languages={"anbn": {"lr": 0.05}}), **kwargs)[0]
+    assert slow.final_loss != fast.final_loss
 
 
 def fake_row(model, language, own, converged=True, seed=0, breakdown=None):
-    return {"model": model, "language": language, "seed": seed, "params": 10,
-            "train_seconds": 1.0, "epochs": 5, "converged": converged, "final_loss": 0.5,
-            "valid_loss": 0.5, "valid_strings": 0.5, "valid_positions": 0.9,
-            "own_metric": OWN_METRICS[language], "own": own, "breakdown": breakdown,
-            "history": None, "trained": None}
+    return GymRun(model=model, language=language, seed=seed, params=10, train_seconds=1.0,
+                  epochs=5, converged=converged, final_loss=0.5, valid_loss=0.5,
+                  valid_strings=0.5, valid_positions=0.9, own_metric=OWN_METRICS[language],
+                  own=own, breakdown=breakdown)
 
 
 def test_table_marks_unconverged_cells():
@@ -146,7 +186,7 @@ def test_table_marks_unconverged_cells():
     assert table["LSTM"][header] == "0.50 (12.0)"
     assert table["SRN"][header] == "not converged (1 of 2 seeds)"
     means = gym.cell_means(rows)
-    assert means["SRN", "anbn"]["converged"] == 1 and means["SRN", "anbn"]["n"] == 2
+    assert means["SRN", "anbn"].converged == 1 and means["SRN", "anbn"].n == 2
     figure = gym.gym_heatmap(rows)
     texts = [t.get_text() for t in figure.axes[0].texts]
     assert "not\nconverged" in texts
@@ -191,12 +231,14 @@ def test_flnn_claim_is_not_comparable_and_dyck_uses_chapter_6_cuts():
 
 def test_run_is_a_replication_with_every_run_recorded(monkeypatch):
     result = gym.run(seeds=1, device="cpu", models=["SRN", "URN"], languages=["anbn", "dyck"],
-                     settings=gym_settings("smoke"), progress=False)
+                     settings=SMOKE, progress=False)
     assert isinstance(result, Replication) and result.experiment == "gym"
     assert set(result.runs) == {f"{m} on {lang} seed 0" for m in ("SRN", "URN")
                                 for lang in ("anbn", "dyck")}
     assert {"heatmap", "curves_anbn", "curves_dyck"} <= set(result.figures)
     assert not result.unrecorded()
-    assert all("history" not in r for r in result.numbers["runs"])
-    assert result.artefacts["dyck_breakdown"][0]["model"] == "SRN"
-    assert ("URN", "anbn", 0) in result.artefacts["models"]
+    assert result.settings == TINY
+    assert all("history" not in r for r in result.to_json()["numbers"]["runs"])
+    assert result.numbers.cell("URN", "dyck").breakdown is not None
+    assert result.artefacts.dyck_breakdown[0]["model"] == "SRN"
+    assert ("URN", "anbn", 0) in result.artefacts.models

@@ -45,7 +45,7 @@ MODULES = tuple(dict.fromkeys(NAMES.values()))
 #: imports neither torch nor any experiment).
 _LAZY = {"SCALES": "replication", "Experiment": "replication", "Replication": "replication",
          "Row": "replication", "GYM_LANGUAGES": "gym", "GYM_MODELS": "gym",
-         "gym_settings": "gym", "run_gym": "gym"}
+         "run_gym": "gym"}
 
 
 def all_experiments() -> dict:
