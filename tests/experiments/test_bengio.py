@@ -158,7 +158,7 @@ def test_settings_and_seeds():
 
 @pytest.mark.parametrize("kwargs, message", [
     (dict(settings={"steps": 3}), "unknown setting(s) 'steps'"),
-    (dict(seeds=0), "at least 1"),
+    (dict(seeds=0), "the number of seeds must be a positive integer"),
     (dict(scale="huge"), "unknown scale 'huge'"),
     (dict(settings={"kn_orders": [1, 3]}), "'kn_orders'"),
     (dict(settings={"kn_orders": []}), "'kn_orders'"),
