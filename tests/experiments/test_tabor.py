@@ -10,7 +10,7 @@ import torch
 from course_rnn.experiments import tabor
 from course_rnn.experiments.replication import Replication
 from course_rnn.models.flnn import FLNN
-from course_rnn.training import Convergence, History
+from course_rnn.training import AnyOf, Convergence, History, Optimum, Plateau
 
 TINY = dict(epochs=15, equal_rate_epochs=15, eval_every=1, hc_steps=4, plateau_patience=5,
             hc_grammars=(1, 2))
@@ -24,7 +24,7 @@ def tiny():
 def test_returns_a_replication_with_a_table_and_every_run(tiny):
     assert isinstance(tiny, Replication)
     assert tiny.experiment == "tabor-table4" and tiny.scale == "quick" and tiny.device == "cpu"
-    assert tiny.seeds == [0] and tiny.settings["epochs"] == 15 and tiny.seconds > 0
+    assert tiny.seeds == [0] and tiny.settings.epochs == 15 and tiny.seconds > 0
     assert tiny.rows and all(r.quantity and r.paper and r.ours and r.note for r in tiny.rows)
     assert "| quantity | paper | ours | verdict | note |" in tiny.table()
     assert set(tiny.figures) == {"curves", "climber_curves"}
@@ -36,8 +36,8 @@ def test_returns_a_replication_with_a_table_and_every_run(tiny):
     # equal-rate run that did not learn (the evidence that more training does not help it)
     assert tiny.unconverged() == list(tiny.runs)
     assert {r.verdict for r in tiny.rows} <= {"not converged", "not comparable", ""}
-    assert set(tiny.artefacts["doubled"]) == {"G1 equal rates"}
-    assert len(tiny.artefacts["doubled"]["G1 equal rates"][0]["history"]) == 2 * TINY["epochs"]
+    assert set(tiny.artefacts.doubled) == {"G1 equal rates"}
+    assert len(tiny.artefacts.doubled["G1 equal rates"][0].history) == 2 * TINY["epochs"]
     json.dumps(tiny.to_json(), allow_nan=True)  # everything saved is JSON-able
 
 
@@ -50,8 +50,8 @@ def test_points_are_table_4s(tiny):
     for g in (1, 2):
         for corpus in ("train", "test"):
             points = tabor.PAPER_TABLE4[(g, corpus)][5]
-            assert tiny.numbers["summary"][f"G{g} stream"][corpus]["points"] == points
-            assert tiny.numbers["summary"][f"HC G{g} stream"][corpus]["points"] == points
+            assert tiny.numbers.summary[f"G{g} stream"].corpus(corpus).points == points
+            assert tiny.numbers.summary[f"HC G{g} stream"].corpus(corpus).points == points
 
 
 def test_paper_figures_come_from_table4(tiny):
@@ -66,26 +66,26 @@ def test_paper_figures_come_from_table4(tiny):
 
 
 def test_one_seed_shows_the_mean_only(tiny):
-    mean, se = tiny.numbers["summary"]["G1 stream"]["test"]["rmse"]
+    mean, se = tiny.numbers.summary["G1 stream"].test.rmse
     assert math.isnan(se)
     row = next(r for r in tiny.rows if r.quantity == "G1 test RMSE, backprop")
     assert row.ours == f"{mean:.3f} (N = 1, none learned the training corpus)"
 
 
 def test_artefacts_hold_the_trained_networks(tiny):
-    groups = tiny.artefacts["groups"]
+    groups = tiny.artefacts.groups
     assert set(groups) == {"HC G1 stream", "HC G2 stream", "G1 stream", "G2 stream",
                            "G1 with </s>", "G1 equal rates"}
     g1 = groups["G1 stream"][0]
-    assert isinstance(g1["model"], FLNN) and g1["model"].rbf_size == 3
-    assert groups["G1 with </s>"][0]["model"].rbf_size == 4
-    assert len(g1["history"]) == TINY["epochs"]
-    record = tiny.numbers["runs"]["G1 stream"][0]
-    assert record["final_train_kl"] == g1["history"]["train_loss"][-1]
-    assert not record["converged"] and record["stopped"] == "budget spent"
+    assert isinstance(g1.model, FLNN) and g1.model.rbf_size == 3
+    assert groups["G1 with </s>"][0].model.rbf_size == 4
+    assert len(g1.history) == TINY["epochs"]
+    record = tiny.numbers.runs["G1 stream"][0]
+    assert record.final_train_kl == g1.history["train_loss"][-1]
+    assert not record.converged and record.stopped == "budget spent"
     for r in groups["HC G1 stream"] + groups["HC G2 stream"]:
-        assert len(r["history"]) == TINY["hc_steps"]
-        assert r["train"]["kl_per_position"] < r["before"], "the climber descends"
+        assert len(r.history) == TINY["hc_steps"]
+        assert r.train["kl_per_position"] < r.before, "the climber descends"
 
 
 def test_parallel_workers_give_the_same_numbers(tiny):
@@ -95,39 +95,39 @@ def test_parallel_workers_give_the_same_numbers(tiny):
 
 
 def test_hill_climber_starts_where_backprop_starts():
-    settings = tabor.resolve_settings("quick", None, dict(hc_steps=1))
+    settings = tabor.SETTINGS.at("quick", dict(hc_steps=1))
     climbed = tabor.hill_climb_run("HC G1 stream", seed=3, settings=settings)
     fresh = FLNN(len(tabor.grammar(1)[1]), rbf_size=3, seed=3)
     moved = torch.cat([(a - b).detach().reshape(-1) for a, b in
-                       zip(climbed["model"].parameters(), fresh.parameters())])
+                       zip(climbed.model.parameters(), fresh.parameters())])
     assert (moved != 0).sum() == 1, "one step of the climber moves exactly one weight"
-    assert float(moved.abs().max()) == pytest.approx(settings["hc_radii"][0], rel=1e-5)
+    assert float(moved.abs().max()) == pytest.approx(settings.hc_radii[0], rel=1e-5)
 
 
 def test_twice_the_budget_continues_the_same_run():
-    settings = tabor.resolve_settings("quick", None, dict(epochs=4, kl_target=10.0, eval_every=1))
+    settings = tabor.SETTINGS.at("quick", dict(epochs=4, kl_target=10.0, eval_every=1))
     first = tabor.backprop_run("G1 stream", 0, settings)  # the criterion is met at once
-    assert first["history"].converged and len(first["history"]) == 1
+    assert first.history.converged and len(first.history) == 1
     job = tabor.doubled_job(first, settings, "cpu")
     assert job[0] == "backprop" and job[5] == 2
     longer = tabor.train_job(*job)
-    assert len(longer["history"]) == 2 and longer["history"].converged
-    assert longer["history"]["train_loss"][0] == first["history"]["train_loss"][0]
+    assert len(longer.history) == 2 and longer.history.converged
+    assert longer.history["train_loss"][0] == first.history["train_loss"][0]
 
 
 def test_twice_the_budget_of_a_flat_climb_changes_nothing():
-    settings = tabor.resolve_settings("quick", None, dict(hc_radii=(0.3,), hc_steps=5000))
+    settings = tabor.SETTINGS.at("quick", dict(hc_radii=(0.3,), hc_steps=5000))
     first = tabor.hill_climb_run("HC G1 stream", 0, settings)
-    assert first["history"].converged, "flat at radius 0.3"
+    assert first.history.converged, "flat at radius 0.3"
     job = tabor.doubled_job(first, settings, "cpu")
     assert job[0] == "continue climb"
     more = tabor.train_job(*job)
-    assert len(more["history"]) == 0 and more["history"].converged
-    assert more["train"] == first["train"] and more["test"] == first["test"]
-    capped = tabor.hill_climb_run("HC G1 stream", 0, {**settings, "hc_steps": 5})
-    assert not capped["history"].converged
+    assert len(more.history) == 0 and more.history.converged
+    assert more.train == first.train and more.test == first.test
+    capped = tabor.hill_climb_run("HC G1 stream", 0, settings.replace(hc_steps=5))
+    assert not capped.history.converged
     moved = tabor.continued_climb(capped, settings)
-    assert len(moved["history"]) == 5 and set(moved["history"]["radius"]) == {0.3}
+    assert len(moved.history) == 5 and set(moved.history["radius"]) == {0.3}
 
 
 def fake_run(group, seed, train, test, converged=True):
@@ -136,13 +136,13 @@ def fake_run(group, seed, train, test, converged=True):
     history = History(epochs=[{"epoch": 1, "step": 1, "train_loss": 0.001}])
     history.convergence = Convergence("test", converged, "criterion met" if converged else
                                       "budget spent", "test", 1, 1, "train_loss")
-    return dict(group=group, seed=seed, model=FLNN(6, rbf_size=3, seed=seed), history=history,
-                train={**scores, **train}, test={**scores, **test})
+    return tabor.TrainedRun(group, seed, FLNN(6, rbf_size=3, seed=seed), history,
+                            train={**scores, **train}, test={**scores, **test})
 
 
 def judged(groups, doubled):
-    spreads = {name: [dict(seed=r["seed"], train_max=1.0, test_max=2.0, train_top=1.0,
-                           test_top=2.0, top_is_max=True) for r in groups[name]]
+    spreads = {name: [tabor.Spread(seed=r.seed, train_max=1.0, test_max=2.0, train_top=1.0,
+                                   test_top=2.0, top_is_max=True) for r in groups[name]]
                for name in ("HC G1 stream", "G1 stream") if groups.get(name)}
     numbers = tabor.numbers_of(groups, doubled, spreads, {})
     return {r.quantity: r for r in tabor.table_rows(groups, doubled, numbers)}
@@ -177,29 +177,29 @@ def test_verdicts_agree_differ_or_wait_for_convergence():
 def test_successful_runs_are_averaged_as_in_table_4():
     runs = [fake_run("HC G1 stream", 0, {"rmse": 0.01}, {}),
             fake_run("HC G1 stream", 1, {"rmse": 0.30, "percent_correct": 80.0}, {})]
-    stats = tabor.summary(runs, "train")
-    assert stats["n"] == 1 and stats["rmse"][0] == 0.01 and stats["learned"]
+    stats = tabor.CorpusSummary.of(runs, "train")
+    assert stats.n == 1 and stats.rmse[0] == 0.01 and stats.learned
     rows = judged({"HC G1 stream": runs}, {"HC G1 stream": runs})
     assert rows["G1 runs with 100% on the training corpus, hill climbing"].ours == "1/2"
-    failed = tabor.summary(runs[1:], "train")
-    assert failed["n"] == 1 and not failed["learned"]
+    failed = tabor.CorpusSummary.of(runs[1:], "train")
+    assert failed.n == 1 and not failed.learned
 
 
 def test_each_group_stops_at_its_criterion():
-    settings = tabor.resolve_settings("quick", None, None)
-    assert isinstance(tabor.criterion("G1 stream", settings), tabor.Optimum)
-    assert isinstance(tabor.criterion("G1 with </s>", settings), tabor.Plateau)
+    settings = tabor.SETTINGS["quick"]
+    assert isinstance(tabor.criterion("G1 stream", settings), Optimum)
+    assert isinstance(tabor.criterion("G1 with </s>", settings), Plateau)
     either = tabor.criterion("G1 equal rates", settings)
-    assert isinstance(either, tabor.AnyOf)
-    assert [type(c) for c in either.criteria] == [tabor.Optimum, tabor.Plateau]
-    assert either.criteria[1].patience == settings["plateau_patience"] // settings["eval_every"]
+    assert isinstance(either, AnyOf)
+    assert [type(c) for c in either.criteria] == [Optimum, Plateau]
+    assert either.criteria[1].patience == settings.plateau_patience // settings.eval_every
 
 
 def test_a_stuck_equal_rate_run_is_trained_twice_as_long():
     stuck = fake_run("G1 equal rates", 1, {"percent_correct": 84.5}, {})
     fine = fake_run("G1 equal rates", 0, {}, {})
     with torch.no_grad():
-        stuck["model"].scale.zero_()
+        stuck.model.scale.zero_()
     groups = {"G1 equal rates": [fine, stuck]}
     assert tabor.to_double(groups, {}) == {"G1 equal rates": [stuck]}
     assert tabor.to_double({"G1 equal rates": [fine]}, {}) == {}
@@ -213,21 +213,21 @@ def test_collapse_is_a_self_weight_near_zero():
     run = fake_run("G1 equal rates", 0, {}, {})
     assert not tabor.collapsed(run)
     with torch.no_grad():
-        run["model"].scale[0] = 0.02
+        run.model.scale[0] = 0.02
     assert tabor.collapsed(run)
 
 
 def test_seeds_replace_every_group_and_default_to_the_settings():
-    quick = tabor.resolve_settings("quick", None, None)
+    quick = tabor.SETTINGS["quick"].group_seeds()
     assert quick["seeds"] == quick["eos_seeds"] == [0, 1] and quick["hc_seeds"] == [0]
-    assert quick["hc_radii"] == (0.02, 0.005, 0.001)
-    paper = tabor.resolve_settings("paper", None, None)
+    assert tabor.SETTINGS["quick"].hc_radii == (0.02, 0.005, 0.001)
+    paper = tabor.SETTINGS["paper"].group_seeds()
     assert paper["seeds"] == paper["hc_seeds"] == list(range(15))
-    two = tabor.resolve_settings("default", 2, None)
+    two = tabor.SETTINGS["default"].group_seeds(2)
     assert all(two[key] == [0, 1] for key in tabor.SEED_KEYS)
-    listed = tabor.resolve_settings("quick", [4, 7], dict(epochs=3))
-    assert listed["hc_seeds"] == [4, 7] and listed["epochs"] == 3
-    counts = tabor.resolve_settings("quick", None, dict(seeds=1, eos_seeds=2))
+    listed = tabor.SETTINGS.at("quick", dict(epochs=3))
+    assert listed.group_seeds([4, 7])["hc_seeds"] == [4, 7] and listed.epochs == 3
+    counts = tabor.SETTINGS.at("quick", dict(seeds=1, eos_seeds=2)).group_seeds()
     assert counts["seeds"] == [0] and counts["eos_seeds"] == [0, 1]
 
 
@@ -240,11 +240,11 @@ def test_table4_layout(tiny):
 
 @pytest.mark.parametrize("kwargs, message", [
     (dict(settings=dict(epoch=5)), "unknown setting.*'epoch'"),
-    (dict(seeds=0), "at least 1"),
+    (dict(seeds=0), "number of seeds"),
     (dict(scale="huge"), "unknown scale 'huge'"),
     (dict(settings=dict(hc_seeds=0)), "setting 'hc_seeds'"),
-    (dict(seeds=1, settings=dict(epochs=0)), "'epochs' must be a positive integer"),
-    (dict(settings=dict(lr=-0.1)), "'lr' must be a positive number"),
+    (dict(seeds=1, settings=dict(epochs=0)), "'epochs' must be a number ≥ 1"),
+    (dict(settings=dict(lr=-0.1)), "'lr' must be a number > 0"),
     (dict(settings=dict(plateau_patience=5)), "'plateau_patience' .* at least 'eval_every'"),
     (dict(device="tpu"), "unknown device 'tpu'"),
 ])
@@ -265,17 +265,17 @@ def test_cuda_matches_cpu(tiny):
     gpu = tabor.run(seeds=1, settings=TINY, device="cuda", progress=False, workers=1)
     assert gpu.device.startswith("cuda")
     for group in ("G1 stream", "HC G2 stream"):
-        ours, theirs = (r.numbers["summary"][group]["test"]["rmse"][0] for r in (gpu, tiny))
+        ours, theirs = (r.numbers.summary[group].test.rmse[0] for r in (gpu, tiny))
         assert ours == pytest.approx(theirs, abs=1e-3)
 
 
 def test_the_quick_scale_climbs_grammar_1_only():
-    assert tabor.resolve_settings("quick", None, None)["hc_grammars"] == (1,)
-    assert tabor.resolve_settings("paper", None, None)["hc_grammars"] == (1, 2)
+    assert tabor.SETTINGS["quick"].hc_grammars == (1,)
+    assert tabor.SETTINGS["paper"].hc_grammars == (1, 2)
     one = tabor.run(seeds=1, settings={**TINY, "hc_grammars": 1}, device="cpu", progress=False,
                     workers=1)
-    assert "HC G2 stream" not in one.artefacts["groups"]
+    assert "HC G2 stream" not in one.artefacts.groups
     assert not any(r.quantity.startswith("G2") and "hill" in r.quantity for r in one.rows)
     assert not one.unrecorded()
     with pytest.raises(ValueError, match="hc_grammars"):
-        tabor.resolve_settings("quick", None, dict(hc_grammars=(3,)))
+        tabor.SETTINGS.at("quick", dict(hc_grammars=(3,)))
