@@ -11,6 +11,7 @@ from course_rnn.experiments import urn
 from course_rnn.experiments.replication import VERDICTS, Replication
 from course_rnn.languages import Vocab
 from course_rnn.languages.dyck import Dyck
+from course_rnn.metrics import pooled_accuracy
 from course_rnn.models.urn import URN
 
 DYCK_TINY = dict(train=64, valid=32, test=64, probe=16, units=6, embedding=4, epochs=3,
@@ -92,8 +93,8 @@ def test_figures_and_settings(dyck, xs):
     panels = dyck.figures["dyck_accuracy"].axes
     assert len(panels) == 3
     assert all(len(ax.lines) == len(urn.DYCK_MODELS) + 1 for ax in panels)
-    assert dyck.settings == {**urn.DYCK_SETTINGS["quick"], **DYCK_TINY}
-    assert xs.settings["units"] == (2, 3) and xs.settings["lr"] == 0.01
+    assert dyck.settings == urn.DYCK_SETTINGS.at("quick", DYCK_TINY)
+    assert xs.settings.units == (2, 3) and xs.settings.lr == 0.01
 
 
 @pytest.mark.parametrize("name", ["dyck", "xs"])
@@ -107,7 +108,7 @@ def test_same_seed_same_numbers_other_seed_other_numbers(dyck, xs):
     assert canonical(again) == canonical(dyck)
     assert [vars(r) for r in again.rows] == [vars(r) for r in dyck.rows]
     other = urn.run_dyck(seeds=[1], settings=DYCK_TINY, device="cpu", progress=False)
-    assert other.numbers["test_loss"] != dyck.numbers["test_loss"]
+    assert other.numbers.test_loss != dyck.numbers.test_loss
     xs_again = urn.run_cross_serial(seeds=1, settings=XS_TINY, device="cpu", progress=False)
     assert canonical(xs_again) == canonical(xs)
 
@@ -122,7 +123,7 @@ def test_worker_processes_give_the_serial_numbers(dyck, monkeypatch):
 def test_bad_input_is_named(run):
     with pytest.raises(ValueError, match="unknown setting.*'epoch'"):
         run(settings={"epoch": 1}, progress=False)
-    with pytest.raises(ValueError, match="at least 1"):
+    with pytest.raises(ValueError, match="number of seeds"):
         run(seeds=0, progress=False)
     with pytest.raises(ValueError, match="unknown scale 'huge'"):
         run(scale="huge", progress=False)
@@ -143,10 +144,10 @@ def test_default_seed_counts_and_models_are_the_chapters():
     assert urn.DYCK_MODELS["Full-URN"] == ("urn", None) and urn.DYCK_MODELS["3-TURN"] == ("urn", 3)
     # the papers' texts: Adam at 0.01 for Dyck; convergence criteria, not fixed budgets
     for scale in ("quick", "paper"):
-        assert urn.DYCK_SETTINGS[scale]["lr"] == 0.01
-        assert urn.DYCK_SETTINGS[scale]["patience"] >= 5
-        assert urn.DYCK_SETTINGS[scale]["epochs"] >= 50
-        assert urn.CROSS_SERIAL_SETTINGS[scale]["epochs"] >= 300
+        assert urn.DYCK_SETTINGS[scale].lr == 0.01
+        assert urn.DYCK_SETTINGS[scale].patience >= 5
+        assert urn.DYCK_SETTINGS[scale].epochs >= 50
+        assert urn.CROSS_SERIAL_SETTINGS[scale].epochs >= 300
 
 
 def test_dyck_numbers_hang_together(dyck):
@@ -156,20 +157,20 @@ def test_dyck_numbers_hang_together(dyck):
     assert len(train) == 64 and len(valid) == 32 and len(test) == 64
     assert all(language.depth(s) == 3 for s in train + valid)
     assert not set(train) & set(valid) or len(set(train) & set(valid)) < 5
-    assert set(dyck.artefacts["models"]) == set(urn.DYCK_MODELS) == set(n["summary"])
+    assert set(dyck.artefacts["models"]) == set(urn.DYCK_MODELS) == set(n.summary)
     assert dyck.artefacts["models"]["3-TURN"].n == 6
     assert dyck.artefacts["models"]["Full-URN"].k == 5  # untruncated: n − 1 rows
-    for name, closing in n["closing"].items():
+    for name, closing in n.closing.items():
         assert 0.0 <= closing["accuracy"] <= 1.0
         # with one seed the pooled scores are the per-seed ones, recomputed from the breakdown
         for key, (_, by, keep) in urn.dyck_cuts(3).items():
-            expected = urn.pooled_accuracy(closing, by, keep)
-            assert n["summary"][name][key] == pytest.approx(expected, nan_ok=True)
-            assert math.isnan(n["summary_se"][name][key])  # one seed: no standard error
+            expected = pooled_accuracy(closing, by, keep)
+            assert n.summary[name][key] == pytest.approx(expected, nan_ok=True)
+            assert math.isnan(n.summary_se[name][key])  # one seed: no standard error
         history = dyck.artefacts["histories"][name]
-        assert n["valid_loss"][name] == pytest.approx(history.convergence.best)
-        assert n["convergence"][name]["converged"] == [history.converged]
-    assert n["cut_points"] == {"seen_outer_max": 3, "unseen_outer_min": 5, "shallow_inner_max": 1,
+        assert n.valid_loss[name] == pytest.approx(history.convergence.best)
+        assert n.convergence[name].converged == [history.converged]
+    assert n.cut_points == {"seen_outer_max": 3, "unseen_outer_min": 5, "shallow_inner_max": 1,
                                "deep_inner_min": 3, "few_attractors_max": 2,
                                "many_attractors_min": 6}
     # the probe is recorded at every epoch, from the first probe strings of the test set
@@ -179,15 +180,15 @@ def test_dyck_numbers_hang_together(dyck):
 
 def test_dyck_rows_follow_the_numbers(dyck):
     rows = {r.quantity: r for r in dyck.rows}
-    e = dyck.numbers["embedding_ranges"]
+    e = dyck.numbers.embedding_ranges
     assert rows["average effect of a matching pair"].ours == \
-        f"{e['matching_min']:.2f}–{e['matching_max']:.2f}"
+        f"{e.matching_min:.2f}–{e.matching_max:.2f}"
     assert rows["average effect ‖Q − I‖² of one bracket (3-TURN)"].paper == \
         "13.98–14.85 (2022 Table 4)"
     # the row the papers do not have carries no verdict; the test-loss row uses the Full-URN
     outer = rows["accuracy vs outer depth (brackets open around the pair)"]
     assert outer.verdict == "" and "not measured" in outer.paper
-    loss = dyck.numbers["test_loss"]
+    loss = dyck.numbers.test_loss
     assert rows["test loss, Full-URN vs unconstrained"].ours.startswith(f"{loss['Full-URN']:.3f}")
     order = [r.quantity for r in dyck.rows]
     assert order.index(outer.quantity) == order.index("URN accuracy vs nesting inside the pair") + 1
@@ -210,30 +211,30 @@ def test_claims_judge_agreement_and_wait_for_convergence():
     def runs_of(n, models):
         return [n["ok"]]
 
-    rows, second = urn._judged_rows([claim], {"v": 0.5, "ok": True}, doubled_numbers, runs_of)
+    rows, second = urn.judged_rows([claim], {"v": 0.5, "ok": True}, doubled_numbers, runs_of)
     assert rows[0].verdict == "agrees" and second is None and not calls
-    rows, second = urn._judged_rows([claim], {"v": 2.0, "ok": True}, doubled_numbers, runs_of)
+    rows, second = urn.judged_rows([claim], {"v": 2.0, "ok": True}, doubled_numbers, runs_of)
     assert rows[0].verdict == "budget-limited" and calls == [["M"]]
     assert rows[0].evidence["budget_2x"]["value"] == 1.2
-    rows, _ = urn._judged_rows([claim], {"v": 1.5, "ok": True}, lambda m: {"v": 1.4, "ok": True},
+    rows, _ = urn.judged_rows([claim], {"v": 1.5, "ok": True}, lambda m: {"v": 1.4, "ok": True},
                                runs_of)
     assert rows[0].verdict == "differs"
-    rows, _ = urn._judged_rows([claim], {"v": 2.0, "ok": False}, doubled_numbers, runs_of)
+    rows, _ = urn.judged_rows([claim], {"v": 2.0, "ok": False}, doubled_numbers, runs_of)
     assert rows[0].verdict == "not converged"
     # a row with nothing trained (a formula) cannot be helped by training
     formula = urn.Claim("f", "p", lambda n: ("1", 1.0, False, 1.0), ())
-    rows, second = urn._judged_rows([formula], {"ok": True}, doubled_numbers, runs_of)
+    rows, second = urn.judged_rows([formula], {"ok": True}, doubled_numbers, runs_of)
     assert rows[0].verdict == "differs" and second is None
 
 
 def test_two_seeds_give_standard_errors():
     result = urn.run_dyck(seeds=2, settings=DYCK_TINY, device="cpu", progress=False)
-    assert result.seeds == [0, 1] and set(result.numbers["per_seed"]) == {0, 1}
-    assert set(result.numbers["embeddings"]) == {0, 1}
-    se = result.numbers["test_loss_se"]["LSTM"]
+    assert result.seeds == [0, 1] and set(result.numbers.per_seed) == {0, 1}
+    assert set(result.numbers.embeddings) == {0, 1}
+    se = result.numbers.test_loss_se["LSTM"]
     assert math.isfinite(se) and se > 0
-    losses = [result.numbers["per_seed"][s]["LSTM"]["test_loss"] for s in (0, 1)]
-    assert result.numbers["test_loss"]["LSTM"] == pytest.approx(np.mean(losses))
+    losses = [result.numbers.per_seed[s]["LSTM"].test_loss for s in (0, 1)]
+    assert result.numbers.test_loss["LSTM"] == pytest.approx(np.mean(losses))
     assert "±" in {r.quantity: r for r in result.rows}["test loss, Full-URN vs unconstrained"].ours
     assert len(result.runs) == 2 * len(urn.DYCK_MODELS)
 
@@ -261,44 +262,43 @@ def test_embedding_analysis_sees_exact_inverses():
         for o, c in zip(language.openers, language.closers):
             model.generators[vocab.index(c)] = -model.generators[vocab.index(o)]
     analysis = urn.embedding_analysis(model, vocab, language)
-    assert analysis["matching_max"] < 1e-6
-    assert analysis["non_matching_min"] > 1e-2
-    pairs = np.array(analysis["pair_effect"])
+    assert analysis.matching_max < 1e-6
+    assert analysis.non_matching_min > 1e-2
+    pairs = np.array(analysis.pair_effect)
     assert pairs.shape == (5, 5) and np.allclose(np.diag(pairs), 0, atol=1e-6)
-    assert analysis["plane_openers"] == ["(", "["]
-    assert set(analysis["signature"]) == set(language.alphabet)
-    sim = np.array(analysis["plane_similarity"])
+    assert analysis.plane_openers == ["(", "["]
+    assert set(analysis.signature) == set(language.alphabet)
+    sim = np.array(analysis.plane_similarity)
     assert ((sim >= -1e-9) & (sim <= 2 + 1e-9)).all()
 
 
 def test_cross_serial_numbers_hang_together(xs):
-    n, runs = xs.numbers, xs.numbers["runs"]
+    n, runs = xs.numbers, xs.numbers.runs
     assert len(runs) == 2 * 2 and len(xs.artefacts["models"]) == 4  # 2 kinds × 2 sizes × 1 seed
-    assert n["seen_lengths"] == [2, 3, 4, 5, 6, 7] and n["unseen_lengths"] == [8, 9]
+    assert n.seen_lengths == [2, 3, 4, 5, 6, 7] and n.unseen_lengths == [8, 9]
     for model in ("URN", "LSTM"):
-        errors = [r["error"] for r in runs if r["model"] == model]
-        assert n["mean_error"][model]["all"] == pytest.approx(np.mean(errors))
-        unseen = [r["error_by_length"][k] for r in runs if r["model"] == model for k in (8, 9)]
-        assert n["mean_error"][model]["unseen"] == pytest.approx(np.mean(unseen))
-        assert n["mean_error"][model]["fitted"] == sum(r["converged"] for r in runs
-                                                       if r["model"] == model)
-    assert n["best"]["error"] == min(r["error"] for r in runs)
-    assert all(0.0 <= r["error"] <= 1.0 for r in runs)
+        errors = [r.error for r in runs if r.model == model]
+        assert n.mean_error[model].all == pytest.approx(np.mean(errors))
+        unseen = [r.error_by_length[k] for r in runs if r.model == model for k in (8, 9)]
+        assert n.mean_error[model].unseen == pytest.approx(np.mean(unseen))
+        assert n.mean_error[model].fitted == sum(r.converged for r in runs
+                                                       if r.model == model)
+    assert n.best.error == min(r.error for r in runs)
+    assert all(0.0 <= r.error <= 1.0 for r in runs)
     assert all(urn.FIT_METRIC in e for h in xs.runs.values() for e in h.epochs)
 
 
 def test_a_cross_serial_run_stops_once_it_fits_its_training_lengths():
-    language_cfg = {**urn.CROSS_SERIAL_SETTINGS["quick"], "epochs": 200}
+    language_cfg = urn.CROSS_SERIAL_SETTINGS.at("quick", {"epochs": 200, "max_total": 3,
+                                                             "test_family": 5})
     train = urn.CrossSerial().sample(256, seed=0, max_total=3)  # C_4: three strings
-    run = urn.train_cross_serial_model("lstm", 8, 0, {**language_cfg, "max_total": 3,
-                                                       "test_family": 5}, train, "cpu")
+    run = urn.train_cross_serial_model("lstm", 8, 0, language_cfg, train, "cpu")
     history = run["history"]
     assert history.converged and history.convergence.stopped == "criterion met"
     assert history.last[urn.FIT_METRIC] == 1.0
     assert all(e[urn.FIT_METRIC] < 1.0 for e in history.epochs[:-1])
     # the doubled budget continues the same run: its first epochs are identical
-    longer = urn.train_cross_serial_model("lstm", 8, 0, {**language_cfg, "max_total": 3,
-                                                          "test_family": 5}, train, "cpu",
+    longer = urn.train_cross_serial_model("lstm", 8, 0, language_cfg, train, "cpu",
                                           min_epochs=urn.doubled_epochs(history))
     assert longer["history"]["train_loss"][: len(history)] == history["train_loss"]
     assert longer["history"].convergence.epochs >= 2 * history.convergence.epochs
@@ -314,9 +314,9 @@ def test_parameter_rows_are_computed(xs, monkeypatch):
     assert table["parameters, Dyck, 32 units: LSTM / URN"].verdict == "agrees"
     # a paper figure we do not reproduce is reported as such, not papered over
     wrong = {**urn.PAPER_PARAMS, ("Dyck", 32): (6300, 6349)}
-    monkeypatch.setattr(urn, "PAPER_PARAMS", wrong)
+    monkeypatch.setattr("course_rnn.experiments.urn.cross_serial.PAPER_PARAMS", wrong)
     claims = urn.cross_serial_claims(xs.settings)
-    rows, _ = urn._judged_rows(claims, xs.numbers, lambda models: xs.numbers,
+    rows, _ = urn.judged_rows(claims, xs.numbers, lambda models: xs.numbers,
                                lambda n, models: [])
     rows = {r.quantity: r for r in rows}
     assert rows["parameters, Dyck, 32 units: LSTM / URN"].verdict == "differs"
