@@ -38,7 +38,7 @@ def random_inputs(vocab_size: int, batch: int, steps: int, seed: int = 0) -> tor
 @given(n=st.integers(2, 12), data=st.data())
 def test_every_symbol_matrix_is_a_rotation(n, data):
     k = data.draw(st.one_of(st.none(), st.integers(1, n - 1)))
-    model = URN(5, n=n, k=k, init_range=1.0, seed=data.draw(st.integers(0, 1000)))
+    model = URN(5, hidden_size=n, k=k, init_range=1.0, seed=data.draw(st.integers(0, 1000)))
     eye = torch.eye(n)
     for symbol in range(5):
         q = model.embedding(symbol).detach().double()
@@ -60,7 +60,7 @@ def test_skew_symmetric_fills_the_upper_triangle_row_by_row():
 
 @pytest.mark.parametrize("n,k", [(6, 1), (6, 2), (7, 3), (5, None)])
 def test_truncated_generators_touch_only_the_first_k_rows_and_columns(n, k):
-    model = URN(4, n=n, k=k, init_range=1.0, seed=1)
+    model = URN(4, hidden_size=n, k=k, init_range=1.0, seed=1)
     kept = n - 1 if k is None else k
     for symbol in range(4):
         s = model.generator(symbol).detach()
@@ -106,7 +106,7 @@ def test_expm_in_float32_is_orthogonal_and_refuses_bad_input():
 
 @pytest.mark.parametrize("cls", [URN, MatrixRNN])
 def test_compose_is_the_product_in_reading_order(cls):
-    model = cls(6, n=5, init_range=0.8, seed=2)
+    model = cls(6, hidden_size=5, init_range=0.8, seed=2)
     u, v, w = (model.embedding(i) for i in (1, 4, 2))
     assert torch.allclose(model.compose([1, 4]), v @ u, atol=1e-6)
     assert torch.allclose(model.compose(torch.tensor([1, 4, 2])), w @ v @ u, atol=1e-6)
@@ -118,7 +118,7 @@ def test_compose_is_the_product_in_reading_order(cls):
 
 @pytest.mark.parametrize("cls", [URN, MatrixRNN])
 def test_final_state_is_the_phrase_matrix_applied_to_h0(cls):
-    model = cls(7, n=6, init_range=0.8, seed=3).eval()
+    model = cls(7, hidden_size=6, init_range=0.8, seed=3).eval()
     inputs = random_inputs(7, batch=5, steps=9)
     hidden = model.trace(inputs)["hidden"]
     h0 = torch.zeros(6)
@@ -130,12 +130,13 @@ def test_final_state_is_the_phrase_matrix_applied_to_h0(cls):
 
 def test_state_norm_is_preserved_at_every_step_without_dropout():
     inputs = random_inputs(9, batch=16, steps=30)
-    for model in (URN(9, n=10, k=3, init_range=1.0, dropout=0.0, seed=4),  # training mode, ρ=0
-                  URN(9, n=10, init_range=1.0, seed=4).eval()):  # dropout switched off
+    for model in (URN(9, hidden_size=10, k=3, init_range=1.0, dropout=0.0, seed=4),  # training, ρ=0
+                  URN(9, hidden_size=10, init_range=1.0, seed=4).eval()):  # dropout switched off
         norms = model.trace(inputs)["hidden"].norm(dim=-1)
         assert torch.allclose(norms, torch.ones_like(norms), atol=1e-5)
     # the unconstrained baseline does not keep the norm
-    norms = MatrixRNN(9, n=10, init_range=0.5, seed=4).eval().trace(inputs)["hidden"].norm(dim=-1)
+    baseline = MatrixRNN(9, hidden_size=10, init_range=0.5, seed=4).eval()
+    norms = baseline.trace(inputs)["hidden"].norm(dim=-1)
     assert (norms - 1).abs().max() > 0.1
 
 
@@ -159,7 +160,7 @@ def naive_urn_states(model: URN, inputs: torch.Tensor) -> torch.Tensor:
 
 
 def test_fast_path_equals_the_per_token_definition():
-    model = URN(6, n=8, k=3, init_range=1.0, seed=5).eval()
+    model = URN(6, hidden_size=8, k=3, init_range=1.0, seed=5).eval()
     inputs = random_inputs(6, batch=4, steps=7)
     with torch.no_grad():
         trace = model.trace(inputs)
@@ -170,7 +171,7 @@ def test_fast_path_equals_the_per_token_definition():
 
 
 def test_matrix_rnn_fast_path_equals_the_per_token_definition():
-    model = MatrixRNN(5, n=4, init_range=0.7, seed=6).eval()
+    model = MatrixRNN(5, hidden_size=4, init_range=0.7, seed=6).eval()
     inputs = random_inputs(5, batch=3, steps=6)
     with torch.no_grad():
         hidden = model.trace(inputs)["hidden"]
@@ -185,7 +186,7 @@ def test_matrix_rnn_fast_path_equals_the_per_token_definition():
 
 
 def test_dropout_draws_three_masks_per_pass_and_reuses_them_at_every_step(monkeypatch):
-    model = URN(6, n=8, k=2, dropout=0.3, seed=7)
+    model = URN(6, hidden_size=8, k=2, dropout=0.3, seed=7)
     shapes = []
     original = model._dropout_mask
 
@@ -200,7 +201,7 @@ def test_dropout_draws_three_masks_per_pass_and_reuses_them_at_every_step(monkey
 
 
 def test_dropout_is_random_in_training_and_off_in_eval():
-    model = URN(6, n=8, dropout=0.3, init_range=0.5, seed=8)
+    model = URN(6, hidden_size=8, dropout=0.3, init_range=0.5, seed=8)
     inputs = random_inputs(6, batch=4, steps=5)
     torch.manual_seed(0)
     first, second = model(inputs), model(inputs)
@@ -219,7 +220,7 @@ def test_dropout_is_random_in_training_and_off_in_eval():
 )
 def test_parameter_counts_match_the_papers_tables(n, vocab, expected):
     assert urn_parameter_count(n, None, vocab) == expected
-    assert URN(vocab, n=n).num_parameters() == expected
+    assert URN(vocab, hidden_size=n).num_parameters() == expected
 
 
 @FAST
@@ -229,14 +230,14 @@ def test_truncated_parameter_count_follows_the_formula(n, vocab, data):
     rows = sum(n - i for i in range(1, k + 1))  # (n−1) + (n−2) + … + (n−k)
     assert generator_size(n, k) == rows
     assert urn_parameter_count(n, k, vocab) == vocab * rows + vocab * (n + 1)
-    assert URN(vocab, n=n, k=k).num_parameters() == urn_parameter_count(n, k, vocab)
+    assert URN(vocab, hidden_size=n, k=k).num_parameters() == urn_parameter_count(n, k, vocab)
     assert generator_size(n, n - 1) == generator_size(n, None) == n * (n - 1) // 2
 
 
 def test_seeds_code_sizes_and_baseline_count():
     assert generator_size(50, 3) == 49 + 48 + 47  # LM.hs: "(units ~ 50, embSize ~ (49+48+47))"
     assert generator_size(32, 3) == 90  # LM.hs: "(units ~ 32, embSize ~ 90) -- 3 bands"
-    assert MatrixRNN(12, n=50).num_parameters() == 12 * 50 * 50 + 12 * 51
+    assert MatrixRNN(12, hidden_size=50).num_parameters() == 12 * 50 * 50 + 12 * 51
 
 
 # -- gradients and seeds ------------------------------------------------------------------------
@@ -244,7 +245,7 @@ def test_seeds_code_sizes_and_baseline_count():
 
 @pytest.mark.parametrize("cls", [URN, MatrixRNN])
 def test_gradients_reach_the_symbols_that_were_read(cls):
-    model = cls(6, n=5, init_range=0.5, seed=9)
+    model = cls(6, hidden_size=5, init_range=0.5, seed=9)
     inputs = torch.tensor([[0, 1, 2, 1], [2, 2, 0, 1]])
     model(inputs).logsumexp(-1).sum().backward()
     params = model.generators if cls is URN else model.matrices
@@ -255,10 +256,10 @@ def test_gradients_reach_the_symbols_that_were_read(cls):
 
 
 def test_same_seed_same_model_and_same_dropout():
-    a, b = URN(7, n=9, k=2, seed=11), URN(7, n=9, k=2, seed=11)
+    a, b = URN(7, hidden_size=9, k=2, seed=11), URN(7, hidden_size=9, k=2, seed=11)
     for pa, pb in zip(a.parameters(), b.parameters(), strict=True):
         assert torch.equal(pa, pb)
-    assert not torch.equal(a.generators, URN(7, n=9, k=2, seed=12).generators)
+    assert not torch.equal(a.generators, URN(7, hidden_size=9, k=2, seed=12).generators)
     inputs = random_inputs(7, batch=3, steps=4)
     seed_everything(5)
     first = a(inputs)
@@ -266,8 +267,15 @@ def test_same_seed_same_model_and_same_dropout():
     assert torch.equal(first, b(inputs))
     rebuilt = URN(**a.config())
     assert torch.equal(rebuilt.generators, a.generators)
-    assert rebuilt.config() == {"vocab_size": 7, "n": 9, "k": 2, "dropout": 0.05,
+    assert rebuilt.config() == {"vocab_size": 7, "hidden_size": 9, "k": 2, "dropout": 0.05,
                                 "init_range": 0.05, "seed": 11}
+    # a checkpoint saved before the state size was called hidden_size has "n": still read
+    old = {**a.config(), "n": 9}
+    del old["hidden_size"]
+    assert torch.equal(URN(**old).generators, a.generators)
+    assert MatrixRNN(7, n=9, seed=11).config()["hidden_size"] == 9
+    with pytest.raises(ValueError, match="give the state size once"):
+        URN(7, hidden_size=8, n=9)
     assert URN.kind == "urn" and MatrixRNN.kind == "matrix_rnn"
 
 
@@ -277,11 +285,11 @@ def test_same_seed_same_model_and_same_dropout():
 @pytest.mark.parametrize(
     "kwargs,error,match",
     [
-        (dict(n=5, k=5), ValueError, "k=5 is impossible for n=5"),
-        (dict(n=5, k=0), ValueError, "k \\(the truncation\\) must be at least 1"),
-        (dict(n=1), ValueError, "n \\(the state size\\) must be at least 2"),
-        (dict(n=4.0), TypeError, "n \\(the state size\\) must be an integer"),
-        (dict(n=4, k=2.5), TypeError, "k \\(the truncation\\) must be an integer"),
+        (dict(hidden_size=5, k=5), ValueError, "k=5 is impossible for n=5"),
+        (dict(hidden_size=5, k=0), ValueError, "k \\(the truncation\\) must be at least 1"),
+        (dict(hidden_size=1), ValueError, "hidden_size \\(the state size n\\) must be at least 2"),
+        (dict(hidden_size=4.0), TypeError, "hidden_size \\(the state size n\\) must be an integer"),
+        (dict(hidden_size=4, k=2.5), TypeError, "k \\(the truncation\\) must be an integer"),
         (dict(dropout=1.0), ValueError, "dropout must be in \\[0, 1\\)"),
         (dict(init_range=-0.1), ValueError, "init_range must be non-negative"),
         (dict(seed=-1), ValueError, "seed must be at least 0"),
@@ -295,8 +303,8 @@ def test_impossible_hyperparameters_are_refused(kwargs, error, match):
 def test_bad_vocab_and_helper_arguments():
     with pytest.raises(ValueError, match="vocab_size must be at least 1"):
         URN(0)
-    with pytest.raises(ValueError, match="n \\(the state size\\) must be at least 2"):
-        MatrixRNN(4, n=1)
+    with pytest.raises(ValueError, match="hidden_size \\(the state size n\\) must be at least"):
+        MatrixRNN(4, hidden_size=1)
     with pytest.raises(ValueError, match="impossible"):
         urn_parameter_count(8, 8, 12)
     with pytest.raises(ValueError, match="vocab_size"):
@@ -304,7 +312,7 @@ def test_bad_vocab_and_helper_arguments():
 
 
 def test_wrong_inputs_get_clear_errors():
-    model = URN(5, n=4, seed=0)
+    model = URN(5, hidden_size=4, seed=0)
     with pytest.raises(ValueError, match="shape \\[batch, time\\]"):
         model(torch.zeros(2, 3, 4, dtype=torch.long))
     with pytest.raises(ValueError, match="integer indices"):
@@ -362,7 +370,7 @@ def test_a_small_model_learns_a_two_pair_dyck_language(cls, kwargs, one_thread):
     vocab = Vocab("()[]")
     batch = make_batch(vocab, dyck_strings(128, max_pairs=5, seed=0))
     seed_everything(0)
-    model = cls(len(vocab), n=12, seed=0, **kwargs)
+    model = cls(len(vocab), hidden_size=12, seed=0, **kwargs)
     optimiser = torch.optim.Adam(model.parameters(), lr=0.03)
 
     def loss() -> torch.Tensor:

@@ -184,10 +184,12 @@ class SymbolMatrixRNN(RecurrentModel):
     ``embedding`` and ``compose`` are shared.
     """
 
-    def __init__(self, vocab_size: int, n: int, dropout: float, init_range: float, seed):
+    def __init__(self, vocab_size: int, hidden_size: int, dropout: float, init_range: float,
+                 seed):
         super().__init__()
         check_at_least(vocab_size, "vocab_size", 1)
-        check_at_least(n, "n (the state size)", 2)
+        check_at_least(hidden_size, "hidden_size (the state size n)", 2)
+        n = hidden_size
         if isinstance(dropout, bool) or not isinstance(dropout, (int, float)):
             raise TypeError(f"dropout must be a number in [0, 1), got {dropout!r}")
         if not 0.0 <= dropout < 1.0:
@@ -310,12 +312,24 @@ class SymbolMatrixRNN(RecurrentModel):
         return compose_matrices([matrices[i] for i in indices])
 
 
+def state_size(hidden_size: int | None, n: int | None, default: int = 50) -> int:
+    """The state size of a URN or MatrixRNN: ``hidden_size`` (``default`` when not given), or
+    ``n``, its name before the library said ``hidden_size`` for every model (checkpoints saved
+    then have ``n``)."""
+    if n is None:
+        return default if hidden_size is None else hidden_size
+    if hidden_size is not None and hidden_size != n:
+        raise ValueError(f"give the state size once: hidden_size={hidden_size} or n={n}")
+    return n
+
+
 class URN(SymbolMatrixRNN):
     """Unitary-evolution RNN (k-TURN when ``k`` is given), Bernardy & Lappin 2022/2023.
 
-    ``URN(vocab_size, n=50, k=None, dropout=0.05, init_range=0.05, seed=None)``
+    ``URN(vocab_size, hidden_size=50, k=None, dropout=0.05, init_range=0.05, seed=None)``
 
-    * ``n`` – state size (the papers use 50 for Dyck, 8/16/32 in 2023);
+    * ``hidden_size`` – the state size n (the papers use 50 for Dyck, 8/16/32 in 2023; ``n=``
+      is still read, as checkpoints saved before the rename have it);
     * ``k`` – keep the first k rows of each generator (None: all n−1 rows, the Full-URN);
     * ``dropout`` – ρ at the three places listed in the module docstring;
     * ``init_range`` – generator entries start ~ U(−init_range, init_range);
@@ -326,11 +340,13 @@ class URN(SymbolMatrixRNN):
 
     kind = "urn"
 
-    def __init__(self, vocab_size: int, n: int = 50, k: int | None = None,
-                 dropout: float = 0.05, init_range: float = 0.05, seed: int | None = None):
+    def __init__(self, vocab_size: int, hidden_size: int | None = None, k: int | None = None,
+                 dropout: float = 0.05, init_range: float = 0.05, seed: int | None = None, *,
+                 n: int | None = None):
+        n = state_size(hidden_size, n)
         super().__init__(vocab_size, n, dropout, init_range, seed)
         self.k = check_truncation(n, k)
-        self._config = dict(vocab_size=vocab_size, n=n, k=k, dropout=dropout,
+        self._config = dict(vocab_size=vocab_size, hidden_size=n, k=k, dropout=dropout,
                             init_range=init_range, seed=seed)
         # one row per symbol: the generator's upper-triangle entries, row by row, first k rows
         self.generators = self._init_symbols(seed, vocab_size, generator_size(n, k))
@@ -351,7 +367,8 @@ class URN(SymbolMatrixRNN):
 class MatrixRNN(SymbolMatrixRNN):
     """The unconstrained baseline of Bernardy & Lappin (2022, §5): a free n×n matrix per symbol.
 
-    ``MatrixRNN(vocab_size, n=50, dropout=0.05, init_range=0.05, seed=None)``
+    ``MatrixRNN(vocab_size, hidden_size=50, dropout=0.05, init_range=0.05, seed=None)`` (the
+    state size n is ``hidden_size``; ``n=`` is still read, as for :class:`URN`)
 
     h_t = M(x_t) h_{t−1}, h_0 = e_0, logits_t = W h_t + b: the URN without the orthogonality
     constraint (the seeds' ``mulModel``: the embedding vector of n² entries reshaped to n×n, same
@@ -362,10 +379,11 @@ class MatrixRNN(SymbolMatrixRNN):
 
     kind = "matrix_rnn"
 
-    def __init__(self, vocab_size: int, n: int = 50, dropout: float = 0.05,
-                 init_range: float = 0.05, seed: int | None = None):
+    def __init__(self, vocab_size: int, hidden_size: int | None = None, dropout: float = 0.05,
+                 init_range: float = 0.05, seed: int | None = None, *, n: int | None = None):
+        n = state_size(hidden_size, n)
         super().__init__(vocab_size, n, dropout, init_range, seed)
-        self._config = dict(vocab_size=vocab_size, n=n, dropout=dropout,
+        self._config = dict(vocab_size=vocab_size, hidden_size=n, dropout=dropout,
                             init_range=init_range, seed=seed)
         self.matrices = self._init_symbols(seed, vocab_size, n, n)
 

@@ -54,7 +54,7 @@ def parameter_count_rows() -> list[dict]:
 def cross_serial_model(kind: str, vocab_size: int, units: int, cfg: CrossSerialSettings, seed: int):
     """A full URN (no truncation, as in the 2023 paper) or an LSTM with ``units`` units."""
     if kind == "urn":
-        return build_model("urn", vocab_size=vocab_size, n=units, seed=seed)
+        return build_model("urn", vocab_size=vocab_size, hidden_size=units, seed=seed)
     return build_model("lstm", vocab_size=vocab_size, hidden_size=units,
                        embedding_dim=cfg.embedding, seed=seed)
 

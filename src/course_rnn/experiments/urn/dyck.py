@@ -132,11 +132,11 @@ def dyck_model(name: str, vocab_size: int, cfg: DyckSettings, seed: int):
     dropout 0.05, as in the seeds' code)."""
     kind, k = DYCK_MODELS[name]
     if kind == "urn":
-        return build_model(kind, vocab_size=vocab_size, n=cfg.units, k=k, seed=seed)
+        return build_model(kind, vocab_size=vocab_size, hidden_size=cfg.units, k=k, seed=seed)
     if kind == "lstm":
         return build_model(kind, vocab_size=vocab_size, hidden_size=cfg.units,
                            embedding_dim=cfg.embedding, seed=seed)
-    return build_model(kind, vocab_size=vocab_size, n=cfg.units, seed=seed)
+    return build_model(kind, vocab_size=vocab_size, hidden_size=cfg.units, seed=seed)
 
 
 #: What :func:`train_dyck_model` records at every epoch on the probe strings: "probe: <label>".
