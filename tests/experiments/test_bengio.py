@@ -32,7 +32,7 @@ def tiny(data):
 def test_returns_a_replication_with_a_table_runs_and_curves(tiny):
     assert isinstance(tiny, Replication)
     assert tiny.experiment == "bengio-kn" and tiny.scale == "quick" and tiny.device == "cpu"
-    assert tiny.seeds == [0] and tiny.settings["seeds"] == [0] and tiny.seconds > 0
+    assert tiny.seeds == [0] and tiny.settings.seeds == (0,) and tiny.seconds > 0
     assert tiny.rows and all(r.quantity and r.paper and r.ours and r.note for r in tiny.rows)
     assert "| quantity | paper | ours | verdict | note |" in tiny.table()
     assert set(tiny.figures) == {"curves", "valid_perplexity", "perplexities"}
@@ -55,32 +55,32 @@ def test_numbers_are_what_the_artefacts_score(tiny, data):
     assert isinstance(run["model"], BengioMLP) and run["model"].W is None
     assert perplexity(run["model"], tiny.artefacts["test_pairs"]) == pytest.approx(
         run["perplexity"], rel=1e-6)
-    assert numbers["perplexity"]["MLP, no direct"] == run["perplexity"]
+    assert numbers.perplexity["MLP, no direct"] == run["perplexity"]
     # the best weights are restored: the model scores the best validation loss it reached
     assert math.exp(-run["valid"].mean()) == pytest.approx(
         math.exp(min(run["history"]["valid_loss"])), rel=1e-4)
     scored, watched = data.scored(TINY["test_sentences"]), data.watched(TINY["valid_sentences"])
-    assert numbers["corpus"]["scored_predictions"] == sum(len(s) + 1 for s in scored)
+    assert numbers.corpus.scored_predictions == sum(len(s) + 1 for s in scored)
     for order in TINY["kn_orders"]:
         modified = ModifiedKneserNeyLM(order).fit(data.train, vocabulary=data.vocab.itos)
         one = KneserNeyLM(order, 0.75).fit(data.train, vocabulary=data.vocab.itos)
-        assert numbers["perplexity"][f"modified KN {order}-gram"] == pytest.approx(
+        assert numbers.perplexity[f"modified KN {order}-gram"] == pytest.approx(
             modified.perplexity(scored))
-        assert numbers["perplexity"][f"KN {order}-gram"] == pytest.approx(one.perplexity(scored))
-        assert numbers["valid_perplexity"][f"KN {order}-gram"] == pytest.approx(
+        assert numbers.perplexity[f"KN {order}-gram"] == pytest.approx(one.perplexity(scored))
+        assert numbers.valid_perplexity[f"KN {order}-gram"] == pytest.approx(
             one.perplexity(watched))
-    best = numbers["best_count_model"]  # chosen on validation, not on test
-    valid = numbers["valid_perplexity"]
+    best = numbers.best_count_model  # chosen on validation, not on test
+    valid = numbers.valid_perplexity
     assert valid[best] == min(v for name, v in valid.items() if "KN" in name and "+" not in name)
-    assert numbers["ratio"]["ours"] == pytest.approx(numbers["best_mlp"] / numbers["best_count"])
-    assert numbers["ratio"]["paper"] == pytest.approx(268 / 321)  # MLP1 / KN back-off 5-gram
-    assert numbers["ratio"]["mixture_paper"] == pytest.approx(252 / 321)
+    assert numbers.ratio.ours == pytest.approx(numbers.best_mlp / numbers.best_count)
+    assert numbers.ratio.paper == pytest.approx(268 / 321)  # MLP1 / KN back-off 5-gram
+    assert numbers.ratio.mixture_paper == pytest.approx(252 / 321)
 
 
 def test_the_mixture_weight_is_tuned_on_validation(tiny):
     numbers, run = tiny.numbers, tiny.artefacts["mlps"]["no direct", 0]
-    probs = tiny.artefacts["count_probs"][numbers["best_count_model"]]
-    lam = numbers["mlp"]["no direct"][0]["mixture_weight"]
+    probs = tiny.artefacts["count_probs"][numbers.best_count_model]
+    lam = numbers.mlp["no direct"][0].mixture_weight
 
     def valid_loglik(weight):
         return np.log(bengio.mixture_probs(weight, run["valid"], probs["valid"])).mean()
@@ -89,7 +89,7 @@ def test_the_mixture_weight_is_tuned_on_validation(tiny):
         if 0 <= other <= 1:
             assert valid_loglik(lam) >= valid_loglik(other) - 1e-12
     mixed = bengio.perplexity_of(bengio.mixture_probs(lam, run["test"], probs["test"]))
-    assert numbers["perplexity"][numbers["best_mixture_model"]] == pytest.approx(mixed)
+    assert numbers.perplexity[numbers.best_mixture_model] == pytest.approx(mixed)
 
 
 def test_mixture_weight_finds_a_known_optimum():
@@ -108,7 +108,7 @@ def test_verdicts_wait_for_convergence_and_a_doubled_budget(tiny):
     """A 4-unit MLP on 400 sentences converges and loses to counting: the disagreement is
     checked at twice the epochs (same seed: a continuation), and those runs are recorded."""
     first = tiny.runs["MLP, no direct, seed 0"]
-    assert first.converged and tiny.numbers["ratio"]["ours"] > 1
+    assert first.converged and tiny.numbers.ratio.ours > 1
     rows = {r.quantity: r for r in tiny.rows}
     for quantity in ("best MLP alone / best count model, test perplexity",
                      "MLP + count mixture / best count model, test perplexity"):
@@ -135,25 +135,31 @@ def test_same_seed_same_numbers_in_parallel_other_seed_other_numbers(tiny, data)
     # two worker processes (one per job) give the numbers of the serial run
     again = bengio.run(seeds=1, settings=TINY, device="cpu", progress=False, data=data,
                        workers=2)
-    assert json.dumps(again.numbers, allow_nan=True) == json.dumps(tiny.numbers, allow_nan=True)
+    assert json.dumps(again.numbers.to_json(), allow_nan=True) == json.dumps(
+        tiny.numbers.to_json(), allow_nan=True)
     assert [vars(r) for r in again.rows] == [vars(r) for r in tiny.rows]
     other = bengio.run(seeds=[1], settings=dict(TINY, kn_orders=[2]), device="cpu",
                        progress=False, data=data, workers=1)
     assert other.seeds == [1]
-    assert other.numbers["perplexity"]["MLP, no direct"] != \
-        tiny.numbers["perplexity"]["MLP, no direct"]
-    assert other.numbers["perplexity"]["KN 2-gram"] == tiny.numbers["perplexity"]["KN 2-gram"]
+    assert other.numbers.perplexity["MLP, no direct"] != \
+        tiny.numbers.perplexity["MLP, no direct"]
+    assert other.numbers.perplexity["KN 2-gram"] == tiny.numbers.perplexity["KN 2-gram"]
 
 
 def test_settings_and_seeds():
-    quick = bengio.resolve_settings("default")  # chapter 1's name for the quick scale
-    assert quick["min_count"] == 4  # Bengio et al. merged words of frequency ≤ 3
-    assert quick["kn_orders"] == [3, 4, 5] and quick["variants"] == ["no direct"]
-    assert quick["embedding_std"] == 0.01 and quick["max_epochs"] >= 5
-    paper = bengio.resolve_settings("paper", seeds=3)
-    assert paper["seeds"] == [0, 1, 2] and paper["variants"] == ["no direct", "direct"]
-    assert paper["max_epochs"] >= 2 * bengio.BROWN_EPOCHS[0]  # a generous cap
-    assert bengio.resolve_settings(settings={"seeds": 2})["seeds"] == [0, 1]
+    quick = bengio.SETTINGS["default"]  # chapter 1's name for the quick scale
+    assert isinstance(quick, bengio.BengioSettings)
+    assert quick.min_count == 4  # Bengio et al. merged words of frequency ≤ 3
+    assert quick.kn_orders == (3, 4, 5) and quick.variants == ("no direct",)
+    assert quick.embedding_std == 0.01 and quick.max_epochs >= 5 and quick.seeds == (0,)
+    paper = bengio.SETTINGS["paper"]
+    assert paper.seeds == (0, 1, 2) and paper.variants == ("no direct", "direct")
+    assert paper.max_epochs >= 2 * bengio.BROWN_EPOCHS[0]  # a generous cap
+    assert bengio.SETTINGS.at("quick", {"seeds": 2}).seeds == (0, 1)  # a count: 0 … N-1
+    assert bengio.SETTINGS.at("quick", {"kn_orders": [5, 2]}).kn_orders == (2, 5)  # sorted
+    assert bengio.SETTINGS.at("quick", {"lr_patience": None}).lr_patience is None
+    assert bengio.SETTINGS.at("quick", {"test_sentences": "none"}).test_sentences is None
+    assert bengio.SETTINGS["quick"].to_json()["kn_orders"] == [3, 4, 5]  # saved as before
 
 
 @pytest.mark.parametrize("kwargs, message", [
@@ -162,9 +168,12 @@ def test_settings_and_seeds():
     (dict(scale="huge"), "unknown scale 'huge'"),
     (dict(settings={"kn_orders": [1, 3]}), "'kn_orders'"),
     (dict(settings={"kn_orders": []}), "'kn_orders'"),
-    (dict(settings={"eval_every": 0}), "'eval_every' must be a positive integer"),
-    (dict(settings={"max_epochs": 0}), "'max_epochs' must be a positive integer"),
-    (dict(settings={"patience": -1}), "'patience' must be a positive integer"),
+    (dict(settings={"kn_orders": [3, 3]}), "'kn_orders' must be distinct"),
+    (dict(settings={"variants": ["direct", "direct"]}), "'variants'"),
+    (dict(settings={"seeds": [1, 1]}), "'seeds'"),
+    (dict(settings={"eval_every": 0}), "'eval_every' must be a number ≥ 1"),
+    (dict(settings={"max_epochs": 0}), "'max_epochs' must be a number ≥ 1"),
+    (dict(settings={"patience": -1}), "'patience' must be a number ≥ 1"),
     (dict(settings={"test_sentences": 0}), "'test_sentences'"),
     (dict(settings={"valid_sentences": "all"}), "'valid_sentences'"),
     (dict(settings={"seeds": []}), "'seeds'"),
