@@ -81,14 +81,14 @@ def main(argv: list[str] | None = None) -> dict:
     seed_everything(0)
     inputs = torch.randint(0, vocab_size, (args.batch, args.length))
     targets = torch.randint(0, vocab_size, (args.batch, args.length))
-    exact = URN(vocab_size, n=args.n, k=args.k, dropout=0.0, init_range=0.5, seed=0)
+    exact = URN(vocab_size, hidden_size=args.n, k=args.k, dropout=0.0, init_range=0.5, seed=0)
     with torch.no_grad():
         difference = (exact(inputs) - per_token_logits(exact, inputs)).abs().max().item()
     if difference > 1e-4:
         raise RuntimeError(f"per-symbol and per-token URNs disagree by {difference:.2g}")
 
     per_symbol = time_forward_backward(exact, exact, inputs, targets, args.repeats)
-    with_dropout = URN(vocab_size, n=args.n, k=args.k, seed=0)  # the model as trained (ρ=0.05)
+    with_dropout = URN(vocab_size, hidden_size=args.n, k=args.k, seed=0)  # the model as trained (ρ=0.05)
     per_symbol_dropout = time_forward_backward(with_dropout, with_dropout, inputs, targets,
                                                args.repeats)
     per_token = time_forward_backward(lambda x: per_token_logits(exact, x), exact, inputs,

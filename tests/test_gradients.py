@@ -72,7 +72,7 @@ def test_linear_srn_state_jacobian_is_a_matrix_power():
 
 def test_urn_state_jacobian_keeps_its_norm():
     """A product of orthogonal matrices is orthogonal: the URN's gradient cannot vanish."""
-    model = build_model("urn", vocab_size=len(VOCAB), n=4, seed=0)
+    model = build_model("urn", vocab_size=len(VOCAB), hidden_size=4, seed=0)
     ours = gradient_norms_by_distance(model, BATCH.inputs, wrt="hidden", of="hidden")
     np.testing.assert_allclose(ours["per_string"], 2.0, rtol=1e-4)  # ‖Q‖_F = √n
     loss = gradient_norms_by_distance(model, BATCH.inputs, targets=BATCH.targets)
@@ -129,7 +129,7 @@ def test_clear_errors():
     with pytest.raises(ValueError, match="targets"):
         gradient_norms_by_distance(model, BATCH.inputs, of="hidden", targets=BATCH.targets)
     with pytest.raises(TypeError, match="wrt=\"hidden\""):
-        urn = build_model("urn", vocab_size=len(VOCAB), n=3, seed=0)
+        urn = build_model("urn", vocab_size=len(VOCAB), hidden_size=3, seed=0)
         gradient_norms_by_distance(urn, BATCH.inputs, wrt="input")
     with pytest.raises(TypeError, match="sequence model"):
         gradient_norms_by_distance(torch.nn.Linear(2, 2), BATCH.inputs)

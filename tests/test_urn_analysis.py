@@ -136,8 +136,8 @@ def test_plane_similarities_compare_every_plane_of_one_embedding_with_every_plan
 
 
 def test_a_k_truncated_urn_rotates_at_most_k_planes():
-    full = URN(6, n=10, init_range=1.0, seed=0)
-    truncated = URN(6, n=10, k=2, init_range=1.0, seed=0)
+    full = URN(6, hidden_size=10, init_range=1.0, seed=0)
+    truncated = URN(6, hidden_size=10, k=2, init_range=1.0, seed=0)
     for symbol in range(6):
         assert len(signature(truncated.embedding(symbol))) <= 2
         assert len(rotation_planes(truncated.embedding(symbol))[0]) <= 2
@@ -146,7 +146,7 @@ def test_a_k_truncated_urn_rotates_at_most_k_planes():
 
 def test_phrase_matrices_of_a_model():
     vocab = Vocab("()[]")
-    model = URN(len(vocab), n=6, init_range=0.7, seed=1).eval()
+    model = URN(len(vocab), hidden_size=6, init_range=0.7, seed=1).eval()
     mats = phrase_matrices(model, vocab, ["(", ")", "( )", "( [ ] )"])
     o, c = mats["("], mats[")"]
     assert np.allclose(mats["( )"], c @ o, atol=1e-6)

@@ -58,7 +58,7 @@ def test_widget_draws_strings_from_the_language():
     torch.manual_seed(1)
     dyck = Dyck("() []")
     vocab = Vocab(dyck.alphabet)
-    stepper = Stepper(build_model("urn", vocab_size=len(vocab), n=4), vocab, dyck, plot=False)
+    stepper = Stepper(build_model("urn", vocab_size=len(vocab), hidden_size=4), vocab, dyck, plot=False)
     stepper.draw()
     assert dyck.is_member(stepper.text.value)
     assert stepper.slider.max == len(stepper.text.value)

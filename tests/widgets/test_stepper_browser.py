@@ -79,7 +79,7 @@ def lstm_block():
 def urn_block():
     dyck = Dyck("() []")
     vocab = Vocab(dyck.alphabet)
-    model = trained_looking(build_model("urn", vocab_size=len(vocab), n=16, k=2, seed=0))
+    model = trained_looking(build_model("urn", vocab_size=len(vocab), hidden_size=16, k=2, seed=0))
     return web_stepper_html(model, vocab, dyck, string="([])[]", title="URN")
 
 

@@ -251,7 +251,7 @@ def import_model(spec: dict):
         if spec["W"] is not None:
             model.weight_hh.copy_(tensor("W"))
     else:
-        model = build_model("matrix_rnn", vocab_size=size, n=hidden, dropout=0.0)
+        model = build_model("matrix_rnn", vocab_size=size, hidden_size=hidden, dropout=0.0)
         model.matrices.copy_(tensor("Q"))
         model.start_state.copy_(tensor("h0").reshape(model.start_state.shape))
     model.readout.weight.copy_(tensor("R"))
