@@ -88,7 +88,8 @@ def main(argv: list[str] | None = None) -> dict:
         raise RuntimeError(f"per-symbol and per-token URNs disagree by {difference:.2g}")
 
     per_symbol = time_forward_backward(exact, exact, inputs, targets, args.repeats)
-    with_dropout = URN(vocab_size, hidden_size=args.n, k=args.k, seed=0)  # the model as trained (ρ=0.05)
+    # the model as trained (ρ=0.05)
+    with_dropout = URN(vocab_size, hidden_size=args.n, k=args.k, seed=0)
     per_symbol_dropout = time_forward_backward(with_dropout, with_dropout, inputs, targets,
                                                args.repeats)
     per_token = time_forward_backward(lambda x: per_token_logits(exact, x), exact, inputs,

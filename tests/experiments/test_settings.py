@@ -153,7 +153,8 @@ def test_begin_checks_every_argument_before_any_work():
     assert begin(TOY, TOYS, "quick", {"hidden": 3}, default_seeds="hidden",
                  device="cpu").seeds == [0, 1, 2]
     for bad, message in [(dict(seeds=[1, 1]), "seeds must be different"),
-                         (dict(seeds=0), "number of seeds must be a positive"), (dict(scale="huge"), "huge"),
+                         (dict(seeds=0), "number of seeds must be a positive"),
+                         (dict(scale="huge"), "huge"),
                          (dict(settings={"lr": -1}), "setting 'lr'"),
                          (dict(device="tpu"), "tpu")]:
         arguments = {"scale": "quick", "device": "cpu", **bad}

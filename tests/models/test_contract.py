@@ -34,7 +34,8 @@ DYCK = Dyck("() []")
 VOCAB = Vocab(DYCK.alphabet)
 STRINGS = ["([])()", "[[[]]]", "()()()"]
 INPUTS = make_batch(VOCAB, STRINGS).inputs  # [3, 7], no padding
-SIZES = {"urn": dict(hidden_size=5, k=2), "matrix_rnn": dict(hidden_size=4), "flnn": dict(hidden_size=2)}
+SIZES = {"urn": dict(hidden_size=5, k=2), "matrix_rnn": dict(hidden_size=4),
+         "flnn": dict(hidden_size=2)}
 
 
 # -- a recurrent model the course does not have ---------------------------------------------------
