@@ -31,7 +31,7 @@ from course_rnn.models.bengio import BengioMLP
 from course_rnn.training import NextWord, Target, fit
 
 DEFAULT_OUT = Path(__file__).parent / "results" / "training_loop.json"
-SIZES = dict(vocab_size=7112, context=4, embedding_dim=60, hidden=50)
+SIZES = dict(vocab_size=7112, context=4, embedding_dim=60, hidden_size=50)
 
 
 def make_model(seed: int = 0) -> BengioMLP:

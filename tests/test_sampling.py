@@ -65,7 +65,7 @@ def test_an_unfinished_sample_is_cut_at_max_length():
 
 def test_the_mlp_sampler_reads_a_start_padded_context():
     vocab = Vocab([UNK, "the", "cat", "sat"])
-    model = BengioMLP(len(vocab), context=2, embedding_dim=3, hidden=4)
+    model = BengioMLP(len(vocab), context=2, embedding_dim=3, hidden_size=4)
     with torch.no_grad():  # P(next) depends only on the last word: the -> cat -> sat -> </s>
         model.C.weight.zero_()
         model.H.weight.zero_()
@@ -73,7 +73,7 @@ def test_the_mlp_sampler_reads_a_start_padded_context():
         model.b.fill_(-50.0)
         model.b[vocab.index("the")] = 50.0
     assert sample_ngram_mlp(model, vocab, 2, seed=0, max_length=5) == [("the",) * 5] * 2
-    samples = sample_ngram_mlp(BengioMLP(len(vocab), context=2, embedding_dim=3, hidden=4),
+    samples = sample_ngram_mlp(BengioMLP(len(vocab), context=2, embedding_dim=3, hidden_size=4),
                                vocab, 30, seed=1, max_length=8)
     assert all(set(s) <= set(vocab.alphabet) for s in samples)
 

@@ -23,7 +23,7 @@ def vocab():
 
 
 def test_forward_shapes(vocab):
-    model = BengioMLP(len(vocab), context=3, embedding_dim=8, hidden=5)
+    model = BengioMLP(len(vocab), context=3, embedding_dim=8, hidden_size=5)
     contexts = torch.randint(len(vocab), (7, 3))
     assert model(contexts).shape == (7, len(vocab))
     assert model(contexts[0]).shape == (1, len(vocab))  # one context, no batch axis
@@ -36,13 +36,13 @@ def test_parameter_counts_follow_the_equation():
     base = v * m + (n1 * m * h + h) + h * v + v  # C, H and d, U, b
     assert BengioMLP(v, n1, m, h).num_parameters() == base
     assert BengioMLP(v, n1, m, h, direct=True).num_parameters() == base + v * n1 * m  # + W
-    only_direct = BengioMLP(v, n1, m, hidden=0, direct=True)  # y = b + W x (the paper's MLP3)
+    only_direct = BengioMLP(v, n1, m, hidden_size=0, direct=True)  # y = b + W x (the paper's MLP3)
     assert only_direct.num_parameters() == v * m + v * n1 * m + v
 
 
 def test_output_is_the_equation():
     torch.manual_seed(0)
-    model = BengioMLP(11, context=2, embedding_dim=3, hidden=4, direct=True)
+    model = BengioMLP(11, context=2, embedding_dim=3, hidden_size=4, direct=True)
     contexts = torch.tensor([[1, 5], [7, 7]])
     x = torch.cat([model.C.weight[contexts[:, 0]], model.C.weight[contexts[:, 1]]], dim=1)
     h = torch.tanh(x @ model.H.weight.T + model.H.bias)
@@ -51,7 +51,7 @@ def test_output_is_the_equation():
 
 
 def test_bad_input_is_a_clear_error(vocab):
-    model = BengioMLP(len(vocab), context=3, embedding_dim=4, hidden=3)
+    model = BengioMLP(len(vocab), context=3, embedding_dim=4, hidden_size=3)
     with pytest.raises(ValueError, match=r"shape \[batch, 3\]"):
         model(torch.zeros(2, 4, dtype=torch.long))
     with pytest.raises(ValueError, match="integer"):
@@ -60,8 +60,8 @@ def test_bad_input_is_a_clear_error(vocab):
         model(torch.tensor([[0, 1, len(vocab)]]))
     with pytest.raises(TypeError, match="torch.Tensor"):
         model([[0, 1, 2]])
-    with pytest.raises(ValueError, match="hidden=0"):
-        BengioMLP(10, hidden=0, direct=False)
+    with pytest.raises(ValueError, match="hidden_size=0"):
+        BengioMLP(10, hidden_size=0, direct=False)
     with pytest.raises(ValueError, match="context"):
         BengioMLP(10, context=0)
     with pytest.raises(ValueError, match="not in the vocabulary.*map_unknown"):
@@ -82,7 +82,7 @@ def test_unknown_words_can_be_mapped_first():
     assert vocab.index("<unk>") in targets.tolist()
 
 def test_config_rebuilds_the_model():
-    model = BengioMLP(50, context=2, embedding_dim=4, hidden=3, direct=True)
+    model = BengioMLP(50, context=2, embedding_dim=4, hidden_size=3, direct=True)
     clone = BengioMLP(**model.config())
     assert clone.num_parameters() == model.num_parameters()
     clone.load_state_dict(model.state_dict())
@@ -92,7 +92,7 @@ def test_config_rebuilds_the_model():
                                                    (False, 5, None)])
 def test_chunked_loss_is_cross_entropy_with_the_same_gradients(direct, hidden, chunk):
     torch.manual_seed(0)
-    model = BengioMLP(23, context=3, embedding_dim=4, hidden=hidden, direct=direct)
+    model = BengioMLP(23, context=3, embedding_dim=4, hidden_size=hidden, direct=direct)
     torch.nn.init.normal_(model.b)  # a non-zero bias, so that its gradient is tested too
     contexts, targets = torch.randint(23, (10, 3)), torch.randint(23, (10,))
     reference = F.cross_entropy(model.scores(contexts), targets)
@@ -107,3 +107,15 @@ def test_chunked_loss_is_cross_entropy_with_the_same_gradients(direct, hidden, c
     with torch.no_grad():  # evaluation: the loss alone
         assert model.nll(contexts, targets, chunk=chunk).item() == pytest.approx(reference.item(),
                                                                                 rel=1e-6)
+
+
+def test_the_hidden_size_has_the_name_of_every_model_and_old_checkpoints_still_load():
+    model = BengioMLP(20, context=2, embedding_dim=3, hidden_size=4)
+    assert model.hidden_size == 4 and model.config()["hidden_size"] == 4
+    assert "hidden" not in model.config()
+    old = BengioMLP(20, context=2, embedding_dim=3, hidden=4)  # a config saved before the rename
+    assert old.config() == model.config()
+    old.load_state_dict(model.state_dict())
+    assert BengioMLP(20).hidden_size == 50  # the paper's MLP1 size
+    with pytest.raises(ValueError, match="hidden size once"):
+        BengioMLP(20, hidden_size=4, hidden=5)

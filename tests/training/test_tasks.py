@@ -98,7 +98,7 @@ def test_the_bengio_mlp_learns_through_fit_reproducibly():
 
     def run():
         torch.manual_seed(0)
-        model = BengioMLP(len(vocab), context=3, embedding_dim=8, hidden=16, direct=True)
+        model = BengioMLP(len(vocab), context=3, embedding_dim=8, hidden_size=16, direct=True)
         history = fit(model, NextWord(), data, valid=data, epochs=30, batch_size=64, lr=3e-2,
                       seed=3, progress=False)
         return model, history

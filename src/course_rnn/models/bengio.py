@@ -10,7 +10,7 @@ instead of counting it looks the words up in a learned table of feature vectors 
 
 (The paper lists the context newest word first; the order of the blocks in ``x`` makes no
 difference.) ``W x`` are the optional *direct connections* from the embeddings to the output;
-with ``hidden=0`` the model is only ``y = b + W x``. Because similar words get similar vectors,
+with ``hidden_size=0`` the model is only ``y = b + W x``. Because similar words get similar vectors,
 a context never seen in training still gets a sensible prediction from the contexts that look
 like it: the generalisation an n-gram model lacks.
 
@@ -42,8 +42,25 @@ from ..corpus import check_sentences
 from ..languages.vocab import Vocab
 
 
+def _hidden_size(hidden_size: int | None, hidden: int | None, default: int = 50) -> int:
+    """The number h of hidden units: ``hidden_size`` (``default`` when not given), or ``hidden``,
+    its name before the library said ``hidden_size`` for every model (checkpoints saved then
+    have ``hidden``)."""
+    if hidden is None:
+        return default if hidden_size is None else hidden_size
+    if hidden_size is not None and hidden_size != hidden:
+        raise ValueError(f"give the hidden size once: hidden_size={hidden_size} or "
+                         f"hidden={hidden}")
+    return hidden
+
+
 class BengioMLP(nn.Module):
-    """y = b + W x + U tanh(d + H x), with x the concatenated embeddings of the context."""
+    """y = b + W x + U tanh(d + H x), with x the concatenated embeddings of the context.
+
+    ``BengioMLP(vocab_size, context=4, embedding_dim=60, hidden_size=50, direct=False)``: n − 1
+    = ``context`` words, m = ``embedding_dim``, h = ``hidden_size`` (0: no hidden layer, only
+    the direct connections), ``direct``: the ``W x`` term. ``hidden=`` is still read (see
+    :func:`_hidden_size`)."""
 
     kind = "bengio"
 
@@ -52,29 +69,33 @@ class BengioMLP(nn.Module):
         vocab_size: int,
         context: int = 4,
         embedding_dim: int = 60,
-        hidden: int = 50,
+        hidden_size: int | None = None,
         direct: bool = False,
+        *,
+        hidden: int | None = None,
     ):
         super().__init__()
         check_integer(vocab_size, "vocab_size", 2)
         check_positive(context, "context")
         check_positive(embedding_dim, "embedding_dim")
-        check_count(hidden, "hidden")
-        if hidden == 0 and not direct:
-            raise ValueError("with hidden=0 the model needs direct=True, or it ignores its input")
+        hidden_size = _hidden_size(hidden_size, hidden)
+        check_count(hidden_size, "hidden_size")
+        if hidden_size == 0 and not direct:
+            raise ValueError("with hidden_size=0 the model needs direct=True, or it ignores its "
+                             "input")
         self._config = dict(
             vocab_size=vocab_size,
             context=context,
             embedding_dim=embedding_dim,
-            hidden=hidden,
+            hidden_size=hidden_size,
             direct=direct,
         )
-        self.vocab_size, self.context, self.hidden_size = vocab_size, context, hidden
+        self.vocab_size, self.context, self.hidden_size = vocab_size, context, hidden_size
         inputs = context * embedding_dim
 
         self.C = nn.Embedding(vocab_size, embedding_dim)  # word i → feature vector C(i)
-        self.H = nn.Linear(inputs, hidden) if hidden else None  # hidden layer, its bias is d
-        self.U = nn.Linear(hidden, vocab_size, bias=False) if hidden else None
+        self.H = nn.Linear(inputs, hidden_size) if hidden_size else None  # hidden layer, bias d
+        self.U = nn.Linear(hidden_size, vocab_size, bias=False) if hidden_size else None
         self.W = nn.Linear(inputs, vocab_size, bias=False) if direct else None
         self.b = nn.Parameter(torch.zeros(vocab_size))  # output biases
 

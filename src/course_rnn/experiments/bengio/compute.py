@@ -143,7 +143,7 @@ def train_mlp(variant: str, seed: int, train_pairs, valid_pairs, test_pairs, voc
     watched validation token), test (the same on the test tokens), perplexity (test)}``."""
     seed_everything(seed)  # the initial weights; fit(seed=...) fixes the init and batch order
     model = BengioMLP(vocab_size, context=config.context, embedding_dim=config.embedding_dim,
-                      hidden=config.hidden, direct=VARIANTS[variant])
+                      hidden_size=config.hidden, direct=VARIANTS[variant])
     schedule = None if config.lr_patience is None else ReduceOnPlateau(
         factor=config.lr_factor, patience=config.lr_patience)
     history = fit(
