@@ -156,6 +156,9 @@ def test_settings_and_seeds():
     assert paper.seeds == (0, 1, 2) and paper.variants == ("no direct", "direct")
     assert paper.max_epochs >= 2 * bengio.BROWN_EPOCHS[0]  # a generous cap
     assert bengio.SETTINGS.at("quick", {"seeds": 2}).seeds == (0, 1)  # a count: 0 … N-1
+    assert bengio.SETTINGS.at("quick", {"seeds": "2"}).seeds == (0, 1)  # --set seeds=2
+    assert bengio.SETTINGS.at("quick", {"seeds": "[2]"}).seeds == (2,)  # a list of seeds
+    assert bengio.SETTINGS.at("quick", {"seeds": "1,4"}).seeds == (1, 4)
     assert bengio.SETTINGS.at("quick", {"kn_orders": [5, 2]}).kn_orders == (2, 5)  # sorted
     assert bengio.SETTINGS.at("quick", {"lr_patience": None}).lr_patience is None
     assert bengio.SETTINGS.at("quick", {"test_sentences": "none"}).test_sentences is None

@@ -24,7 +24,7 @@ class BengioSettings(Settings):
     * data: ``min_count`` (rarer training words become ``<unk>``), ``test_sentences`` scored and
       ``valid_sentences`` watched (None = all of the part);
     * the MLPs: ``variants`` trained (distinct names from :data:`VARIANTS`), each from every
-      seed of ``seeds`` (a count N given as a Python value means 0 … N-1); ``hidden`` (h),
+      seed of ``seeds`` (a count N means 0 … N-1; stored as the list); ``hidden`` (h),
       ``embedding_dim`` (m), ``context`` (n - 1); ``embedding_std`` of their initial
       embeddings;
     * training: Adam at ``lr`` on batches of ``batch`` n-grams with ``weight_decay``; the
@@ -63,6 +63,15 @@ class BengioSettings(Settings):
             object.__setattr__(self, "seeds", tuple(range(max(int(self.seeds), 0))))
         super().__post_init__()
         object.__setattr__(self, "kn_orders", tuple(sorted(self.kn_orders)))
+
+    def replace(self, overrides=None, /, **more) -> BengioSettings:
+        """:meth:`Settings.replace`, reading ``--set seeds=N`` as a count (seeds 0 … N-1), as
+        ``{"seeds": N}`` is read; ``seeds=[N]`` or ``seeds=1,4`` are lists of seeds."""
+        changes = {**(overrides or {}), **more}
+        seeds = changes.get("seeds")
+        if isinstance(seeds, str) and seeds.strip().isdigit():
+            changes["seeds"] = int(seeds)
+        return super().replace(changes)
 
     def check(self) -> None:
         if len(set(self.kn_orders)) != len(self.kn_orders):
