@@ -14,7 +14,6 @@ Each run writes ``results.json`` (every number, the settings, seeds, device and 
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import sys
 from pathlib import Path
@@ -63,21 +62,10 @@ def _setting(text: str) -> tuple[str, str]:
 
 
 def _overrides(experiment, pairs: list[tuple[str, str]]) -> dict | None:
-    """The ``--set`` pairs for ``experiment``: an experiment with typed settings
-    (``experiment.settings``) reads each text by its field's type; for one whose settings are
-    still dicts, a value is read as JSON (numbers, lists, true/false, null), else kept as text."""
-    if not pairs:
-        return None
-    if experiment.settings is not None:
-        return dict(pairs)
-    return {key: _json_or_text(text) for key, text in pairs}
-
-
-def _json_or_text(text: str):
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        return text
+    """The ``--set`` pairs for ``experiment``, as text: its typed settings
+    (``experiment.settings``, a :class:`~course_rnn.experiments.settings.Scales`) read each
+    text by its field's type."""
+    return dict(pairs) if pairs else None
 
 
 def _listing(experiments) -> str:

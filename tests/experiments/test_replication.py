@@ -11,9 +11,7 @@ from matplotlib.figure import Figure
 from course_rnn.experiments.replication import (
     Replication,
     Row,
-    check_positive_ints,
     mean_se,
-    merge_settings,
     normalise_scale,
     pm,
     seed_list,
@@ -96,13 +94,3 @@ def test_unrecorded_finds_figures_missing_from_numbers():
     assert result.unrecorded() == ["made up: 0.77"]
 
 
-def test_merge_settings_and_positive_ints():
-    base = {"epochs": 3, "lr": 0.1}
-    assert merge_settings(base, {"epochs": 5}, "demo") == {"epochs": 5, "lr": 0.1}
-    assert base == {"epochs": 3, "lr": 0.1} and merge_settings(base, None, "demo") == base
-    with pytest.raises(ValueError, match="unknown setting.*'epoch' for demo: choose from epochs"):
-        merge_settings(base, {"epoch": 5}, "demo")
-    check_positive_ints({"epochs": 2}, ["epochs"])
-    for bad in (0, -1, 2.5, True, "3"):
-        with pytest.raises(ValueError, match="'epochs' must be a positive integer"):
-            check_positive_ints({"epochs": bad}, ["epochs"])

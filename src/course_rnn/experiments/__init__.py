@@ -1,13 +1,12 @@
 """The course's experiments as library functions.
 
 A chapter calls the very same function that ``python -m course_rnn replicate NAME`` calls, so no
-experiment is written twice. Each module holds its settings per scale (``SETTINGS``: "quick", the
-book's, and "paper") and a ``run(scale, seeds, device, progress, settings)`` that returns a
-:class:`~course_rnn.experiments.replication.Replication` (numbers, paper-vs-ours table, figures).
-Typed experiments (``elman``, ``agreement``: packages split by job) declare their settings as a
-frozen :class:`~.settings.Settings` dataclass per scale (:class:`~.settings.Scales`), start
-``run()`` with :func:`~.setup.begin` and return typed numbers (:class:`~.records.Record`); the
-others still hold dicts until they are converted the same way.
+experiment is written twice. Each is a package split by job: ``settings.py`` declares its
+settings as a frozen :class:`~.settings.Settings` dataclass with one instance per scale
+(``SETTINGS``, a :class:`~.settings.Scales`: "quick", the book's, and "paper"), ``run(scale,
+seeds, device, progress, settings)`` starts with :func:`~.setup.begin` and returns a
+:class:`~course_rnn.experiments.replication.Replication` (typed numbers, a :class:`~.records.Record`
+the chapters read by attribute; the paper-vs-ours table; figures).
 
 =========================  =====================================  ===========================
 name                       module                                 chapter

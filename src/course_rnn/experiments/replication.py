@@ -47,26 +47,6 @@ if TYPE_CHECKING:
     from .settings import Scales, Settings
 
 
-def merge_settings(base: Mapping, overrides: Mapping | None, experiment: str,
-                   hint: str = "") -> dict:
-    """A copy of ``base`` (one scale's settings) with ``overrides`` applied. An unknown key is a
-    ValueError naming it and the known ones (``hint`` is added to the message)."""
-    merged = dict(base)
-    overrides = dict(overrides or {})
-    unknown = sorted(set(overrides) - set(merged))
-    if unknown:
-        raise ValueError(f"unknown setting(s) {', '.join(map(repr, unknown))} for {experiment}"
-                         f"{hint}: choose from {', '.join(merged)}")
-    merged.update(overrides)
-    return merged
-
-
-def check_positive_ints(settings: Mapping, keys: Iterable[str]) -> None:
-    """ValueError naming the first of ``keys`` whose setting is not a positive integer."""
-    for key in keys:
-        check_positive(settings[key], f"setting {key!r}")
-
-
 def seed_list(seeds: int | Iterable[int] | None, default: int) -> list[int]:
     """Seeds as a list: an int N means seeds 0 … N-1, None means ``default`` of them."""
     if seeds is None:
