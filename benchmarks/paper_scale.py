@@ -1,0 +1,119 @@
+"""Run experiments at the papers' scale on this machine and keep each run with its provenance.
+
+For every NAME: ``python -m course_rnn replicate NAME --scale paper --out
+benchmarks/results/replications/NAME-paper --overwrite`` (the very command a reader would type),
+then ``provenance.json`` beside its ``results.json``: the command, the commit it ran (and whether
+the working tree had changes), when, on what machine and load, the wall time and the CPU time of
+the run and its worker processes, torch's version. ``benchmarks/results/paper_scale.md`` gets a
+row per run (the latest run of each experiment wins)::
+
+    python benchmarks/paper_scale.py tabor-table4 elman-clusters [--device cpu] [--threads 1]
+
+The book never retrains the paper scale; these folders are what a chapter can quote, with where
+they came from. A run that fails leaves its folder as the command left it and says so (exit 1).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+RUNS = ROOT / "benchmarks" / "results" / "replications"
+TABLE = ROOT / "benchmarks" / "results" / "paper_scale.md"
+
+
+def git(*args: str) -> str:
+    return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True,
+                          check=False).stdout.strip()
+
+
+def run_one(name: str, device: str, threads: int) -> dict:
+    """Replicate ``name`` at paper scale; its provenance record (also saved in the folder)."""
+    out = RUNS / f"{name}-paper"
+    command = [sys.executable, "-m", "course_rnn", "replicate", name, "--scale", "paper",
+               "--device", device, "--threads", str(threads), "--out", str(out), "--overwrite",
+               "--quiet"]
+    load_before = os.getloadavg()[0]
+    cpu_before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
+    wall = time.perf_counter() - start
+    cpu_after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    import torch  # only for its version, after the run
+
+    record = {
+        "experiment": name,
+        "command": " ".join(["python", *command[1:]]).replace(str(ROOT) + "/", ""),
+        "commit": git("rev-parse", "HEAD"),
+        "working_tree_clean": git("status", "--porcelain", "--untracked-files=no") == "",
+        "started": time.strftime("%Y-%m-%d %H:%M", time.localtime(time.time() - wall)),
+        "wall_s": round(wall, 1),
+        "cpu_s": round(cpu_after.ru_utime + cpu_after.ru_stime
+                       - cpu_before.ru_utime - cpu_before.ru_stime, 1),
+        "device": device,
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores",
+        "load_before": round(load_before, 2),
+        "torch": torch.__version__,
+        "python": platform.python_version(),
+        "returncode": done.returncode,
+    }
+    if done.returncode != 0:
+        record["error"] = (done.stdout + done.stderr).strip().splitlines()[-5:]
+    if out.is_dir():
+        (out / "provenance.json").write_text(json.dumps(record, indent=2) + "\n")
+    return record
+
+
+def write_table() -> None:
+    """One row per committed paper-scale run, from each folder's provenance.json."""
+    rows = []
+    for path in sorted(RUNS.glob("*/provenance.json")):
+        r = json.loads(path.read_text())
+        status = "ok" if r["returncode"] == 0 else "FAILED"
+        rows.append(f"| `{path.parent.name}/` | `{r['command']}` | {r['commit'][:10]}"
+                    f"{'' if r['working_tree_clean'] else ' (+ changes)'} | {r['started']} | "
+                    f"{r['device']}, {r['machine']} | {r['wall_s']:.0f} | {r['cpu_s']:.0f} | "
+                    f"{r['load_before']:.1f} | {status} |")
+    TABLE.write_text("\n".join([
+        "# Paper-scale runs on this machine",
+        "",
+        "Written by `benchmarks/paper_scale.py`; each folder holds the run's `results.json`, "
+        "`table.md`, figures and `provenance.json`.",
+        "",
+        "| folder | command | commit | started | device | wall (s) | CPU (s) | load before | run |",
+        "|---|---|---|---|---|---|---|---|---|",
+        *rows,
+    ]) + "\n")
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("names", nargs="+", help="experiments (python -m course_rnn list)")
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--threads", type=int, default=1)
+    args = parser.parse_args(argv)
+    sys.path.insert(0, str(ROOT / "src"))
+    from course_rnn.experiments import NAMES
+
+    unknown = [n for n in args.names if n not in NAMES]
+    if unknown:
+        parser.error(f"unknown experiments {unknown}; choose from {', '.join(NAMES)}")
+    failed = 0
+    for name in args.names:
+        record = run_one(name, args.device, args.threads)
+        print(json.dumps(record), flush=True)
+        failed += record["returncode"] != 0
+        write_table()
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
