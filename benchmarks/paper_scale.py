@@ -41,6 +41,8 @@ def run_one(name: str, device: str, threads: int) -> dict:
     command = [sys.executable, "-m", "course_rnn", "replicate", name, "--scale", "paper",
                "--device", device, "--threads", str(threads), "--out", str(out), "--overwrite",
                "--quiet"]
+    commit = git("rev-parse", "HEAD")  # what ran: the tree before the run writes its outputs
+    clean = git("status", "--porcelain", "--untracked-files=no") == ""
     load_before = os.getloadavg()[0]
     cpu_before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
@@ -52,8 +54,8 @@ def run_one(name: str, device: str, threads: int) -> dict:
     record = {
         "experiment": name,
         "command": " ".join(["python", *command[1:]]).replace(str(ROOT) + "/", ""),
-        "commit": git("rev-parse", "HEAD"),
-        "working_tree_clean": git("status", "--porcelain", "--untracked-files=no") == "",
+        "commit": commit,
+        "working_tree_clean": clean,
         "started": time.strftime("%Y-%m-%d %H:%M", time.localtime(time.time() - wall)),
         "wall_s": round(wall, 1),
         "cpu_s": round(cpu_after.ru_utime + cpu_after.ru_stime
