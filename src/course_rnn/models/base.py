@@ -73,6 +73,19 @@ def seeded(seed: int | None) -> Iterator[None]:
         yield
 
 
+def renamed_size(hidden_size: int | None, old: int | None, old_name: str, what: str,
+                 default: int = 50) -> int:
+    """A model's size, given as ``hidden_size`` (``default`` when not given) or under ``old_name``,
+    its name before the library said ``hidden_size`` for every model (checkpoints saved then
+    carry it); both, when they differ, are a ValueError naming ``what`` is given twice."""
+    if old is None:
+        return default if hidden_size is None else hidden_size
+    if hidden_size is not None and hidden_size != old:
+        raise ValueError(f"give the {what} once: hidden_size={hidden_size} or "
+                         f"{old_name}={old}")
+    return old
+
+
 def check_time_steps(inputs: torch.Tensor) -> torch.Tensor:
     """Recurrent models need at least one step to run (``<s>`` alone will do)."""
     if inputs.shape[1] == 0:

@@ -40,18 +40,7 @@ from torch.nn import functional as F
 from ..checks import check_count, check_integer, check_positive
 from ..corpus import check_sentences
 from ..languages.vocab import Vocab
-
-
-def _hidden_size(hidden_size: int | None, hidden: int | None, default: int = 50) -> int:
-    """The number h of hidden units: ``hidden_size`` (``default`` when not given), or ``hidden``,
-    its name before the library said ``hidden_size`` for every model (checkpoints saved then
-    have ``hidden``)."""
-    if hidden is None:
-        return default if hidden_size is None else hidden_size
-    if hidden_size is not None and hidden_size != hidden:
-        raise ValueError(f"give the hidden size once: hidden_size={hidden_size} or "
-                         f"hidden={hidden}")
-    return hidden
+from .base import renamed_size
 
 
 class BengioMLP(nn.Module):
@@ -60,7 +49,7 @@ class BengioMLP(nn.Module):
     ``BengioMLP(vocab_size, context=4, embedding_dim=60, hidden_size=50, direct=False)``: n − 1
     = ``context`` words, m = ``embedding_dim``, h = ``hidden_size`` (0: no hidden layer, only
     the direct connections), ``direct``: the ``W x`` term. ``hidden=`` is still read (see
-    :func:`_hidden_size`)."""
+    :func:`~course_rnn.models.base.renamed_size`)."""
 
     kind = "bengio"
 
@@ -78,7 +67,7 @@ class BengioMLP(nn.Module):
         check_integer(vocab_size, "vocab_size", 2)
         check_positive(context, "context")
         check_positive(embedding_dim, "embedding_dim")
-        hidden_size = _hidden_size(hidden_size, hidden)
+        hidden_size = renamed_size(hidden_size, hidden, "hidden", "hidden size")
         check_count(hidden_size, "hidden_size")
         if hidden_size == 0 and not direct:
             raise ValueError("with hidden_size=0 the model needs direct=True, or it ignores its "

@@ -62,7 +62,7 @@ import torch
 from torch import nn
 
 from ..checks import check_at_least, is_integer
-from .base import Parts, Recurrence, RecurrentModel, check_time_steps, seeded
+from .base import Parts, Recurrence, RecurrentModel, check_time_steps, renamed_size, seeded
 
 # -- sizes and shapes ---------------------------------------------------------------------------
 
@@ -312,17 +312,6 @@ class SymbolMatrixRNN(RecurrentModel):
         return compose_matrices([matrices[i] for i in indices])
 
 
-def state_size(hidden_size: int | None, n: int | None, default: int = 50) -> int:
-    """The state size of a URN or MatrixRNN: ``hidden_size`` (``default`` when not given), or
-    ``n``, its name before the library said ``hidden_size`` for every model (checkpoints saved
-    then have ``n``)."""
-    if n is None:
-        return default if hidden_size is None else hidden_size
-    if hidden_size is not None and hidden_size != n:
-        raise ValueError(f"give the state size once: hidden_size={hidden_size} or n={n}")
-    return n
-
-
 class URN(SymbolMatrixRNN):
     """Unitary-evolution RNN (k-TURN when ``k`` is given), Bernardy & Lappin 2022/2023.
 
@@ -343,7 +332,7 @@ class URN(SymbolMatrixRNN):
     def __init__(self, vocab_size: int, hidden_size: int | None = None, k: int | None = None,
                  dropout: float = 0.05, init_range: float = 0.05, seed: int | None = None, *,
                  n: int | None = None):
-        n = state_size(hidden_size, n)
+        n = renamed_size(hidden_size, n, "n", "state size")
         super().__init__(vocab_size, n, dropout, init_range, seed)
         self.k = check_truncation(n, k)
         self._config = dict(vocab_size=vocab_size, hidden_size=n, k=k, dropout=dropout,
@@ -381,7 +370,7 @@ class MatrixRNN(SymbolMatrixRNN):
 
     def __init__(self, vocab_size: int, hidden_size: int | None = None, dropout: float = 0.05,
                  init_range: float = 0.05, seed: int | None = None, *, n: int | None = None):
-        n = state_size(hidden_size, n)
+        n = renamed_size(hidden_size, n, "n", "state size")
         super().__init__(vocab_size, n, dropout, init_range, seed)
         self._config = dict(vocab_size=vocab_size, hidden_size=n, dropout=dropout,
                             init_range=init_range, seed=seed)
