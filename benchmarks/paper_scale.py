@@ -8,6 +8,8 @@ the run and its worker processes, torch's version. ``benchmarks/results/paper_sc
 row per run (the latest run of each experiment wins)::
 
     python benchmarks/paper_scale.py tabor-table4 elman-clusters [--device cpu] [--threads 1]
+    python benchmarks/paper_scale.py anbn --scale quick --seeds 1 --set epochs=300 \
+        --folder anbn-reduced        # a small run the tests re-run to check it reproduces
 
 The book never retrains the paper scale; these folders are what a chapter can quote, with where
 they came from. A run that fails leaves its folder as the command left it and says so (exit 1).
@@ -35,12 +37,14 @@ def git(*args: str) -> str:
                           check=False).stdout.strip()
 
 
-def run_one(name: str, device: str, threads: int) -> dict:
-    """Replicate ``name`` at paper scale; its provenance record (also saved in the folder)."""
-    out = RUNS / f"{name}-paper"
-    command = [sys.executable, "-m", "course_rnn", "replicate", name, "--scale", "paper",
-               "--device", device, "--threads", str(threads), "--out", str(out), "--overwrite",
-               "--quiet"]
+def run_one(name: str, device: str, threads: int, scale: str = "paper",
+            extra: tuple[str, ...] = (), folder: str | None = None) -> dict:
+    """Replicate ``name`` at ``scale`` (``extra``: more ``replicate`` options, e.g. ``--set``)
+    into ``RUNS/folder`` (default ``NAME-SCALE``); its provenance record (also saved there)."""
+    out = RUNS / (folder or f"{name}-{scale}")
+    command = [sys.executable, "-m", "course_rnn", "replicate", name, "--scale", scale,
+               *extra, "--device", device, "--threads", str(threads), "--out", str(out),
+               "--overwrite", "--quiet"]
     commit = git("rev-parse", "HEAD")  # what ran: the tree before the run writes its outputs
     clean = git("status", "--porcelain", "--untracked-files=no") == ""
     load_before = os.getloadavg()[0]
@@ -84,11 +88,17 @@ def write_table() -> None:
                     f"{'' if r['working_tree_clean'] else ' (+ changes)'} | {r['started']} | "
                     f"{r['device']}, {r['machine']} | {r['wall_s']:.0f} | {r['cpu_s']:.0f} | "
                     f"{r['load_before']:.1f} | {status} |")
+    paper = [json.loads(p.read_text()) for p in sorted(RUNS.glob("*-paper/provenance.json"))]
+    total = sum(r["wall_s"] for r in paper)
     TABLE.write_text("\n".join([
         "# Paper-scale runs on this machine",
         "",
         "Written by `benchmarks/paper_scale.py`; each folder holds the run's `results.json`, "
-        "`table.md`, figures and `provenance.json`.",
+        "`table.md`, figures and `provenance.json`. A folder not ending in `-paper` is a "
+        "smaller run (e.g. the one the tests re-run to check that a run reproduces).",
+        "",
+        f"Paper-scale runs so far: {len(paper)}, {total:.0f} s wall in all "
+        f"({total / 3600:.2f} h).",
         "",
         "| folder | command | commit | started | device | wall (s) | CPU (s) | load before | run |",
         "|---|---|---|---|---|---|---|---|---|",
@@ -101,7 +111,17 @@ def main(argv=None) -> int:
     parser.add_argument("names", nargs="+", help="experiments (python -m course_rnn list)")
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--scale", default="paper")
+    parser.add_argument("--seeds", type=int, help="run seeds 0..N-1 (replicate --seeds)")
+    parser.add_argument("--set", action="append", default=[], metavar="K=V",
+                        help="a setting to override (replicate --set), repeatable")
+    parser.add_argument("--folder", help="output folder in benchmarks/results/replications "
+                                         "(default NAME-SCALE; one experiment only)")
     args = parser.parse_args(argv)
+    if args.folder and len(args.names) > 1:
+        parser.error("--folder names one run's folder: give one experiment")
+    extra = [*(["--seeds", str(args.seeds)] if args.seeds else []),
+             *(x for kv in args.set for x in ("--set", kv))]
     sys.path.insert(0, str(ROOT / "src"))
     from course_rnn.experiments import NAMES
 
@@ -110,7 +130,7 @@ def main(argv=None) -> int:
         parser.error(f"unknown experiments {unknown}; choose from {', '.join(NAMES)}")
     failed = 0
     for name in args.names:
-        record = run_one(name, args.device, args.threads)
+        record = run_one(name, args.device, args.threads, args.scale, tuple(extra), args.folder)
         print(json.dumps(record), flush=True)
         failed += record["returncode"] != 0
         write_table()

@@ -222,8 +222,7 @@ class Replication:
 
     def table(self) -> str:
         """The paper-vs-ours table in Markdown."""
-        return markdown_table([vars(r) for r in self.rows],
-                              columns=["quantity", "paper", "ours", "verdict", "note"])
+        return rows_markdown([vars(r) for r in self.rows])
 
     def convergence_report(self) -> str:
         """One line per training run: whether it met its criterion, after how long, and why."""
@@ -239,11 +238,10 @@ class Replication:
 
     def markdown(self) -> str:
         """``table.md``: a heading, how it was run, and the table."""
-        head = (f"# {self.title}\n\n"
-                f"Experiment `{self.experiment}`, scale `{self.scale}`, seeds "
-                f"{', '.join(map(str, self.seeds))}, device `{self.device}`, "
-                f"{self.seconds:.1f} s.\n\n")
-        return head + self.table() + "\n"
+        return report_markdown({"title": self.title, "experiment": self.experiment,
+                                "scale": self.scale, "seeds": self.seeds,
+                                "device": self.device, "seconds": self.seconds,
+                                "table": [vars(r) for r in self.rows]})
 
     def unrecorded(self) -> list[str]:
         """Figures printed in the ``ours`` column that appear nowhere in ``numbers``, at their
@@ -289,6 +287,28 @@ class Replication:
             paths[name] = out / f"{name}.png"
             figure.savefig(paths[name], dpi=120, bbox_inches="tight")
         return paths
+
+
+#: The columns of a paper-vs-ours table, in order.
+TABLE_COLUMNS = ("quantity", "paper", "ours", "verdict", "note")
+
+
+def rows_markdown(rows: Sequence[Mapping]) -> str:
+    """Table rows (dicts with :data:`TABLE_COLUMNS`) as a Markdown table."""
+    return markdown_table(rows, columns=list(TABLE_COLUMNS))
+
+
+def report_markdown(results: Mapping) -> str:
+    """``table.md`` from what ``results.json`` holds (or the same fields of a live run): a
+    heading, how it was run, and the table. A saved run's table is recomputed by this."""
+    seconds = results["seconds"]
+    unknown = seconds is None or not math.isfinite(seconds)  # results.json saves NaN as null
+    took = "time not recorded" if unknown else f"{seconds:.1f} s"
+    head = (f"# {results['title']}\n\n"
+            f"Experiment `{results['experiment']}`, scale `{results['scale']}`, seeds "
+            f"{', '.join(map(str, results['seeds']))}, device `{results['device']}`, "
+            f"{took}.\n\n")
+    return head + rows_markdown(results["table"]) + "\n"
 
 
 # A printed number: 12,345.6 (thousands separated) or 12.5; signs and units are ignored.

@@ -1,0 +1,137 @@
+"""The committed runs under benchmarks/results/replications: each is what its command wrote,
+with the provenance it claims, and a small one reproduces when run again."""
+
+from __future__ import annotations
+
+import json
+import math
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from course_rnn.experiments import committed, get_experiment
+from course_rnn.experiments.replication import Replication, Row
+
+ROOT = Path(__file__).resolve().parents[1]
+RUNS = committed.available()
+PROVENANCE = {"experiment", "command", "commit", "working_tree_clean", "started", "wall_s",
+              "cpu_s", "device", "machine", "load_before", "torch", "python", "returncode"}
+#: The small run the tests re-run (made by benchmarks/paper_scale.py --folder anbn-reduced).
+REDUCED = "anbn-reduced"
+
+
+def test_the_runs_are_found_where_the_module_says():
+    assert committed.RUNS == ROOT / "benchmarks" / "results" / "replications"
+    names = {r.folder.name for r in RUNS}
+    assert {"tabor-table4-paper", "elman-clusters-paper", REDUCED} <= names
+
+
+@pytest.mark.parametrize("run", RUNS, ids=lambda r: r.folder.name)
+class TestEveryCommittedRun:
+    def test_provenance_is_complete_and_names_this_run(self, run):
+        p = run.provenance
+        assert PROVENANCE <= set(p), PROVENANCE - set(p)
+        assert p["experiment"] == run.experiment and p["returncode"] == 0
+        words = shlex.split(p["command"])
+        assert words[:4] == ["python", "-m", "course_rnn", "replicate"]
+        assert words[4] == run.experiment
+        assert words[words.index("--scale") + 1] == run.scale
+        assert Path(words[words.index("--out") + 1]) == run.folder.relative_to(ROOT)
+        assert p["wall_s"] > 0 and p["cpu_s"] > 0
+
+    def test_settings_parse_as_the_current_settings(self, run):
+        scales = get_experiment(run.experiment).settings
+        saved = run.results["settings"]
+        assert set(saved) == set(scales.kind.names()), "the settings' schema has changed"
+        parsed = scales.at(run.scale, saved)  # raises, naming the setting, on a bad value
+        assert parsed.to_json() == saved
+
+    def test_table_is_what_the_results_make(self, run):
+        assert run.table() == run.saved_table()
+
+    def test_figures_are_saved(self, run):
+        for name in run.results["figures"]:
+            assert (run.folder / f"{name}.png").stat().st_size > 0
+
+    def test_its_commit_exists(self, run):
+        git = ["git", "-C", str(ROOT)]
+        inside = subprocess.run([*git, "rev-parse", "--is-shallow-repository"],
+                                capture_output=True, text=True)
+        if inside.returncode != 0 or inside.stdout.strip() != "false":
+            pytest.skip("not a full git checkout: the commit cannot be looked up")
+        commit = run.provenance["commit"]
+        found = subprocess.run([*git, "cat-file", "-e", f"{commit}^{{commit}}"],
+                               capture_output=True)
+        assert found.returncode == 0, f"{run.folder.name} names commit {commit}, not in git"
+
+
+def test_a_reduced_run_reproduces(tmp_path):
+    """The committed small run, re-run with its own command: the same numbers and table (up to
+    rounding between CPUs) — what "re-running reproduces the committed run" means."""
+    run = committed.load("anbn", "reduced")
+    words = shlex.split(run.provenance["command"])
+    words[words.index("--out") + 1] = str(tmp_path / "again")
+    done = subprocess.run([sys.executable, *words[1:]], cwd=ROOT, capture_output=True,
+                          text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    again = json.loads((tmp_path / "again" / "results.json").read_text())
+    assert again["settings"] == run.results["settings"] and again["seeds"] == run.results["seeds"]
+    assert_close(again["numbers"], run.results["numbers"], "numbers")
+    assert [r["verdict"] for r in again["table"]] == [r["verdict"] for r in run.rows]
+
+
+def assert_close(a, b, where: str) -> None:
+    """Equal structures; floats equal up to a relative 1e-4 (another CPU may round
+    differently), everything else exactly."""
+    assert type(a) is type(b) or {type(a), type(b)} <= {int, float}, where
+    if isinstance(a, dict):
+        assert a.keys() == b.keys(), where
+        for k in a:
+            assert_close(a[k], b[k], f"{where}.{k}")
+    elif isinstance(a, list):
+        assert len(a) == len(b), where
+        for i, (x, y) in enumerate(zip(a, b)):
+            assert_close(x, y, f"{where}[{i}]")
+    elif isinstance(a, float) or isinstance(b, float):
+        assert math.isclose(a, b, rel_tol=1e-4, abs_tol=1e-6), f"{where}: {a} != {b}"
+    else:
+        assert a == b, where
+
+
+# -- reading a committed run and setting it beside a live one ----------------------------------
+
+
+def _live(rows) -> Replication:
+    return Replication("x", "X", "quick", [0], "cpu", {}, {}, [Row(*r) for r in rows])
+
+
+def test_compare_scales_pairs_rows_by_quantity(tmp_path):
+    folder = tmp_path / "x-paper"
+    folder.mkdir()
+    table = [{"quantity": q, "paper": "p", "ours": o, "verdict": v, "note": ""}
+             for q, o, v in [("a", "1", "agrees"), ("b", "2", "agrees"), ("c", "3", "")]]
+    (folder / "results.json").write_text(json.dumps({"experiment": "x", "scale": "paper",
+                                                     "table": table}))
+    (folder / "table.md").write_text("")
+    (folder / "provenance.json").write_text(json.dumps({"returncode": 0}))
+    there = committed.read(folder)
+    here = _live([("a", "p", "1", "", "agrees"), ("b", "p", "2", "", "differs"),
+                  ("d", "p", "4", "", "agrees")])
+    assert committed.scale_agreement(here, there) == {
+        "same": ["a"], "different": ["b"], "one scale": ["d", "c"]}
+    text = committed.compare_scales(here, there)
+    assert "| ours, quick | verdict, quick | ours, paper | verdict, paper |" in text
+    assert "| b | p | 2 | differs | 2 | agrees | different verdicts |" in text
+
+
+def test_a_missing_or_failed_run_is_a_clear_error(tmp_path):
+    with pytest.raises(FileNotFoundError, match="paper_scale.py nothing"):
+        committed.load("nothing", root=tmp_path)
+    (tmp_path / "y-paper").mkdir()
+    for name in committed.FILES:
+        (tmp_path / "y-paper" / name).write_text(json.dumps({"returncode": 1}))
+    with pytest.raises(ValueError, match="failed"):
+        committed.load("y", root=tmp_path)
