@@ -49,6 +49,13 @@ class TestEveryCommittedRun:
         parsed = scales.at(run.scale, saved)  # raises, naming the setting, on a bad value
         assert parsed.to_json() == saved
 
+    def test_settings_are_the_scale_s_own_but_for_what_the_command_set(self, run):
+        """A changed scale makes its committed run stale: run it again."""
+        words = shlex.split(run.provenance["command"])
+        overridden = {words[i + 1].split("=")[0] for i, w in enumerate(words) if w == "--set"}
+        current = get_experiment(run.experiment).settings[run.scale].to_json()
+        assert set(run.settings_differences(current)) == overridden
+
     def test_table_is_what_the_results_make(self, run):
         assert run.table() == run.saved_table()
 
@@ -112,7 +119,8 @@ def test_compare_scales_pairs_rows_by_quantity(tmp_path):
     folder = tmp_path / "x-paper"
     folder.mkdir()
     table = [{"quantity": q, "paper": "p", "ours": o, "verdict": v, "note": ""}
-             for q, o, v in [("a", "1", "agrees"), ("b", "2", "agrees"), ("c", "3", "")]]
+             for q, o, v in [("a", "1", "agrees"), ("b", "2", "agrees"), ("c", "3", "agrees"),
+                             ("e", "5", "")]]
     (folder / "results.json").write_text(json.dumps({"experiment": "x", "scale": "paper",
                                                      "table": table}))
     (folder / "table.md").write_text("")
@@ -123,7 +131,8 @@ def test_compare_scales_pairs_rows_by_quantity(tmp_path):
     assert committed.scale_agreement(here, there) == {
         "same": ["a"], "different": ["b"], "one scale": ["d", "c"]}
     text = committed.compare_scales(here, there)
-    assert "| ours, quick | verdict, quick | ours, paper | verdict, paper |" in text
+    assert ("| ours, quick (this run) | verdict | ours, paper (committed) | verdict, committed |"
+            in text)
     assert "| b | p | 2 | differs | 2 | agrees | different verdicts |" in text
 
 

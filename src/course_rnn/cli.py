@@ -20,7 +20,7 @@ from pathlib import Path
 
 #: The scales (as in experiments.replication.SCALES; repeated here so that bad arguments are
 #: rejected before torch and the experiments are imported — a test keeps the two equal).
-SCALES = ("quick", "paper")
+SCALES = ("quick", "paper", "full")
 #: What --device accepts: the CPU, a CUDA GPU (optionally numbered) or Apple's MPS.
 DEVICE = re.compile(r"cpu|cuda(:\d+)?|mps")
 
@@ -103,7 +103,9 @@ def build_parser(names) -> argparse.ArgumentParser:
                            help="which experiment (see below), or 'all'")
     replicate.add_argument("--scale", choices=SCALES, default="quick",
                            help="quick: the book's CPU scale (default); paper: the paper's "
-                                "size, meant for a GPU")
+                                "size; full: where the paper's size is out of a 2-core CPU's "
+                                "reach in an hour, as close to it as that hour allows (only "
+                                "some experiments have it)")
     replicate.add_argument("--device", type=_device, default=None,
                            help="cpu, cuda or cuda:N (default: $COURSE_RNN_DEVICE, else a GPU "
                                 "when there is one)")

@@ -37,7 +37,7 @@ def test_help_lists_every_experiment(capsys):
     out = capsys.readouterr().out
     for name, experiment in EXPERIMENTS.items():
         assert name in out and experiment.title[:30] in out
-    assert "--scale {quick,paper}" in out and "--seeds N" in out and "--out DIR" in out
+    assert "--scale {quick,paper,full}" in out and "--seeds N" in out and "--out DIR" in out
 
 
 def test_list(capsys):

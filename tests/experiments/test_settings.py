@@ -94,7 +94,7 @@ def test_to_json_is_what_results_json_saves():
 
 
 def test_scales_one_name_each():
-    assert SCALES == ("quick", "paper") and list(TOYS) == list(SCALES)
+    assert SCALES == ("quick", "paper", "full") and list(TOYS) == ["quick", "paper"]
     assert TOYS["default"] is TOYS["quick"] and "default" in TOYS and "huge" not in TOYS
     assert normalise_scale(None) == "quick"
     assert TOYS.at("paper", {"hidden": "32"}).hidden == 32 and TOYS.kind is Toy
@@ -102,6 +102,18 @@ def test_scales_one_name_each():
         TOYS.at("huge")
     with pytest.raises(ValueError, match="scales quick, paper"):
         Scales(quick=QUICK)
+
+
+def test_full_is_a_scale_only_where_declared():
+    """ "full" is for experiments whose paper size is out of a CPU's hour; the others say so."""
+    with pytest.raises(ValueError, match="has no 'full' scale.*choose one of quick, paper"):
+        TOYS.at("full")
+    assert "full" not in TOYS
+    big = QUICK.replace(hidden=32)
+    three = Scales(quick=QUICK, paper=QUICK.replace(hidden=16), full=big)
+    assert list(three) == ["quick", "paper", "full"] and three["full"] is big and "full" in three
+    with pytest.raises(ValueError, match="got quick, paper, huge"):
+        Scales(quick=QUICK, paper=QUICK, huge=QUICK)
 
 
 @dataclass

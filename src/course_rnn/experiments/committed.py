@@ -110,10 +110,10 @@ def compare_scales(live: Replication, committed: CommittedRun) -> str:
         rows.append({
             "quantity": quantity,
             "paper": (here or there)["paper"],
-            f"ours, {live.scale}": here["ours"] if here else "—",
-            f"verdict, {live.scale}": (here or {}).get("verdict") or "—",
-            f"ours, {committed.scale}": there["ours"] if there else "—",
-            f"verdict, {committed.scale}": (there or {}).get("verdict") or "—",
+            f"ours, {live.scale} (this run)": here["ours"] if here else "—",
+            "verdict": (here or {}).get("verdict") or "—",
+            f"ours, {committed.scale} (committed)": there["ours"] if there else "—",
+            "verdict, committed": (there or {}).get("verdict") or "—",
             "the two scales": _agreement(here, there),
         })
     return markdown_table(rows)
@@ -122,15 +122,34 @@ def compare_scales(live: Replication, committed: CommittedRun) -> str:
 def scale_agreement(live: Replication, committed: CommittedRun) -> dict[str, list[str]]:
     """The quantities whose verdicts are the same at both scales (``"same"``), differ
     (``"different"``), or are found at one scale only (``"one scale"``); rows without a verdict
-    are left out."""
+    at either scale are left out."""
     found = {"same": [], "different": [], "one scale": []}
     for quantity, here, there in _paired(live, committed):
+        if not (here or {}).get("verdict") and not (there or {}).get("verdict"):
+            continue
         label = _agreement(here, there)
         key = {"same verdict": "same", "different verdicts": "different",
                "one scale only": "one scale"}.get(label)
         if key:
             found[key].append(quantity)
     return found
+
+
+def agreement_markdown(live: Replication, committed: CommittedRun) -> str:
+    """:func:`scale_agreement` in words: how many judged rows reach the same verdict at both
+    scales, and each row that does not (with both verdicts) or is found at one scale only."""
+    found = scale_agreement(live, committed)
+    verdicts = {q: (h and h["verdict"], t and t["verdict"]) for q, h, t in _paired(live, committed)}
+    judged = sum(map(len, found.values()))
+    parts = [f"Of {judged} judged rows, **{len(found['same'])}** reach the same verdict at the "
+             f"{live.scale} and the {committed.scale} scale."]
+    if found["different"]:
+        parts.append(f"Different verdicts ({live.scale} → {committed.scale}):\n" + "\n".join(
+            f"- {q}: {verdicts[q][0] or '—'} → {verdicts[q][1] or '—'}"
+            for q in found["different"]))
+    if found["one scale"]:
+        parts.append("Found at one scale only: " + "; ".join(found["one scale"]) + ".")
+    return "\n\n".join(parts)
 
 
 def _paired(live: Replication, committed: CommittedRun):

@@ -1,9 +1,10 @@
 """An experiment's settings: one frozen dataclass per experiment, one named instance per scale.
 
 Every replication is run at a **scale**: ``"quick"``, the book's (a few minutes on a laptop CPU),
-or ``"paper"``, the paper's own sizes (meant for a GPU). The chapters say ``"default"`` for the
-book's scale (:func:`course_rnn.utils.current_scale`); that old name is accepted here, in
-:data:`ALIASES`, and nowhere else.
+or ``"paper"``, the paper's own sizes; where those are out of a 2-core CPU's reach in an hour,
+an experiment may add ``"full"``, as close to the paper as that hour allows. The chapters say
+``"default"`` for the book's scale (:func:`course_rnn.utils.current_scale`); that old name is
+accepted here, in :data:`ALIASES`, and nowhere else.
 
 An experiment declares its settings once, as a frozen dataclass whose fields say their type and
 their rule, and names one instance per scale::
@@ -43,14 +44,17 @@ from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 
-#: The scales every experiment has, in this order.
-SCALES = ("quick", "paper")
+#: The scales, in this order. Every experiment has "quick" and "paper" (:data:`REQUIRED`);
+#: "full" only where the paper's size is out of a 2-core CPU's reach in an hour: as close to
+#: the paper as that hour allows, its settings saying what was cut and why.
+SCALES = ("quick", "paper", "full")
+REQUIRED = ("quick", "paper")
 #: Old names of a scale (the chapters' "default" is the book's scale).
 ALIASES = {"default": "quick"}
 
 
 def normalise_scale(scale: str | None) -> str:
-    """``"quick"`` or ``"paper"`` (an alias of :data:`ALIASES`, and None, mean ``"quick"``);
+    """One of :data:`SCALES` (an alias of :data:`ALIASES`, and None, mean ``"quick"``);
     ValueError otherwise."""
     scale = ALIASES.get(scale or "quick", scale or "quick")
     if scale not in SCALES:
@@ -298,23 +302,30 @@ def _plain(value):
 
 
 class Scales(Mapping):
-    """An experiment's settings per scale: ``Scales(quick=..., paper=...)``; ``scales["quick"]``
-    or ``scales.at(scale, overrides)`` (the scale's instance with ``overrides`` applied)."""
+    """An experiment's settings per scale: ``Scales(quick=..., paper=...)`` (and ``full=...``
+    where the paper's size is out of a CPU's reach); ``scales["quick"]`` or ``scales.at(scale,
+    overrides)`` (the scale's instance with ``overrides`` applied)."""
 
     def __init__(self, **by_scale: Settings):
-        if set(by_scale) != set(SCALES):
-            raise ValueError(f"settings are needed for the scales {', '.join(SCALES)}, got "
+        if not set(REQUIRED) <= set(by_scale) <= set(SCALES):
+            raise ValueError(f"settings are needed for the scales {', '.join(REQUIRED)} "
+                             f"(optionally {', '.join(set(SCALES) - set(REQUIRED))}), got "
                              f"{', '.join(by_scale)}")
         kinds = {type(s) for s in by_scale.values()}
         if len(kinds) != 1 or not issubclass(kinds.pop(), Settings):
             raise TypeError("every scale's settings must be an instance of one Settings class")
-        self._by_scale = {scale: by_scale[scale] for scale in SCALES}
+        self._by_scale = {scale: by_scale[scale] for scale in SCALES if scale in by_scale}
 
     def __getitem__(self, scale: str) -> Settings:
-        return self._by_scale[normalise_scale(scale)]
+        scale = normalise_scale(scale)
+        if scale not in self._by_scale:
+            raise ValueError(f"{self.kind.experiment} has no {scale!r} scale (its paper scale "
+                             f"runs within an hour on a 2-core CPU): choose one of "
+                             f"{', '.join(self._by_scale)}")
+        return self._by_scale[scale]
 
     def __contains__(self, scale) -> bool:
-        return scale in self._by_scale or scale in ALIASES
+        return scale in self._by_scale or ALIASES.get(scale) in self._by_scale
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._by_scale)

@@ -69,8 +69,8 @@ def begin(experiment: Experiment, scales: Scales, scale: str | None,
     chosen = scales.at(scale, settings)
     if isinstance(default_seeds, str):
         default_seeds = getattr(chosen, default_seeds)
-    elif isinstance(default_seeds, Mapping):
-        default_seeds = default_seeds[scale]
+    elif isinstance(default_seeds, Mapping):  # "full" runs the paper's seeds unless it says
+        default_seeds = default_seeds.get(scale, default_seeds["paper"])
     seeds = seed_list(seeds, default_seeds)
     if len(set(seeds)) != len(seeds):
         raise ValueError(f"seeds must be different from each other, got {seeds}")
