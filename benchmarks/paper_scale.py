@@ -67,6 +67,9 @@ def run_one(name: str, device: str, threads: int, scale: str = "paper",
         "device": device,
         "machine": f"{platform.machine()}, {os.cpu_count()} cores",
         "load_before": round(load_before, 2),
+        # the mean load over the last 15 minutes of the run: above the run's own workers, other
+        # work shared the cores and the wall time is longer than on an idle machine
+        "load_15min_at_end": round(os.getloadavg()[2], 2),
         "torch": torch.__version__,
         "python": platform.python_version(),
         "returncode": done.returncode,

@@ -134,6 +134,9 @@ def test_compare_scales_pairs_rows_by_quantity(tmp_path):
     assert ("| ours, quick (this run) | verdict | ours, paper (committed) | verdict, committed |"
             in text)
     assert "| b | p | 2 | differs | 2 | agrees | different verdicts |" in text
+    words = committed.agreement_markdown(here, there)
+    assert words.startswith("Of 4 judged rows, **1** reach the same verdict")
+    assert "- b: differs → agrees" in words and words.endswith("one scale only: d; c.")
 
 
 def test_a_missing_or_failed_run_is_a_clear_error(tmp_path):

@@ -141,10 +141,10 @@ def agreement_markdown(live: Replication, committed: CommittedRun) -> str:
     found = scale_agreement(live, committed)
     verdicts = {q: (h and h["verdict"], t and t["verdict"]) for q, h, t in _paired(live, committed)}
     judged = sum(map(len, found.values()))
-    parts = [f"Of {judged} judged rows, **{len(found['same'])}** reach the same verdict at the "
-             f"{live.scale} and the {committed.scale} scale."]
+    parts = [f"Of {judged} judged rows, **{len(found['same'])}** reach the same verdict in this "
+             f"run ({live.scale} scale) and in the committed run ({committed.scale} scale)."]
     if found["different"]:
-        parts.append(f"Different verdicts ({live.scale} → {committed.scale}):\n" + "\n".join(
+        parts.append("Different verdicts (this run → committed run):\n" + "\n".join(
             f"- {q}: {verdicts[q][0] or '—'} → {verdicts[q][1] or '—'}"
             for q in found["different"]))
     if found["one scale"]:
