@@ -49,9 +49,11 @@ PROBES = {
 }
 
 
-def probe(name: str) -> dict:
-    """Run the probe of ``name``; its measured seconds per epoch and the projection."""
+def probe(name: str, extra: tuple[str, ...] = ()) -> dict:
+    """Run the probe of ``name`` (``extra``: more ``--set`` overrides, e.g. a candidate ``full``
+    scale's); its measured seconds per epoch and the projection at the paper's caps."""
     sets, cap = PROBES[name]
+    sets = [*sets, *extra]
     with tempfile.TemporaryDirectory() as tmp:
         command = [sys.executable, "-m", "course_rnn", "replicate", name, "--scale", "paper",
                    "--seeds", "1", "--device", "cpu", "--threads", "1", "--quiet", "--out",
@@ -67,7 +69,8 @@ def probe(name: str) -> dict:
     from course_rnn.experiments import get_experiment
 
     scales = get_experiment(name).settings
-    paper = scales["paper"].to_json()
+    # the caps of the scale probed: the paper's, with a candidate's overrides
+    paper = scales.at("paper", dict(kv.split("=", 1) for kv in extra)).to_json()
     seeds = _paper_seeds(name)
     runs = {}
     for run, history in results["runs"].items():
@@ -132,13 +135,19 @@ def write(records: list[dict]) -> None:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("names", nargs="+", choices=sorted(PROBES))
+    parser.add_argument("--set", action="append", default=[], metavar="K=V",
+                        help="a further override (a candidate full scale), repeatable")
+    parser.add_argument("--label", help="the row's name (default: the experiment's)")
     args = parser.parse_args(argv)
+    if args.label and len(args.names) > 1:
+        parser.error("--label names one probe: give one experiment")
     sys.path.insert(0, str(ROOT / "src"))
     records = []
     for name in args.names:
         load = os.getloadavg()[0]
-        record = probe(name)
+        record = probe(name, tuple(args.set))
         record["load_before"] = round(load, 2)
+        record["experiment"] = args.label or name
         print(json.dumps({k: v for k, v in record.items() if k != "runs_per_seed"}), flush=True)
         records.append(record)
         write(records)

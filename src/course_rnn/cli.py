@@ -141,6 +141,14 @@ def replicate(args, names) -> int:
     chosen = list(names) if args.experiment == "all" else [args.experiment]
     if args.settings and args.experiment == "all":
         raise ValueError("--set applies to one experiment: each has its own settings")
+    if args.scale == "full":  # only some experiments have it: say which before any work
+        from .experiments import get_experiment
+
+        lacking = [n for n in chosen if "full" not in (get_experiment(n).settings or {})]
+        if lacking:
+            raise ValueError(f"no 'full' scale for {', '.join(lacking)} (only where the "
+                             "paper's size is out of a 2-core CPU's reach in an hour): use "
+                             "--scale quick or paper")
     for name in chosen:  # refuse a folder that cannot take the results before any work
         check_output_folder(_out_folder(args, name), args.overwrite, create=True)
 

@@ -69,6 +69,14 @@ def test_bad_input_is_a_clear_error(args, message, capsys, tmp_path):
     assert message in capsys.readouterr().err
 
 
+def test_a_missing_full_scale_is_refused_before_any_folder_is_made(capsys, tmp_path):
+    with pytest.raises(SystemExit) as exit_:
+        main(["replicate", "anbn", "--scale", "full", "--out", str(tmp_path / "out")])
+    assert exit_.value.code == 2
+    assert "no 'full' scale for anbn" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
 @pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a GPU")
 def test_cuda_without_a_gpu_is_a_clear_error(capsys):
     with pytest.raises(SystemExit) as exit_:

@@ -106,7 +106,7 @@ def test_scales_one_name_each():
 
 def test_full_is_a_scale_only_where_declared():
     """ "full" is for experiments whose paper size is out of a CPU's hour; the others say so."""
-    with pytest.raises(ValueError, match="has no 'full' scale.*choose one of quick, paper"):
+    with pytest.raises(ValueError, match="has no .full. scale: choose one of quick, paper"):
         TOYS.at("full")
     assert "full" not in TOYS
     big = QUICK.replace(hidden=32)

@@ -90,7 +90,8 @@ def read(folder: str | Path, hint: str = "") -> CommittedRun:
     if missing:
         raise FileNotFoundError(f"no committed run in {folder}: {', '.join(missing)} missing"
                                 + (f"; {hint}" if hint else ""))
-    results, provenance = (json.loads((folder / f).read_text()) for f in FILES[::2])
+    results = json.loads((folder / "results.json").read_text())
+    provenance = json.loads((folder / "provenance.json").read_text())
     if provenance.get("returncode") != 0:
         raise ValueError(f"the run in {folder} failed (exit {provenance.get('returncode')}): "
                          "its numbers are not a result")

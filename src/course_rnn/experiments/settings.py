@@ -319,8 +319,7 @@ class Scales(Mapping):
     def __getitem__(self, scale: str) -> Settings:
         scale = normalise_scale(scale)
         if scale not in self._by_scale:
-            raise ValueError(f"{self.kind.experiment} has no {scale!r} scale (its paper scale "
-                             f"runs within an hour on a 2-core CPU): choose one of "
+            raise ValueError(f"{self.kind.experiment} has no {scale!r} scale: choose one of "
                              f"{', '.join(self._by_scale)}")
         return self._by_scale[scale]
 
