@@ -151,18 +151,7 @@ def test_a_seed_gives_the_same_initial_weights(kind, registered):
                                                      other.state_dict().values()))
 
 
-def drawing_from_the_global_generator(kinds: set[str], why: str) -> list:
-    """Every kind, those in ``kinds`` marked as known to draw (a strict xfail: it fails loudly
-    once fixed, so the mark goes)."""
-    return [pytest.param(kind, marks=pytest.mark.xfail(strict=True, reason=why))
-            if kind in kinds else kind for kind in EVERY_KIND]
-
-
-# Both known draws change no result of their own; fixing them shifts every later unseeded draw
-# of a chapter, so they wait until the chapters are re-checked.
-@pytest.mark.parametrize("kind", drawing_from_the_global_generator(
-    {"urn", "matrix_rnn"}, "the readout is made as an nn.Linear (drawn from the global "
-    "generator) before the seed draws its weights"))
+@pytest.mark.parametrize("kind", EVERY_KIND)
 def test_a_seeded_build_leaves_the_global_generator_alone(kind, registered):
     torch.manual_seed(0)
     expected = torch.rand(3)
@@ -171,9 +160,7 @@ def test_a_seeded_build_leaves_the_global_generator_alone(kind, registered):
     assert torch.equal(torch.rand(3), expected)
 
 
-@pytest.mark.parametrize("kind", drawing_from_the_global_generator(
-    {"srn", "gru", "lstm"}, "from_torch makes each scratch cell with freshly drawn weights "
-    "before it copies the fast layer's"))
+@pytest.mark.parametrize("kind", EVERY_KIND)
 def test_stepping_leaves_the_global_generator_alone(kind, registered):
     model = build(kind)
     torch.manual_seed(0)

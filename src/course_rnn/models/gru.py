@@ -28,6 +28,7 @@ import torch
 from torch import nn
 
 from ..checks import check_positive
+from .base import seeded
 from .recurrent import RecurrentLanguageModel, gate_parameters, torch_weights, uniform_parameter
 
 
@@ -72,7 +73,8 @@ class GRUCell(nn.Module):
         """A cell with the weights of ``torch.nn.GRUCell`` (or of layer ``layer`` of an
         ``nn.GRU``)."""
         w = torch_weights(module, layer, (nn.GRUCell, nn.GRU))
-        cell = cls(w.input_size, w.hidden_size).to(w.weight_ih)
+        with seeded(0):  # its weights are replaced below: leave the global generator alone
+            cell = cls(w.input_size, w.hidden_size).to(w.weight_ih)
         # torch stacks the three blocks along the rows in the order r, z, n
         W_r, W_z, W_n = w.weight_ih.chunk(3)
         U_r, U_z, U_n = w.weight_hh.chunk(3)

@@ -207,7 +207,8 @@ class SymbolMatrixRNN(RecurrentModel):
         start = torch.zeros(n)
         start[0] = 1.0  # h_0 = e_0 = [1, 0, …, 0]
         self.register_buffer("start_state", start, persistent=False)
-        self.readout = nn.Linear(n, vocab_size)
+        # made without drawing (its weights are drawn in _init_symbols, from the seed when given)
+        self.readout = nn.utils.skip_init(nn.Linear, n, vocab_size)
 
     def _init_symbols(self, seed: int | None, *shape: int) -> nn.Parameter:
         """The symbols' parameters ``[*shape]`` ~ U(−init_range, init_range) (the seeds'
