@@ -91,7 +91,8 @@ def write_table() -> None:
                     f"{'' if r['working_tree_clean'] else ' (+ changes)'} | {r['started']} | "
                     f"{r['device']}, {r['machine']} | {r['wall_s']:.0f} | {r['cpu_s']:.0f} | "
                     f"{r['load_before']:.1f} | {status} |")
-    paper = [json.loads(p.read_text()) for p in sorted(RUNS.glob("*-paper/provenance.json"))]
+    paper = [json.loads(p.read_text()) for p in sorted(RUNS.glob("*/provenance.json"))
+             if p.parent.name.endswith(("-paper", "-full"))]
     total = sum(r["wall_s"] for r in paper)
     TABLE.write_text("\n".join([
         "# Paper-scale runs on this machine",
@@ -100,7 +101,7 @@ def write_table() -> None:
         "`table.md`, figures and `provenance.json`. A folder not ending in `-paper` is a "
         "smaller run (e.g. the one the tests re-run to check that a run reproduces).",
         "",
-        f"Paper-scale runs so far: {len(paper)}, {total:.0f} s wall in all "
+        f"Paper-scale (and full-scale) runs so far: {len(paper)}, {total:.0f} s wall in all "
         f"({total / 3600:.2f} h).",
         "",
         "| folder | command | commit | started | device | wall (s) | CPU (s) | load before | run |",
