@@ -18,13 +18,13 @@ import argparse
 import json
 import os
 import platform
-import resource
 import shlex
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from paper_scale import timed_run  # the run and its wall and CPU time, measured the same way
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
@@ -58,11 +58,8 @@ def probe(name: str, extra: tuple[str, ...] = ()) -> dict:
         command = [sys.executable, "-m", "course_rnn", "replicate", name, "--scale", "paper",
                    "--seeds", "1", "--device", "cpu", "--threads", "1", "--quiet", "--out",
                    tmp + "/out", *(x for kv in sets for x in ("--set", kv))]
-        cpu_before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        start = time.perf_counter()
-        done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
-        wall = time.perf_counter() - start
-        cpu_after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        load_before = os.getloadavg()[0]
+        done, wall, cpu = timed_run(command)
         if done.returncode != 0:
             raise SystemExit(f"{name}: the probe failed:\n{done.stderr[-3000:]}")
         results = json.loads(Path(tmp, "out", "results.json").read_text())
@@ -81,17 +78,17 @@ def probe(name: str, extra: tuple[str, ...] = ()) -> dict:
         if not seconds or not epochs:
             continue
         per_epoch = sum(seconds) / epochs  # the curve holds every evaluation of a short run
-        runs[run] = {"seconds_per_epoch": round(per_epoch, 2), "paper_cap": cap(run, paper),
-                     "projected_s": round(per_epoch * cap(run, paper), 1)}
+        epochs_cap = cap(run, paper)
+        runs[run] = {"seconds_per_epoch": round(per_epoch, 2), "paper_cap": epochs_cap,
+                     "projected_s": round(per_epoch * epochs_cap, 1)}
     workers = os.cpu_count() or 1
     total = seeds * sum(r["projected_s"] for r in runs.values())
     return {"experiment": name, "probe": shlex.join(["python", *command[1:]]).replace(tmp, "TMP"),
             "probe_wall_s": round(wall, 1),
-            "probe_cpu_s": round(cpu_after.ru_utime + cpu_after.ru_stime - cpu_before.ru_utime
-                                 - cpu_before.ru_stime, 1),
+            "probe_cpu_s": round(cpu, 1),
             "paper_seeds": seeds, "runs_per_seed": runs, "workers": workers,
             "projected_wall_s_upper": round(total / workers),
-            "date": time.strftime("%Y-%m-%d %H:%M"), "load_before": None,
+            "date": time.strftime("%Y-%m-%d %H:%M"), "load_before": round(load_before, 2),
             "machine": f"{platform.machine()}, {workers} cores"}
 
 
@@ -144,9 +141,7 @@ def main(argv=None) -> int:
     sys.path.insert(0, str(ROOT / "src"))
     records = []
     for name in args.names:
-        load = os.getloadavg()[0]
         record = probe(name, tuple(args.set))
-        record["load_before"] = round(load, 2)
         record["experiment"] = args.label or name
         print(json.dumps({k: v for k, v in record.items() if k != "runs_per_seed"}), flush=True)
         records.append(record)

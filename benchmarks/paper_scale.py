@@ -37,6 +37,18 @@ def git(*args: str) -> str:
                           check=False).stdout.strip()
 
 
+def timed_run(command: list[str]) -> tuple[subprocess.CompletedProcess, float, float]:
+    """Run ``command`` from the repository root: what it did, its wall time and the CPU time of
+    it and its worker processes (seconds)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return done, wall, cpu
+
+
 def run_one(name: str, device: str, threads: int, scale: str = "paper",
             extra: tuple[str, ...] = (), folder: str | None = None) -> dict:
     """Replicate ``name`` at ``scale`` (``extra``: more ``replicate`` options, e.g. ``--set``)
@@ -48,11 +60,7 @@ def run_one(name: str, device: str, threads: int, scale: str = "paper",
     commit = git("rev-parse", "HEAD")  # what ran: the tree before the run writes its outputs
     clean = git("status", "--porcelain", "--untracked-files=no") == ""
     load_before = os.getloadavg()[0]
-    cpu_before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
-    wall = time.perf_counter() - start
-    cpu_after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    done, wall, cpu = timed_run(command)
     import torch  # only for its version, after the run
 
     record = {
@@ -62,8 +70,7 @@ def run_one(name: str, device: str, threads: int, scale: str = "paper",
         "working_tree_clean": clean,
         "started": time.strftime("%Y-%m-%d %H:%M", time.localtime(time.time() - wall)),
         "wall_s": round(wall, 1),
-        "cpu_s": round(cpu_after.ru_utime + cpu_after.ru_stime
-                       - cpu_before.ru_utime - cpu_before.ru_stime, 1),
+        "cpu_s": round(cpu, 1),
         "device": device,
         "machine": f"{platform.machine()}, {os.cpu_count()} cores",
         "load_before": round(load_before, 2),
@@ -83,16 +90,16 @@ def run_one(name: str, device: str, threads: int, scale: str = "paper",
 
 def write_table() -> None:
     """One row per committed paper-scale run, from each folder's provenance.json."""
+    records = {p.parent.name: json.loads(p.read_text())
+               for p in sorted(RUNS.glob("*/provenance.json"))}
     rows = []
-    for path in sorted(RUNS.glob("*/provenance.json")):
-        r = json.loads(path.read_text())
+    for folder, r in records.items():
         status = "ok" if r["returncode"] == 0 else "FAILED"
-        rows.append(f"| `{path.parent.name}/` | `{r['command']}` | {r['commit'][:10]}"
+        rows.append(f"| `{folder}/` | `{r['command']}` | {r['commit'][:10]}"
                     f"{'' if r['working_tree_clean'] else ' (+ changes)'} | {r['started']} | "
                     f"{r['device']}, {r['machine']} | {r['wall_s']:.0f} | {r['cpu_s']:.0f} | "
                     f"{r['load_before']:.1f} | {status} |")
-    paper = [json.loads(p.read_text()) for p in sorted(RUNS.glob("*/provenance.json"))
-             if p.parent.name.endswith(("-paper", "-full"))]
+    paper = [r for folder, r in records.items() if folder.endswith(("-paper", "-full"))]
     total = sum(r["wall_s"] for r in paper)
     TABLE.write_text("\n".join([
         "# Paper-scale runs on this machine",
