@@ -1,5 +1,6 @@
-"""The settings of the ``gym``, per scale (the book's "quick", a larger "paper"), and its tables
-of models and languages."""
+"""The settings of the ``gym``, per scale (the book's "quick", a larger "paper", and "full": the
+paper scale cut to what a 2-core CPU runs in about half an hour), and its tables of models and
+languages."""
 
 from __future__ import annotations
 
@@ -45,7 +46,7 @@ OWN_METRICS = {
 DYCK_DEPTH = 3
 
 #: The gym's seeds per scale (chapter 7 and ``replicate gym``).
-DEFAULT_SEEDS = {"quick": 2, "paper": 5}
+DEFAULT_SEEDS = {"quick": 2, "paper": 5, "full": 3}
 
 #: The settings each language's data needs (:func:`~.tasks.make_task`); any language may also
 #: set its own ``batch_size``, ``lr`` and ``patience`` (None: the gym-wide one).
@@ -157,5 +158,20 @@ SETTINGS = Scales(
             cross_serial=Lang(train=12_800, epochs=300),
             palindrome=Lang(train=12_800, valid=2_000, epochs=200, test=2000),
             agreement=Lang(train=50_000, valid=2_000, epochs=100, test_per_attractor=500),
+        )),
+    # The paper scale's models and sizes on fewer strings and 3 seeds, because it is out of a
+    # 2-core CPU's reach (benchmarks/results/paper_costs.md, one worker per core): an epoch of
+    # the URN on 50,000 agreement sentences takes 49 s (95 words: 95 matrix exponentials a
+    # step), the other runs 0.1-7 s, so 26 runs × 5 seeds at their caps is ≈ 9 hours. A fifth
+    # of the agreement sentences, half the Dyck strings and half the cross-serial and palindrome
+    # strings, on 3 seeds, keep it near half an hour.
+    full=GymSettings(
+        hidden=50, urn_n=50, lr=0.005, batch_size=64, patience=10,
+        languages=dict(
+            anbn=Lang(train_copies=100, epochs=500, test_max_n=60),
+            dyck=Lang(pairs=5, train=12_800, valid=2_000, epochs=200, test=2000),
+            cross_serial=Lang(train=6_400, epochs=300),
+            palindrome=Lang(train=6_400, valid=2_000, epochs=200, test=2000),
+            agreement=Lang(train=10_000, valid=2_000, epochs=100, test_per_attractor=500),
         )),
 )
