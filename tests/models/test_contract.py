@@ -10,6 +10,7 @@ file, its line in the registry and its tests, nothing else.
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import shutil
@@ -25,7 +26,15 @@ from course_rnn.analysis.gradients import gradient_norms_by_distance
 from course_rnn.checks import check_positive
 from course_rnn.languages import Dyck, Vocab, make_batch
 from course_rnn.models import MODEL_KINDS, build_model
-from course_rnn.models.base import Parts, Recurrence, RecurrentModel, seeded, stack_steps, unroll
+from course_rnn.models.base import (
+    RENAMED_ARGUMENTS,
+    Parts,
+    Recurrence,
+    RecurrentModel,
+    seeded,
+    stack_steps,
+    unroll,
+)
 from course_rnn.training.checkpoints import load_checkpoint, save_checkpoint
 from course_rnn.widgets import Stepper, export_model, import_model, run_steps
 from course_rnn.widgets.web import stepper_script, web_stepper_html
@@ -52,7 +61,6 @@ class ScalingRNN(RecurrentModel):
         super().__init__()
         self.vocab_size = check_positive(vocab_size, "vocab_size")
         self.hidden_size = check_positive(hidden_size, "hidden_size")
-        self._config = dict(vocab_size=vocab_size, hidden_size=hidden_size, seed=seed)
         with seeded(seed):
             self.scales = nn.Parameter(0.5 + torch.rand(vocab_size, hidden_size))  # d(x)
             self.readout = nn.Linear(hidden_size, vocab_size)
@@ -139,6 +147,24 @@ def test_checkpoints_rebuild_the_same_model(kind, registered, tmp_path):
     assert type(loaded) is type(model) and loaded.config() == model.config()
     assert vocab.alphabet == VOCAB.alphabet
     torch.testing.assert_close(loaded(INPUTS), model(INPUTS), rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("kind", EVERY_KIND)
+def test_the_config_is_the_constructor_s_arguments(kind, registered):
+    """No model writes its config: it is every constructor argument (defaults too) under its
+    current name, and the same arguments build the same model again."""
+    model = build(kind)
+    parameters = inspect.signature(type(model)).parameters
+    current = [name for name in parameters if name not in RENAMED_ARGUMENTS]
+    assert list(model.config()) == current
+    assert model.config()["vocab_size"] == len(VOCAB) and model.config()["seed"] == 0
+    twin = type(model)(**model.config())
+    assert twin.config() == model.config()
+    with torch.no_grad():  # build() moved every weight; move the twin's the same way
+        generator = torch.Generator().manual_seed(0)
+        for p in twin.parameters():
+            p.add_(0.3 * torch.randn(p.shape, generator=generator))
+    torch.testing.assert_close(twin.eval()(INPUTS), model(INPUTS), rtol=0, atol=0)
 
 
 @pytest.mark.parametrize("kind", EVERY_KIND)

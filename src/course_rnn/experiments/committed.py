@@ -80,7 +80,8 @@ def load(name: str, scale: str = "paper", root: str | Path = RUNS) -> CommittedR
     """The committed run of experiment ``name`` at ``scale`` (folder ``NAME-SCALE`` in
     ``root``); FileNotFoundError naming what is missing and how to make it."""
     folder = Path(root) / f"{name}-{scale}"
-    return read(folder, hint=f"run `python benchmarks/paper_scale.py {name}` to make it")
+    option = "" if scale == "paper" else f" --scale {scale}"
+    return read(folder, hint=f"run `python benchmarks/paper_scale.py {name}{option}` to make it")
 
 
 def read(folder: str | Path, hint: str = "") -> CommittedRun:

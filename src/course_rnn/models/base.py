@@ -39,12 +39,16 @@ else. A model the website's stepper can run also says, in ``web_form()``, which 
 JavaScript cells of :mod:`course_rnn.widgets.web` computes its step, with which weights.
 ``tests/models/test_contract.py`` checks every registered model against this contract.
 
-Initial weights are drawn inside :func:`seeded`, the one way the course seeds them.
+Initial weights are drawn inside :func:`seeded`, the one way the course seeds them. A model's
+``config()`` — what a checkpoint saves to rebuild it — is the arguments its constructor was called
+with, recorded by :class:`Rebuildable`; no model writes it by hand.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import functools
+import inspect
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -86,6 +90,50 @@ def renamed_size(hidden_size: int | None, old: int | None, old_name: str, what: 
     return old
 
 
+#: Constructor arguments renamed when the library came to say ``hidden_size`` for every model's
+#: size (old name → new): a checkpoint saved before may carry the old name.
+RENAMED_ARGUMENTS = {"n": "hidden_size", "hidden": "hidden_size"}
+
+
+class Rebuildable:
+    """A model whose :meth:`config` is the arguments its constructor was called with, so that
+    ``type(model)(**model.config())`` builds it again (with ``seed`` given, the same weights).
+
+    Every subclass's ``__init__`` is wrapped to record them once it has run, defaults filled in
+    — the outermost class's, since it finishes last. An old argument name
+    (:data:`RENAMED_ARGUMENTS`) is recorded under its new one, as the size the model took."""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "__init__" in cls.__dict__:
+            cls.__init__ = _recording_arguments(cls.__init__)
+
+    def config(self) -> dict:
+        """Constructor arguments, so that a checkpoint can rebuild the model."""
+        return dict(self._config)
+
+
+def _recording_arguments(init: Callable) -> Callable:
+    signature = inspect.signature(init)
+
+    @functools.wraps(init)
+    def __init__(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        bound = signature.bind(self, *args, **kwargs)
+        bound.apply_defaults()
+        arguments = {}
+        for name, value in list(bound.arguments.items())[1:]:  # [0] is self
+            kind = signature.parameters[name].kind
+            arguments.update(value if kind is inspect.Parameter.VAR_KEYWORD else {name: value})
+        for old, new in RENAMED_ARGUMENTS.items():
+            if old in arguments:
+                arguments.pop(old)
+                arguments[new] = getattr(self, new)
+        self._config = arguments
+
+    return __init__
+
+
 def check_time_steps(inputs: torch.Tensor) -> torch.Tensor:
     """Recurrent models need at least one step to run (``<s>`` alone will do)."""
     if inputs.shape[1] == 0:
@@ -93,7 +141,7 @@ def check_time_steps(inputs: torch.Tensor) -> torch.Tensor:
     return inputs
 
 
-class SequenceModel(nn.Module):
+class SequenceModel(Rebuildable, nn.Module):
     """Base class. Subclasses set ``vocab_size`` and ``hidden_size`` and implement
     ``forward`` and ``trace``."""
 
@@ -139,10 +187,6 @@ class SequenceModel(nn.Module):
     def predict_proba(self, inputs: torch.Tensor) -> torch.Tensor:
         """Next-symbol probabilities ``[B, T, V]``."""
         return torch.softmax(self.forward(inputs), dim=-1)
-
-    def config(self) -> dict:
-        """Constructor arguments, so that a checkpoint can rebuild the model."""
-        return dict(getattr(self, "_config", {}))
 
 
 class Recurrence:

@@ -40,10 +40,10 @@ from torch.nn import functional as F
 from ..checks import check_count, check_integer, check_positive
 from ..corpus import check_sentences
 from ..languages.vocab import Vocab
-from .base import renamed_size
+from .base import Rebuildable, renamed_size
 
 
-class BengioMLP(nn.Module):
+class BengioMLP(Rebuildable, nn.Module):
     """y = b + W x + U tanh(d + H x), with x the concatenated embeddings of the context.
 
     ``BengioMLP(vocab_size, context=4, embedding_dim=60, hidden_size=50, direct=False)``: n − 1
@@ -72,13 +72,6 @@ class BengioMLP(nn.Module):
         if hidden_size == 0 and not direct:
             raise ValueError("with hidden_size=0 the model needs direct=True, or it ignores its "
                              "input")
-        self._config = dict(
-            vocab_size=vocab_size,
-            context=context,
-            embedding_dim=embedding_dim,
-            hidden_size=hidden_size,
-            direct=direct,
-        )
         self.vocab_size, self.context, self.hidden_size = vocab_size, context, hidden_size
         inputs = context * embedding_dim
 
@@ -155,10 +148,6 @@ class BengioMLP(nn.Module):
 
     def num_parameters(self) -> int:
         return sum(p.numel() for p in self.parameters() if p.requires_grad)
-
-    def config(self) -> dict:
-        """Constructor arguments, so that a checkpoint can rebuild the model."""
-        return dict(self._config)
 
 
 class _ChunkedSoftmaxNLL(torch.autograd.Function):

@@ -145,17 +145,6 @@ class DecayRNN(RecurrentModel):
         self.hidden_size = H = check_positive(hidden_size, "hidden_size")
         self.variant = variant
         self.nonlinearity = check_nonlinearity(nonlinearity)
-        self._config = dict(
-            vocab_size=vocab_size,
-            hidden_size=hidden_size,
-            variant=variant,
-            alpha_init=alpha_init,
-            excitatory_fraction=excitatory_fraction,
-            embedding_dim=embedding_dim,
-            nonlinearity=nonlinearity,
-            seed=seed,
-            alpha_parametrisation=alpha_parametrisation,
-        )
         self.alpha_parametrisation = alpha_parametrisation
         with seeded(seed):
             self.input_layer = InputLayer(vocab_size, embedding_dim)

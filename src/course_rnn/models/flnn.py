@@ -87,8 +87,6 @@ class FLNN(RecurrentModel):
             raise ValueError(
                 f"rbf_variance must be > 0 and init_range >= 0, got {rbf_variance}, {init_range}"
             )
-        self._config = dict(vocab_size=vocab_size, hidden_size=hidden_size, rbf_size=rbf_size,
-                            rbf_variance=rbf_variance, init_range=init_range, seed=seed)
         self.vocab_size, self.hidden_size, self.rbf_size = vocab_size, hidden_size, rbf_size
         self.rbf_variance = float(rbf_variance)
         words, outputs = vocab_size - FIRST_WORD, vocab_size - EOS  # outputs: </s> + alphabet

@@ -157,15 +157,6 @@ class RecurrentLanguageModel(RecurrentModel):
         self.num_layers = check_positive(num_layers, "num_layers")
         if not isinstance(dropout, (int, float)) or not 0.0 <= dropout < 1.0:
             raise ValueError(f"dropout must be a probability in [0, 1), got {dropout!r}")
-        self._config = dict(
-            vocab_size=vocab_size,
-            hidden_size=hidden_size,
-            embedding_dim=embedding_dim,
-            num_layers=num_layers,
-            dropout=dropout,
-            seed=seed,
-            **layer_options,
-        )
         with seeded(seed):
             self.input_layer = InputLayer(vocab_size, embedding_dim)
             self.rnn = self.torch_class(

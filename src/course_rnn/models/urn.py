@@ -336,8 +336,6 @@ class URN(SymbolMatrixRNN):
         n = renamed_size(hidden_size, n, "n", "state size")
         super().__init__(vocab_size, n, dropout, init_range, seed)
         self.k = check_truncation(n, k)
-        self._config = dict(vocab_size=vocab_size, hidden_size=n, k=k, dropout=dropout,
-                            init_range=init_range, seed=seed)
         # one row per symbol: the generator's upper-triangle entries, row by row, first k rows
         self.generators = self._init_symbols(seed, vocab_size, generator_size(n, k))
 
@@ -373,8 +371,6 @@ class MatrixRNN(SymbolMatrixRNN):
                  init_range: float = 0.05, seed: int | None = None, *, n: int | None = None):
         n = renamed_size(hidden_size, n, "n", "state size")
         super().__init__(vocab_size, n, dropout, init_range, seed)
-        self._config = dict(vocab_size=vocab_size, hidden_size=n, dropout=dropout,
-                            init_range=init_range, seed=seed)
         self.matrices = self._init_symbols(seed, vocab_size, n, n)
 
     def _parameter_mask(self) -> torch.Tensor | None:
