@@ -28,8 +28,13 @@ import torch
 from torch import nn
 
 from ..checks import check_positive
-from .base import seeded
-from .recurrent import RecurrentLanguageModel, gate_parameters, torch_weights, uniform_parameter
+from .recurrent import (
+    RecurrentLanguageModel,
+    cell_to_fill,
+    gate_parameters,
+    torch_weights,
+    uniform_parameter,
+)
 
 
 class GRUCell(nn.Module):
@@ -73,8 +78,7 @@ class GRUCell(nn.Module):
         """A cell with the weights of ``torch.nn.GRUCell`` (or of layer ``layer`` of an
         ``nn.GRU``)."""
         w = torch_weights(module, layer, (nn.GRUCell, nn.GRU))
-        with seeded(0):  # its weights are replaced below: leave the global generator alone
-            cell = cls(w.input_size, w.hidden_size).to(w.weight_ih)
+        cell = cell_to_fill(cls, w)
         # torch stacks the three blocks along the rows in the order r, z, n
         W_r, W_z, W_n = w.weight_ih.chunk(3)
         U_r, U_z, U_n = w.weight_hh.chunk(3)

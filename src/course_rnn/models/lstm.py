@@ -27,8 +27,7 @@ import torch
 from torch import nn
 
 from ..checks import check_positive
-from .base import seeded
-from .recurrent import RecurrentLanguageModel, gate_parameters, torch_weights
+from .recurrent import RecurrentLanguageModel, cell_to_fill, gate_parameters, torch_weights
 
 State = tuple[torch.Tensor, torch.Tensor]  # (h, C), each [B, hidden]
 
@@ -87,8 +86,7 @@ class LSTMCell(nn.Module):
         """A cell with the weights of ``torch.nn.LSTMCell`` (or of layer ``layer`` of an
         ``nn.LSTM``)."""
         w = torch_weights(module, layer, (nn.LSTMCell, nn.LSTM))
-        with seeded(0):  # its weights are replaced below: leave the global generator alone
-            cell = cls(w.input_size, w.hidden_size).to(w.weight_ih)
+        cell = cell_to_fill(cls, w)
         # torch stacks the four blocks along the rows in the order i, f, g (= C̃), o
         W_i, W_f, W_c, W_o = w.weight_ih.chunk(4)
         U_i, U_f, U_c, U_o = w.weight_hh.chunk(4)

@@ -97,6 +97,14 @@ def torch_weights(module: nn.Module, layer: int, accepted: tuple[type, ...]) -> 
     return TorchWeights(w_ih, w_hh, b_ih, b_hh)
 
 
+def cell_to_fill(cell_class: type[nn.Module], weights: TorchWeights, *options) -> nn.Module:
+    """A scratch cell of ``weights``' sizes, dtype and device, for ``from_torch`` to load them
+    into. Its own initial weights are replaced, so they are drawn inside ``seeded(0)``: making
+    it leaves the global generator alone."""
+    with seeded(0):
+        return cell_class(weights.input_size, weights.hidden_size, *options).to(weights.weight_ih)
+
+
 def carried_state(cell: nn.Module, parts: Parts) -> State:
     """What a scratch cell's next step reads from this step's parts (``cell.state_names``):
     ``h_t``, or the LSTM's ``(h_t, C_t)``."""

@@ -24,10 +24,10 @@ import torch
 from torch import nn
 
 from ..checks import check_positive
-from .base import seeded
 from .recurrent import (
     NONLINEARITIES,
     RecurrentLanguageModel,
+    cell_to_fill,
     check_nonlinearity,
     gate_parameters,
     torch_weights,
@@ -71,8 +71,7 @@ class SRNCell(nn.Module):
     def from_torch(cls, module: nn.RNNCell | nn.RNN, layer: int = 0) -> SRNCell:
         """A cell with the weights of ``torch.nn.RNNCell`` (or layer ``layer`` of an ``nn.RNN``)."""
         w = torch_weights(module, layer, (nn.RNNCell, nn.RNN))
-        with seeded(0):  # its weights are replaced below: leave the global generator alone
-            cell = cls(w.input_size, w.hidden_size, module.nonlinearity).to(w.weight_ih)
+        cell = cell_to_fill(cls, w, module.nonlinearity)
         # PyTorch adds two biases, b_ih + b_hh; one bias b is the same function
         cell.load_state_dict({"W": w.weight_ih, "U": w.weight_hh, "b": w.bias_ih + w.bias_hh})
         return cell
