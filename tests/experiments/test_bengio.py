@@ -50,15 +50,15 @@ def test_every_ours_number_is_in_numbers(tiny):
 
 def test_numbers_are_what_the_artefacts_score(tiny, data):
     """The perplexities in the table are recomputed from the returned models, not copied."""
-    numbers, (key, run), = tiny.numbers, *tiny.artefacts["mlps"].items()
+    numbers, (key, run), = tiny.numbers, *tiny.artefacts.mlps.items()
     assert key == ("no direct", 0)
-    assert isinstance(run["model"], BengioMLP) and run["model"].W is None
-    assert perplexity(run["model"], tiny.artefacts["test_pairs"]) == pytest.approx(
-        run["perplexity"], rel=1e-6)
-    assert numbers.perplexity["MLP, no direct"] == run["perplexity"]
+    assert isinstance(run.model, BengioMLP) and run.model.W is None
+    assert perplexity(run.model, tiny.artefacts.test_pairs) == pytest.approx(
+        run.perplexity, rel=1e-6)
+    assert numbers.perplexity["MLP, no direct"] == run.perplexity
     # the best weights are restored: the model scores the best validation loss it reached
-    assert math.exp(-run["valid"].mean()) == pytest.approx(
-        math.exp(min(run["history"]["valid_loss"])), rel=1e-4)
+    assert math.exp(-run.valid.mean()) == pytest.approx(
+        math.exp(min(run.history["valid_loss"])), rel=1e-4)
     scored, watched = data.scored(TINY["test_sentences"]), data.watched(TINY["valid_sentences"])
     assert numbers.corpus.scored_predictions == sum(len(s) + 1 for s in scored)
     for order in TINY["kn_orders"]:
@@ -78,17 +78,17 @@ def test_numbers_are_what_the_artefacts_score(tiny, data):
 
 
 def test_the_mixture_weight_is_tuned_on_validation(tiny):
-    numbers, run = tiny.numbers, tiny.artefacts["mlps"]["no direct", 0]
-    probs = tiny.artefacts["count_probs"][numbers.best_count_model]
+    numbers, run = tiny.numbers, tiny.artefacts.mlps["no direct", 0]
+    probs = tiny.artefacts.count_probs[numbers.best_count_model]
     lam = numbers.mlp["no direct"][0].mixture_weight
 
     def valid_loglik(weight):
-        return np.log(bengio.mixture_probs(weight, run["valid"], probs["valid"])).mean()
+        return np.log(bengio.mixture_probs(weight, run.valid, probs["valid"])).mean()
 
     for other in (lam - 0.02, lam + 0.02, 0.0, 0.5, 1.0):
         if 0 <= other <= 1:
             assert valid_loglik(lam) >= valid_loglik(other) - 1e-12
-    mixed = bengio.perplexity_of(bengio.mixture_probs(lam, run["test"], probs["test"]))
+    mixed = bengio.perplexity_of(bengio.mixture_probs(lam, run.test, probs["test"]))
     assert numbers.perplexity[numbers.best_mixture_model] == pytest.approx(mixed)
 
 
@@ -119,7 +119,7 @@ def test_verdicts_wait_for_convergence_and_a_doubled_budget(tiny):
     twice = tiny.runs["MLP, no direct, seed 0, twice the epochs"]
     assert twice.convergence.epochs >= 2 * first.convergence.epochs - 1e-3
     assert twice["valid_loss"][: len(first)] == first["valid_loss"]
-    assert len(tiny.artefacts["doubled"]) == 1  # trained once, for both rows
+    assert len(tiny.artefacts.doubled) == 1  # trained once, for both rows
 
 
 def test_unconverged_runs_get_no_verdict(data):

@@ -152,14 +152,14 @@ def test_default_seed_counts_and_models_are_the_chapters():
 
 def test_dyck_numbers_hang_together(dyck):
     n = dyck.numbers
-    train, valid, test = (dyck.artefacts[k] for k in ("train", "valid", "test"))
-    language = dyck.artefacts["language"]
+    train, valid, test = dyck.artefacts.train, dyck.artefacts.valid, dyck.artefacts.test
+    language = dyck.artefacts.language
     assert len(train) == 64 and len(valid) == 32 and len(test) == 64
     assert all(language.depth(s) == 3 for s in train + valid)
     assert not set(train) & set(valid) or len(set(train) & set(valid)) < 5
-    assert set(dyck.artefacts["models"]) == set(urn.DYCK_MODELS) == set(n.summary)
-    assert dyck.artefacts["models"]["3-TURN"].n == 6
-    assert dyck.artefacts["models"]["Full-URN"].k == 5  # untruncated: n − 1 rows
+    assert set(dyck.artefacts.models) == set(urn.DYCK_MODELS) == set(n.summary)
+    assert dyck.artefacts.models["3-TURN"].n == 6
+    assert dyck.artefacts.models["Full-URN"].k == 5  # untruncated: n − 1 rows
     for name, closing in n.closing.items():
         assert 0.0 <= closing["accuracy"] <= 1.0
         # with one seed the pooled scores are the per-seed ones, recomputed from the breakdown
@@ -167,7 +167,7 @@ def test_dyck_numbers_hang_together(dyck):
             expected = pooled_accuracy(closing, by, keep)
             assert n.summary[name][key] == pytest.approx(expected, nan_ok=True)
             assert math.isnan(n.summary_se[name][key])  # one seed: no standard error
-        history = dyck.artefacts["histories"][name]
+        history = dyck.artefacts.histories[name]
         assert n.valid_loss[name] == pytest.approx(history.convergence.best)
         assert n.convergence[name].converged == [history.converged]
     assert n.cut_points == {"seen_outer_max": 3, "unseen_outer_min": 5, "shallow_inner_max": 1,
@@ -274,7 +274,7 @@ def test_embedding_analysis_sees_exact_inverses():
 
 def test_cross_serial_numbers_hang_together(xs):
     n, runs = xs.numbers, xs.numbers.runs
-    assert len(runs) == 2 * 2 and len(xs.artefacts["models"]) == 4  # 2 kinds × 2 sizes × 1 seed
+    assert len(runs) == 2 * 2 and len(xs.artefacts.models) == 4  # 2 kinds × 2 sizes × 1 seed
     assert n.seen_lengths == [2, 3, 4, 5, 6, 7] and n.unseen_lengths == [8, 9]
     for model in ("URN", "LSTM"):
         errors = [r.error for r in runs if r.model == model]
@@ -293,15 +293,15 @@ def test_a_cross_serial_run_stops_once_it_fits_its_training_lengths():
                                                              "test_family": 5})
     train = urn.CrossSerial().sample(256, seed=0, max_total=3)  # C_4: three strings
     run = urn.train_cross_serial_model("lstm", 8, 0, language_cfg, train, "cpu")
-    history = run["history"]
+    history = run.history
     assert history.converged and history.convergence.stopped == "criterion met"
     assert history.last[urn.FIT_METRIC] == 1.0
     assert all(e[urn.FIT_METRIC] < 1.0 for e in history.epochs[:-1])
     # the doubled budget continues the same run: its first epochs are identical
     longer = urn.train_cross_serial_model("lstm", 8, 0, language_cfg, train, "cpu",
                                           min_epochs=urn.doubled_epochs(history))
-    assert longer["history"]["train_loss"][: len(history)] == history["train_loss"]
-    assert longer["history"].convergence.epochs >= 2 * history.convergence.epochs
+    assert longer.history["train_loss"][: len(history)] == history["train_loss"]
+    assert longer.history.convergence.epochs >= 2 * history.convergence.epochs
 
 
 def test_parameter_rows_are_computed(xs, monkeypatch):

@@ -53,7 +53,9 @@ from ..setup import begin
 from .compute import (
     NAME,
     AustenData,
+    CountModels,
     NextWordInChunks,
+    TrainedMLP,
     austen_data,
     count_models,
     kn_name,
@@ -77,7 +79,16 @@ from .paper import (
     PAPER_MLP,
 )
 from .report import mixture_measurement, mlp_measurement, table_rows
-from .results import BengioNumbers, Budget, Corpus, MlpRun, Ratio, Relative, numbers_of
+from .results import (
+    BengioArtefacts,
+    BengioNumbers,
+    Budget,
+    Corpus,
+    MlpRun,
+    Ratio,
+    Relative,
+    numbers_of,
+)
 from .settings import SETTINGS, VARIANTS, BengioSettings
 
 TITLE = ("Bengio et al. (2003), Table 1: neural n-gram MLPs vs Kneser–Ney n-grams, "
@@ -105,14 +116,8 @@ def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=N
             per CPU core, or ``$COURSE_RNN_WORKERS``).
 
     Returns a :class:`Replication` whose ``numbers`` are :class:`BengioNumbers`, whose ``runs``
-    are the MLPs' training histories and whose ``artefacts`` hold ``mlps`` ((variant, seed) ->
-    ``{model, history, valid, test, perplexity}``: the trained MLP with its best weights, its
-    history, the log-probability of every watched validation and scored test token, its test
-    perplexity), ``count_probs`` (model name -> ``{"valid", "test"}`` token probabilities),
-    ``count_model`` (the modified Kneser–Ney model of the lowest order), ``data``, the
-    ``train_pairs`` / ``valid_pairs`` / ``test_pairs``, ``seconds`` (wall time of each MLP's
-    training and of each order's count models), ``cpu_seconds`` (CPU time of each job, in its
-    own process) and ``doubled`` (the runs at twice the epochs, when a verdict needed them).
+    are the MLPs' training histories and whose ``artefacts`` are :class:`BengioArtefacts` (the
+    trained MLPs, each a :class:`TrainedMLP`, the count models' token probabilities, the data).
     Figures: ``curves`` (training and validation loss of every run), ``valid_perplexity`` (the
     runs' validation perplexity against the count models) and ``perplexities`` (relative to the
     best count model, paper and ours).
@@ -142,31 +147,29 @@ def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=N
     doubled_runs = {}
 
     def doubled():
-        twice = {key: 2 * mlps[key]["history"].convergence.epochs for key in keys}
+        twice = {key: 2 * mlps[key].history.convergence.epochs for key in keys}
         again, _ = train_all(keys, pairs, len(data.vocab), config, device, twice,
                              workers=workers, progress=progress,
-                             resume={key: mlps[key]["history"] for key in keys})
+                             resume={key: mlps[key].history for key in keys})
         doubled_runs.update(again)
         return (numbers_of(counts, again, config, data, sizes),
-                [r["history"] for r in again.values()])
+                [r.history for r in again.values()])
 
-    rows = table_rows(numbers, config, [r["history"] for r in mlps.values()], doubled)
-    runs = {run_name(*key): mlps[key]["history"] for key in keys}
-    runs.update({f"{run_name(*key)}, twice the epochs": r["history"]
+    rows = table_rows(numbers, config, [r.history for r in mlps.values()], doubled)
+    runs = {run_name(*key): mlps[key].history for key in keys}
+    runs.update({f"{run_name(*key)}, twice the epochs": r.history
                  for key, r in doubled_runs.items()})
-    seconds = {run_name(*key): r["history"].seconds for key, r in mlps.items()}
-    seconds.update(counts["seconds"])
-    cpu_seconds = {run_name(*key): r["cpu_seconds"] for key, r in mlps.items()}
-    cpu_seconds["count models"] = counts["cpu_seconds"]
-    figures = {"curves": learning_curves({run_name(*k): mlps[k]["history"] for k in keys},
+    seconds = {run_name(*key): r.history.seconds for key, r in mlps.items()}
+    seconds.update(counts.seconds)
+    cpu_seconds = {run_name(*key): r.cpu_seconds for key, r in mlps.items()}
+    cpu_seconds["count models"] = counts.cpu_seconds
+    figures = {"curves": learning_curves({run_name(*k): mlps[k].history for k in keys},
                                          title="The MLPs' learning curves (Adam, "
                                                "until validation plateaus)"),
                "valid_perplexity": curves_figure(mlps, numbers),
                "perplexities": perplexity_figure(numbers, config)}
-    artefacts = {"mlps": mlps, "count_probs": counts["probs"], "count_model": counts["model"],
-                 "data": data, "train_pairs": pairs[0], "valid_pairs": pairs[1],
-                 "test_pairs": pairs[2], "seconds": seconds, "cpu_seconds": cpu_seconds,
-                 "doubled": doubled_runs}
+    artefacts = BengioArtefacts(mlps, counts.probs, counts.model, data, *pairs, seconds,
+                                cpu_seconds, doubled_runs)
     return setup.replication(numbers, rows, figures, artefacts, runs)
 
 
@@ -177,7 +180,8 @@ __all__ = [
     "run", "EXPERIMENTS", "NAME", "TITLE", "SETTINGS", "BengioSettings", "VARIANTS",
     "PAPER_KN", "PAPER_CLASS_BASED", "PAPER_MLP", "PAPER_MIXTURE", "BROWN_TRAIN_WORDS",
     "BROWN_EPOCHS", "BROWN_VOCAB", "BROWN_MIN_COUNT", "AustenData", "austen_data", "kn_name",
-    "count_models", "perplexity_of", "mlp_name", "run_name", "NextWordInChunks", "train_mlp",
+    "count_models", "CountModels", "perplexity_of", "mlp_name", "run_name", "NextWordInChunks",
+    "train_mlp", "TrainedMLP", "BengioArtefacts",
     "train_all", "mixture_weight", "mixture_probs", "numbers_of", "BengioNumbers", "MlpRun",
     "Ratio", "Relative", "Corpus", "Budget", "table_rows", "mlp_measurement",
     "mixture_measurement", "curves_figure", "perplexity_figure",

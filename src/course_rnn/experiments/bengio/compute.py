@@ -15,7 +15,7 @@ from ...corpus import build_vocab, load_corpus, map_unknown, split_corpus
 from ...languages.vocab import Vocab
 from ...models.bengio import BengioMLP, target_log_probs
 from ...models.kneser_ney import KneserNeyLM, ModifiedKneserNeyLM
-from ...training import NextWord, Plateau, ReduceOnPlateau, fit, normal_embeddings
+from ...training import History, NextWord, Plateau, ReduceOnPlateau, fit, normal_embeddings
 from ...utils import seed_everything
 from ..replication import Timer
 from ..workers import parallel_map
@@ -75,16 +75,25 @@ def kn_name(order: int, modified: bool = False) -> str:
     return f"{'modified ' if modified else ''}KN {order}-gram"
 
 
-def count_models(train: list[list[str]], vocabulary: Sequence[str], valid: list[list[str]],
-                 test: list[list[str]], orders: Sequence[int], discount: float) -> dict:
-    """Fit the unigram and, for every order, interpolated (one ``discount``) and modified
-    Kneser–Ney on ``train`` (one count per order, smoothed both ways); score them.
+@dataclass
+class CountModels:
+    """The count models, fitted and scored: ``probs`` (name → ``{"valid": array, "test":
+    array}``: P of every predicted token, in reading order), ``discounts`` (name → order → (D1,
+    D2, D3+), the modified models), ``seconds`` (wall time of each order), ``model`` (the
+    modified model of the lowest order: small enough to send back from a worker process) and
+    ``cpu_seconds`` (of the process that fitted them)."""
 
-    Returns ``{"probs": {name: {"valid": array, "test": array}}`` (P of every predicted token, in
-    reading order), ``"discounts": {name: {order: (D1, D2, D3+)}}`` (modified models),
-    ``"seconds": {name: s}``, ``"model"``: the modified model of the lowest order (small enough
-    to send back from a worker process)}.
-    """
+    probs: dict[str, dict[str, np.ndarray]]
+    discounts: dict[str, dict[int, list[float]]]
+    seconds: dict[str, float]
+    model: ModifiedKneserNeyLM | None
+    cpu_seconds: float = 0.0
+
+
+def count_models(train: list[list[str]], vocabulary: Sequence[str], valid: list[list[str]],
+                 test: list[list[str]], orders: Sequence[int], discount: float) -> CountModels:
+    """Fit the unigram and, for every order, interpolated (one ``discount``) and modified
+    Kneser–Ney on ``train`` (one count per order, smoothed both ways); score them."""
     probs, discounts, seconds, kept = {}, {}, {}, None
     for order in [1, *orders]:
         with Timer() as timer:
@@ -101,7 +110,7 @@ def count_models(train: list[list[str]], vocabulary: Sequence[str], valid: list[
                 probs[name] = {part: np.array(lm.token_probs(text))
                                for part, text in (("valid", valid), ("test", test))}
         seconds[kn_name(order)] = timer.seconds
-    return {"probs": probs, "discounts": discounts, "seconds": seconds, "model": kept}
+    return CountModels(probs, discounts, seconds, kept)
 
 
 def perplexity_of(probs: np.ndarray) -> float:
@@ -134,13 +143,27 @@ class NextWordInChunks(NextWord):
         return model.nll(contexts, targets), targets.new_tensor(len(targets)), None
 
 
+@dataclass
+class TrainedMLP:
+    """One MLP as trained: the ``model`` (its best weights, on the CPU), its ``history``, the
+    log-probability of every watched validation token (``valid``) and of every scored test token
+    (``test``), its test ``perplexity`` and the ``cpu_seconds`` of the process that trained it."""
+
+    model: BengioMLP
+    history: History
+    valid: np.ndarray
+    test: np.ndarray
+    perplexity: float
+    cpu_seconds: float = 0.0
+
+
 def train_mlp(variant: str, seed: int, train_pairs, valid_pairs, test_pairs, vocab_size: int,
-              config: BengioSettings, device=None, min_epochs: float = 0, resume=None) -> dict:
+              config: BengioSettings, device=None, min_epochs: float = 0,
+              resume=None) -> TrainedMLP:
     """One MLP, ``y = b + W x + U tanh(d + H x)`` (``W`` only for the "direct" variant), trained
     by :func:`~course_rnn.training.fit` until its validation loss plateaus (``min_epochs``: at
     least that long, and ``resume``: the History of the run to continue, for the doubled
-    budget). Returns ``{model, history, valid (log P of every
-    watched validation token), test (the same on the test tokens), perplexity (test)}``."""
+    budget)."""
     seed_everything(seed)  # the initial weights; fit(seed=...) fixes the init and batch order
     model = BengioMLP(vocab_size, context=config.context, embedding_dim=config.embedding_dim,
                       hidden_size=config.hidden, direct=VARIANTS[variant])
@@ -158,8 +181,7 @@ def train_mlp(variant: str, seed: int, train_pairs, valid_pairs, test_pairs, voc
         resume=resume)
     model.cpu()
     valid, test = (target_log_probs(model, pairs).numpy() for pairs in (valid_pairs, test_pairs))
-    return dict(model=model, history=history, valid=valid, test=test,
-                perplexity=float(np.exp(-test.mean())))
+    return TrainedMLP(model, history, valid, test, float(np.exp(-test.mean())))
 
 
 def mixture_weight(mlp_valid: np.ndarray, count_valid: np.ndarray) -> float:
@@ -182,12 +204,12 @@ def mixture_probs(lam: float, mlp_log_probs: np.ndarray, count_probs: np.ndarray
     return lam * np.exp(mlp_log_probs) + (1 - lam) * count_probs
 
 
-def _job(kind: str, *args) -> dict:
+def _job(kind: str, *args) -> CountModels | TrainedMLP:
     """One unit of work for a worker process: the count models or one MLP; its result carries
     the CPU seconds of the process that did it (``cpu_seconds``)."""
     start = time.process_time()
     result = count_models(*args) if kind == "counts" else train_mlp(*args)
-    result["cpu_seconds"] = time.process_time() - start
+    result.cpu_seconds = time.process_time() - start
     return result
 
 

@@ -20,13 +20,13 @@ def curves_figure(mlps: dict, numbers: BengioNumbers) -> Figure:
     ax = fig.add_subplot()
     valid = numbers.valid_perplexity
     for i, ((variant, seed), r) in enumerate(mlps.items()):
-        epochs = r["history"]["epoch"]
-        line, = ax.plot(epochs, np.exp(r["history"]["valid_loss"]), lw=1.3,
+        epochs = r.history["epoch"]
+        line, = ax.plot(epochs, np.exp(r.history["valid_loss"]), lw=1.3,
                         label=f"{run_name(variant, seed)}"
-                              + ("" if r["history"].converged else " (not converged)"),
-                        ls="-" if r["history"].converged else "--")
-        best = r["history"].convergence.best_epoch
-        ax.plot([best], [np.exp(-r["valid"].mean())], "o", ms=4, color=line.get_color())
+                              + ("" if r.history.converged else " (not converged)"),
+                        ls="-" if r.history.converged else "--")
+        best = r.history.convergence.best_epoch
+        ax.plot([best], [np.exp(-r.valid.mean())], "o", ms=4, color=line.get_color())
         run = next(g for g in numbers.mlp[variant] if g.seed == seed)
         ax.plot([best], [run.mixture_valid], "*", ms=9, color=line.get_color(),
                 label=f"mixed with {numbers.best_count_model}" if i == 0 else None)

@@ -14,9 +14,39 @@ import numpy as np
 
 from ..records import Record
 from ..replication import mean_se
-from .compute import AustenData, kn_name, mixture_probs, mixture_weight, mlp_name, perplexity_of
+from .compute import (
+    AustenData,
+    TrainedMLP,
+    kn_name,
+    mixture_probs,
+    mixture_weight,
+    mlp_name,
+    perplexity_of,
+)
 from .paper import BROWN_EPOCHS, BROWN_VOCAB, PAPER_KN, PAPER_MIXTURE, PAPER_MLP
 from .settings import BengioSettings
+
+
+@dataclass
+class BengioArtefacts:
+    """What the chapter reads beyond the numbers (not saved): the trained ``mlps`` ((variant,
+    seed) → :class:`~.compute.TrainedMLP`), the count models' token probabilities
+    (``count_probs``: name → ``{"valid", "test"}``), ``count_model`` (the modified Kneser–Ney
+    model of the lowest order), the ``data``, the ``train_pairs`` / ``valid_pairs`` /
+    ``test_pairs``, ``seconds`` (wall time of each MLP's training and of each order's count
+    models), ``cpu_seconds`` (CPU time of each job, in its own process) and ``doubled`` (the
+    runs at twice the epochs, when a verdict needed them)."""
+
+    mlps: dict[tuple[str, int], TrainedMLP]
+    count_probs: dict[str, dict[str, np.ndarray]]
+    count_model: object
+    data: AustenData
+    train_pairs: tuple
+    valid_pairs: tuple
+    test_pairs: tuple
+    seconds: dict[str, float]
+    cpu_seconds: dict[str, float]
+    doubled: dict[tuple[str, int], TrainedMLP]
 
 
 @dataclass
@@ -126,25 +156,25 @@ def numbers_of(counts: dict, mlps: dict, config: BengioSettings, data: AustenDat
                sizes: dict) -> BengioNumbers:
     """The numbers of one budget: ``counts`` from :func:`~.compute.count_models`, ``mlps``
     ((variant, seed) -> :func:`~.compute.train_mlp`'s result), the ``sizes`` of the n-grams."""
-    test_ppl = {name: perplexity_of(p["test"]) for name, p in counts["probs"].items()}
-    valid_ppl = {name: perplexity_of(p["valid"]) for name, p in counts["probs"].items()}
-    candidates = [n for n in counts["probs"] if n != "unigram"]
+    test_ppl = {name: perplexity_of(p["test"]) for name, p in counts.probs.items()}
+    valid_ppl = {name: perplexity_of(p["valid"]) for name, p in counts.probs.items()}
+    candidates = [n for n in counts.probs if n != "unigram"]
     best_count_model = min(candidates, key=valid_ppl.get)
     best_count = test_ppl[best_count_model]
-    best_probs = counts["probs"][best_count_model]
+    best_probs = counts.probs[best_count_model]
     per_run, ppl, se = {}, dict(test_ppl), {}
     for variant in config.variants:
         group = []
         for seed in config.seeds:
             r = mlps[variant, seed]
-            lam = mixture_weight(r["valid"], best_probs["valid"])
-            record = r["history"].convergence
+            lam = mixture_weight(r.valid, best_probs["valid"])
+            record = r.history.convergence
             group.append(MlpRun(
-                seed=seed, perplexity=r["perplexity"],
-                valid_perplexity=float(np.exp(-r["valid"].mean())),
+                seed=seed, perplexity=r.perplexity,
+                valid_perplexity=float(np.exp(-r.valid.mean())),
                 mixture_weight=lam,
-                mixture=perplexity_of(mixture_probs(lam, r["test"], best_probs["test"])),
-                mixture_valid=perplexity_of(mixture_probs(lam, r["valid"], best_probs["valid"])),
+                mixture=perplexity_of(mixture_probs(lam, r.test, best_probs["test"])),
+                mixture_valid=perplexity_of(mixture_probs(lam, r.valid, best_probs["valid"])),
                 converged=record.converged, stopped=record.stopped, epochs=record.epochs,
                 steps=record.steps, best_epoch=record.best_epoch))
         per_run[variant] = group
@@ -183,12 +213,12 @@ def numbers_of(counts: dict, mlps: dict, config: BengioSettings, data: AustenDat
                     mixture_vs_mlp_paper=PAPER_MIXTURE / PAPER_MLP["no direct"][1]),
         relative=Relative(ours={name: value / best_count for name, value in ppl.items()},
                           paper=paper_relative),
-        discounts=counts["discounts"],
+        discounts=counts.discounts,
         mlp=per_run,
         mlp_seeds={variant: len(group) for variant, group in per_run.items()},
         mixture_weight={v: float(np.mean([g.mixture_weight for g in group]))
                         for v, group in per_run.items()},
-        parameters={v: mlps[v, config.seeds[0]]["model"].num_parameters()
+        parameters={v: mlps[v, config.seeds[0]].model.num_parameters()
                     for v in config.variants},
         corpus=Corpus(sentences=len(data.sentences), vocabulary=len(data.vocab),
                       train_sentences=len(data.train),

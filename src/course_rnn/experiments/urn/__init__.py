@@ -64,6 +64,7 @@ from .cross_serial import (
     FIT_METRIC,
     PAPER_PARAMS,
     PAPER_VOCAB,
+    TrainedCrossSerial,
     cross_serial_claims,
     cross_serial_figure,
     cross_serial_model,
@@ -78,6 +79,7 @@ from .dyck import (
     FEW_ATTRACTORS,
     MANY_ATTRACTORS,
     MIN_BRACKETS,
+    TrainedDyck,
     dyck_cuts,
     dyck_data,
     dyck_model,
@@ -92,9 +94,11 @@ from .dyck import (
 from .dyck_report import PAPER_SINGLE_EFFECT, dyck_claims, dyck_figures, outer_depth_row, run_name
 from .results import (
     BestRun,
+    CrossSerialArtefacts,
     CrossSerialDoubled,
     CrossSerialNumbers,
     CrossSerialRun,
+    DyckArtefacts,
     DyckDoubled,
     DyckNumbers,
     EmbeddingRanges,
@@ -134,9 +138,8 @@ def run_dyck(scale: str = "quick", seeds=None, device=None, progress: bool | Non
     0 … N−1, default 1) or a list. Rows that disagree with the paper are re-checked with the
     deciding runs continued to twice their epochs (``numbers.doubled``). ``numbers`` is a
     :class:`~.results.DyckNumbers`. ``runs``: every
-    training history; ``artefacts`` hold the trained models of the first seed (``models``),
-    every seed's (``models_by_seed``), ``histories``, the ``train``/``valid``/``test`` strings,
-    ``vocab`` and ``language``.
+    training history; ``artefacts`` a :class:`~.results.DyckArtefacts` (the trained models of
+    the first seed and of every seed, the data).
     """
     setup = begin(EXPERIMENTS[0], DYCK_SETTINGS, scale, settings, seeds, DYCK_SEEDS, device,
                   progress)
@@ -153,7 +156,7 @@ def run_dyck(scale: str = "quick", seeds=None, device=None, progress: bool | Non
     doubled_runs: dict = {}
 
     def doubled_numbers(models: list[str]) -> DyckNumbers:
-        more = [(m, s, doubled_epochs(runs[s][m]["history"]), runs[s][m]["history"])
+        more = [(m, s, doubled_epochs(runs[s][m].history), runs[s][m].history)
                 for s in seeds for m in models]
         for (name, seed, _, _), run in zip(more, _train_dyck_runs(more, cfg, data, device,
                                                                   progress)):
@@ -170,17 +173,17 @@ def run_dyck(scale: str = "quick", seeds=None, device=None, progress: bool | Non
     if second is not None:
         numbers.doubled = second.doubled_record(sorted({m for s in doubled_runs
                                                         for m in doubled_runs[s]}))
-    histories = {run_name(n, s): runs[s][n]["history"] for s in seeds for n in DYCK_MODELS}
-    histories.update({run_name(n, s, True): r["history"]
+    histories = {run_name(n, s): runs[s][n].history for s in seeds for n in DYCK_MODELS}
+    histories.update({run_name(n, s, True): r.history
                       for s in doubled_runs for n, r in doubled_runs[s].items()})
     figures = dyck_figures(numbers, cfg.depth, histories)
     first = seeds[0]
-    artefacts = {"models": {n: r["model"] for n, r in runs[first].items()},
-                 "models_by_seed": {s: {n: r["model"] for n, r in runs[s].items()}
-                                    for s in seeds},
-                 "histories": {n: r["history"] for n, r in runs[first].items()},
-                 "doubled": doubled_runs, "train": data[0], "valid": data[1],
-                 "test": data[2], "vocab": vocab, "language": dyck}
+    artefacts = DyckArtefacts(
+        models={n: r.model for n, r in runs[first].items()},
+        models_by_seed={s: {n: r.model for n, r in runs[s].items()} for s in seeds},
+        histories={n: r.history for n, r in runs[first].items()},
+        doubled=doubled_runs, train=data[0], valid=data[1], test=data[2], vocab=vocab,
+        language=dyck)
     return setup.replication(numbers, rows, figures, artefacts, histories)
 
 
@@ -195,8 +198,8 @@ def run_cross_serial(scale: str = "quick", seeds=None, device=None,
     count (default 2 quick, 3 paper) or a list. ``numbers`` is a
     :class:`~.results.CrossSerialNumbers` (``numbers.runs``: one
     :class:`~.results.CrossSerialRun` per trained network); ``runs`` every training history;
-    ``artefacts`` hold the ``models`` keyed by
-    (model, units, seed), the ``train`` strings, ``test`` strings and ``vocab``.
+    ``artefacts`` a :class:`~.results.CrossSerialArtefacts` (the ``models`` keyed by
+    (model, units, seed), the data).
     """
     setup = begin(EXPERIMENTS[1], CROSS_SERIAL_SETTINGS, scale, settings, seeds,
                   CROSS_SERIAL_SEEDS, device, progress)
@@ -225,8 +228,8 @@ def run_cross_serial(scale: str = "quick", seeds=None, device=None,
     doubled: dict = {}
 
     def doubled_numbers(models: list[str]) -> CrossSerialNumbers:
-        more = [(kind, u, s, doubled_epochs(trained[kind, u, s]["history"]),
-                 trained[kind, u, s]["history"])
+        more = [(kind, u, s, doubled_epochs(trained[kind, u, s].history),
+                 trained[kind, u, s].history)
                 for kind, u, s in trained if kind.upper() in models]
         doubled.update(zip([j[:3] for j in more], train_all(more)))
         return numbers_of({**trained, **doubled})
@@ -239,18 +242,18 @@ def run_cross_serial(scale: str = "quick", seeds=None, device=None,
         numbers.doubled = CrossSerialDoubled(
             [r for r in second.runs if (r.model.lower(), r.units, r.seed) in doubled],
             second.mean_error, second.best)
-    histories = {f"{k.upper()} {u} seed {s}": r["history"]
+    histories = {f"{k.upper()} {u} seed {s}": r.history
                  for (k, u, s), r in sorted(trained.items())}
-    histories.update({f"{k.upper()} {u} seed {s} (2× budget)": r["history"]
+    histories.update({f"{k.upper()} {u} seed {s} (2× budget)": r.history
                       for (k, u, s), r in sorted(doubled.items())})
     figures = {"cross_serial_errors": cross_serial_figure(numbers, cfg, len(seeds)),
                "cross_serial_curves": learning_curves(
                    {n: h for n, h in histories.items() if "2×" not in n},
                    ("train_loss", FIT_METRIC), title="Cross-serial: until every training "
                    "string is right", size=(10, 3.2))}
-    artefacts = {"models": {(k.upper(), u, s): r["model"] for (k, u, s), r in trained.items()},
-                 "doubled": doubled, "train": train, "test": test, "vocab": vocab,
-                 "language": language}
+    artefacts = CrossSerialArtefacts(
+        models={(k.upper(), u, s): r.model for (k, u, s), r in trained.items()},
+        doubled=doubled, train=train, test=test, vocab=vocab, language=language)
     return setup.replication(numbers, rows, figures, artefacts, histories)
 
 
@@ -278,5 +281,6 @@ __all__ = [
     "train_cross_serial_model", "mean_error", "cross_serial_numbers", "cross_serial_claims",
     "cross_serial_record", "cross_serial_figure", "DyckNumbers", "DyckDoubled", "SeedScores",
     "ModelConvergence", "Embeddings", "EmbeddingRanges", "CrossSerialNumbers",
-    "CrossSerialDoubled", "CrossSerialRun", "MeanError", "BestRun",
+    "CrossSerialDoubled", "CrossSerialRun", "MeanError", "BestRun", "TrainedDyck",
+    "TrainedCrossSerial", "DyckArtefacts", "CrossSerialArtefacts",
 ]

@@ -5,6 +5,7 @@ counts of Tables 1–2 from formulas, and the paper-vs-ours claims."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from matplotlib.figure import Figure
@@ -13,9 +14,9 @@ from ...analysis.report import keras_lstm_parameter_count
 from ...languages import Vocab
 from ...languages.cross_serial import CrossSerial
 from ...metrics import cross_serial_accuracy
-from ...models import build_model
+from ...models import SequenceModel, build_model
 from ...models.urn import urn_parameter_count
-from ...training import Target, fit
+from ...training import History, Target, fit
 from .claims import Claim
 from .results import BestRun, CrossSerialNumbers, CrossSerialRun, MeanError
 from .settings import CrossSerialSettings
@@ -59,14 +60,24 @@ def cross_serial_model(kind: str, vocab_size: int, units: int, cfg: CrossSerialS
                        embedding_dim=cfg.embedding, seed=seed)
 
 
+@dataclass
+class TrainedCrossSerial:
+    """One network as trained on cross-serial strings: the ``model`` (on the CPU), its
+    ``history`` and ``scores`` (:func:`~course_rnn.metrics.cross_serial_accuracy` on the test
+    family)."""
+
+    model: SequenceModel
+    history: History
+    scores: dict
+
+
 def train_cross_serial_model(kind: str, units: int, seed: int, cfg: CrossSerialSettings,
                              train: Sequence, device=None, min_epochs: int = 0,
-                             resume=None) -> dict:
+                             resume=None) -> TrainedCrossSerial:
     """Train one network until every string of the training family C_{max_total+1} is right
     (:data:`FIT_METRIC` = 1; at least ``min_epochs``, at most ``max(cfg.epochs,
     min_epochs)``; ``resume``: the History of the run to continue), then score it on every
-    string of C_{test_family}. Returns the CPU ``model``,
-    its ``history`` and ``scores`` (:func:`cross_serial_accuracy` on the test family)."""
+    string of C_{test_family}."""
     language = CrossSerial()
     vocab = Vocab(language.alphabet)
     model = cross_serial_model(kind, len(vocab), units, cfg, seed)
@@ -80,7 +91,7 @@ def train_cross_serial_model(kind: str, units: int, seed: int, cfg: CrossSerialS
                   until=Target(FIT_METRIC, 1.0), metrics={FIT_METRIC: fitted}, seed=seed,
                   device=device, progress=False, resume=resume)
     scores = cross_serial_accuracy(model, language, vocab, language.family(cfg.test_family))
-    return {"model": model.cpu(), "history": history, "scores": scores}
+    return TrainedCrossSerial(model.cpu(), history, scores)
 
 
 def mean_error(runs: list[CrossSerialRun], model: str, units: int | None = None,
@@ -186,9 +197,9 @@ def cross_serial_claims(cfg: CrossSerialSettings) -> list[Claim]:
 def cross_serial_record(kind: str, units: int, seed: int, run: Mapping) -> CrossSerialRun:
     """The record of one trained network (``run``: what :func:`train_cross_serial_model`
     returned)."""
-    r, history = run["scores"], run["history"]
+    r, history = run.scores, run.history
     return CrossSerialRun(
-        model=kind.upper(), units=units, seed=seed, parameters=run["model"].num_parameters(),
+        model=kind.upper(), units=units, seed=seed, parameters=run.model.num_parameters(),
         train_loss=history.convergence.final["train_loss"], epochs=history.convergence.epochs,
         converged=history.converged, error=1 - r["accuracy"],
         error_by_length={k: 1 - v for k, v in r["by_length"].items()})

@@ -5,6 +5,7 @@ linear algebra, and every measured number."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -18,8 +19,8 @@ from ...analysis.urn import (
 from ...languages import Vocab
 from ...languages.dyck import Dyck
 from ...metrics import dyck_closing_accuracy, pooled_accuracy
-from ...models import build_model
-from ...training import Plateau, ReduceOnPlateau, evaluate_loss, fit
+from ...models import SequenceModel, build_model
+from ...training import History, Plateau, ReduceOnPlateau, evaluate_loss, fit
 from ..replication import mean_se
 from .results import (
     DyckNumbers,
@@ -173,13 +174,24 @@ def halving(cfg: DyckSettings) -> ReduceOnPlateau:
     return ReduceOnPlateau(factor=0.5, patience=cfg.lr_patience)
 
 
+@dataclass
+class TrainedDyck:
+    """One network as trained on Dyck: the ``model`` (best weights, on the CPU), its
+    ``history``, ``closing`` (:func:`~course_rnn.metrics.dyck_closing_accuracy` on the test
+    strings) and ``test_loss``."""
+
+    model: SequenceModel
+    history: History
+    closing: dict
+    test_loss: float
+
+
 def train_dyck_model(name: str, seed: int, cfg: DyckSettings, train: Sequence, valid: Sequence,
-                     test: Sequence, device=None, min_epochs: int = 0, resume=None) -> dict:
+                     test: Sequence, device=None, min_epochs: int = 0,
+                     resume=None) -> TrainedDyck:
     """Train one Dyck network until its validation loss plateaus (at least ``min_epochs``; the
     cap is ``max(cfg.epochs, min_epochs)``; ``resume``: the History of the run to continue),
-    then score it on ``test``. Returns the CPU
-    ``model``, its ``history``, ``closing`` (:func:`dyck_closing_accuracy` on ``test``) and
-    ``test_loss``. A top-level function, so that worker processes can run it."""
+    then score it on ``test``. A top-level function, so that worker processes can run it."""
     dyck = Dyck()
     vocab = Vocab(dyck.alphabet)
     model = dyck_model(name, len(vocab), cfg, seed)
@@ -190,7 +202,7 @@ def train_dyck_model(name: str, seed: int, cfg: DyckSettings, train: Sequence, v
                   device=device, metrics=probe.metrics(), progress=False, resume=resume)
     closing = dyck_closing_accuracy(model, dyck, vocab, test)
     test_loss = evaluate_loss(model, vocab, test)
-    return {"model": model.cpu(), "history": history, "closing": closing, "test_loss": test_loss}
+    return TrainedDyck(model.cpu(), history, closing, test_loss)
 
 
 def _mean_dict(dicts: list[Mapping]) -> dict:
@@ -206,21 +218,21 @@ def dyck_numbers(runs: Mapping, cfg: DyckSettings, seeds: Sequence[int]) -> Dyck
     dyck = Dyck()
     vocab = Vocab(dyck.alphabet)
     per_seed = {seed: {name: SeedScores(
-        accuracy=run["closing"]["accuracy"],
-        summary=pooled_scores(run["closing"], depth),
-        worst_attractor_error=worst_error(run["closing"]),
-        train_loss=run["history"].convergence.final["train_loss"],
-        valid_loss=run["history"].convergence.best,
-        test_loss=run["test_loss"],
-        epochs=run["history"].convergence.epochs,
-        converged=run["history"].converged,
+        accuracy=run.closing["accuracy"],
+        summary=pooled_scores(run.closing, depth),
+        worst_attractor_error=worst_error(run.closing),
+        train_loss=run.history.convergence.final["train_loss"],
+        valid_loss=run.history.convergence.best,
+        test_loss=run.test_loss,
+        epochs=run.history.convergence.epochs,
+        converged=run.history.converged,
     ) for name, run in runs[seed].items()} for seed in seeds}
     parameters, closing, convergence = {}, {}, {}
     summary, summary_se, test_loss, test_loss_se, valid_loss, worst = {}, {}, {}, {}, {}, {}
     for name in DYCK_MODELS:
-        closings = [runs[s][name]["closing"] for s in seeds]
+        closings = [runs[s][name].closing for s in seeds]
         scores = [per_seed[s][name] for s in seeds]
-        parameters[name] = runs[seeds[0]][name]["model"].num_parameters()
+        parameters[name] = runs[seeds[0]][name].model.num_parameters()
         closing[name] = {"accuracy": mean_se([c["accuracy"] for c in closings])[0]}
         for by in ("attractors", "inner_nesting", "outer_depth"):
             closing[name][f"by_{by}"] = _mean_dict([c[f"by_{by}"] for c in closings])
@@ -234,7 +246,7 @@ def dyck_numbers(runs: Mapping, cfg: DyckSettings, seeds: Sequence[int]) -> Dyck
         worst[name] = mean_se([p.worst_attractor_error for p in scores])[0]
         convergence[name] = ModelConvergence([p.epochs for p in scores],
                                              [p.converged for p in scores])
-    embeddings = {s: embedding_analysis(runs[s]["3-TURN"]["model"], vocab, dyck) for s in seeds}
+    embeddings = {s: embedding_analysis(runs[s]["3-TURN"].model, vocab, dyck) for s in seeds}
     return DyckNumbers(
         summary_labels={key: cut[0] for key, cut in cuts.items()},
         cut_points={"seen_outer_max": depth, "unseen_outer_min": depth + 2,

@@ -10,10 +10,18 @@ the results were typed). Scores keyed by model name and by cut (``summary["3-TUR
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..records import Record, saved_if_set
+
+if TYPE_CHECKING:  # the runs are made by .dyck and .cross_serial, which import this module
+    from ...languages import CrossSerial, Dyck, Vocab
+    from ...models import SequenceModel
+    from ...training import History
+    from .cross_serial import TrainedCrossSerial
+    from .dyck import TrainedDyck
 
 
 # -- urn-dyck -------------------------------------------------------------------------------------
@@ -187,3 +195,37 @@ class CrossSerialNumbers(Record):
     best: BestRun
     parameter_counts: dict[str, dict[int, dict[str, int]]]  # task -> units -> lstm, urn
     doubled: CrossSerialDoubled | None = saved_if_set()
+
+
+@dataclass
+class DyckArtefacts:
+    """What chapter 6 reads beyond the Dyck numbers (not saved): the first seed's trained
+    ``models`` and ``histories`` (by network), every seed's models (``models_by_seed``: seed →
+    network → model), the runs continued to twice their epochs (``doubled``: seed → network →
+    :class:`~.dyck.TrainedDyck`), the ``train`` / ``valid`` / ``test`` strings, ``vocab`` and
+    ``language``."""
+
+    models: dict[str, SequenceModel]
+    models_by_seed: dict[int, dict[str, SequenceModel]]
+    histories: dict[str, History]
+    doubled: dict[int, dict[str, TrainedDyck]]
+    train: list
+    valid: list
+    test: list
+    vocab: Vocab
+    language: Dyck
+
+
+@dataclass
+class CrossSerialArtefacts:
+    """What chapter 6 reads beyond the cross-serial numbers (not saved): the trained ``models``
+    keyed by (network, units, seed), the runs continued to twice their epochs (``doubled``,
+    keyed by (kind, units, seed)), the ``train`` and ``test`` strings, ``vocab`` and
+    ``language``."""
+
+    models: dict[tuple[str, int, int], SequenceModel]
+    doubled: dict[tuple[str, int, int], TrainedCrossSerial]
+    train: list
+    test: list
+    vocab: Vocab
+    language: CrossSerial
