@@ -141,7 +141,8 @@ def test_default_seed_counts_and_models_are_the_chapters():
     assert urn.CROSS_SERIAL_SEEDS["paper"] == 3
     # the 2022 paper's three networks and the 2023 paper's LSTM
     assert set(urn.DYCK_MODELS) == {"3-TURN", "Full-URN", "MatrixRNN", "LSTM"}
-    assert urn.DYCK_MODELS["Full-URN"] == ("urn", None) and urn.DYCK_MODELS["3-TURN"] == ("urn", 3)
+    assert urn.DYCK_MODELS["Full-URN"] == ("urn", {"k": None})
+    assert urn.DYCK_MODELS["3-TURN"] == ("urn", {"k": 3})
     # the papers' texts: Adam at 0.01 for Dyck; convergence criteria, not fixed budgets
     for scale in ("quick", "paper"):
         assert urn.DYCK_SETTINGS[scale].lr == 0.01

@@ -275,3 +275,22 @@ def test_the_gradient_analysis_of_the_new_model_is_the_product_of_its_scales(reg
                                    rtol=1e-5)
     with pytest.raises(TypeError, match="reads no input vectors"):
         gradient_norms_by_distance(model, INPUTS, wrt="input")
+
+
+# -- the chapters' names of the models ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", list(models.NAMED_MODELS))
+def test_every_named_model_builds(name):
+    kind, options = models.NAMED_MODELS[name]
+    model = build_model(kind, vocab_size=len(VOCAB), hidden_size=4, seed=0, **options)
+    assert all(model.config()[key] == value for key, value in options.items())
+
+
+def test_named_models_keeps_the_order_and_the_experiment_s_own_names():
+    chosen = models.named_models("LSTM", ("URN", "3-TURN"), "SRN")
+    assert list(chosen) == ["LSTM", "URN", "SRN"] and chosen["URN"] == ("urn", {"k": 3})
+    chosen["URN"][1]["k"] = 5  # a copy: the table itself is not changed
+    assert models.NAMED_MODELS["3-TURN"] == ("urn", {"k": 3})
+    with pytest.raises(ValueError, match=r"unknown model name\(s\) \['TURN'\]: choose from SRN"):
+        models.named_models("SRN", "TURN")

@@ -13,8 +13,10 @@ kind            class                       paper
 ==============  ==========================  ============================================
 
 ``build_model(kind, **kwargs)`` makes any of them by name (the CLI, checkpoints and widgets use
-it). Classes are imported lazily, so ``import course_rnn.models`` stays fast. A new model is one
-line in ``_REGISTRY`` (its module and class; a class itself also works, e.g. one a test defines).
+it). The chapters' names of the variants the papers compare ("ReLU SRN", "SDRNN", "3-TURN" …)
+are in one table, :data:`NAMED_MODELS`: name → (kind, constructor options). Classes are
+imported lazily, so ``import course_rnn.models`` stays fast. A new model is one line in
+``_REGISTRY`` (its module and class; a class itself also works, e.g. one a test defines).
 Every recurrent model writes its step once (:class:`~.base.RecurrentModel`, see :mod:`.base`).
 """
 
@@ -37,6 +39,34 @@ _CLASSES = {cls: module for module, cls in _REGISTRY.values()}  # the course's o
 _CLASSES.update({"BengioMLP": "bengio", "KneserNeyLM": "kneser_ney"})
 
 MODEL_KINDS = tuple(_REGISTRY)
+
+#: The names the chapters give to the models and variants they compare → (kind, the constructor
+#: options that make the variant); an experiment picks its models from here.
+NAMED_MODELS: dict[str, tuple[str, dict]] = {
+    "SRN": ("srn", {}),
+    "ReLU SRN": ("srn", {"nonlinearity": "relu"}),
+    "GRU": ("gru", {}),
+    "LSTM": ("lstm", {}),
+    "DRNN": ("decay_rnn", {"variant": "drnn"}),
+    "SDRNN": ("decay_rnn", {"variant": "sdrnn"}),
+    "Ab-DRNN": ("decay_rnn", {"variant": "abdrnn"}),
+    "FLNN": ("flnn", {}),
+    "3-TURN": ("urn", {"k": 3}),  # the generators' first 3 rows (Bernardy & Lappin 2023)
+    "Full-URN": ("urn", {"k": None}),
+    "MatrixRNN": ("matrix_rnn", {}),
+}
+
+
+def named_models(*names: str | tuple[str, str]) -> dict[str, tuple[str, dict]]:
+    """The entries of :data:`NAMED_MODELS` an experiment compares, in its order; a pair
+    ``(own name, name)`` gives one a name of the experiment's own (``("URN", "3-TURN")``: the
+    gym's URN is the 3-TURN). ValueError naming an unknown one."""
+    pairs = [(n, n) if isinstance(n, str) else tuple(n) for n in names]
+    unknown = [name for _, name in pairs if name not in NAMED_MODELS]
+    if unknown:
+        raise ValueError(f"unknown model name(s) {unknown}: choose from "
+                         f"{', '.join(NAMED_MODELS)}")
+    return {own: (NAMED_MODELS[name][0], dict(NAMED_MODELS[name][1])) for own, name in pairs}
 
 
 def model_class(kind: str) -> type[SequenceModel]:
@@ -62,4 +92,4 @@ def __getattr__(name: str):
 
 
 __all__ = ["SequenceModel", "RecurrentModel", "build_model", "model_class", "MODEL_KINDS",
-           *_CLASSES]
+           "NAMED_MODELS", "named_models", *_CLASSES]

@@ -6,19 +6,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from ...models import named_models
 from ..settings import Scales, Settings, setting
 
 NAME = "decay-rnn-agreement"
 
 #: Display name → (registry kind, constructor options), in the order of the paper's Table 1.
-MODELS: dict[str, tuple[str, dict]] = {
-    "SRN": ("srn", {}),
-    "GRU": ("gru", {}),
-    "LSTM": ("lstm", {}),
-    "DRNN": ("decay_rnn", {"variant": "drnn"}),
-    "SDRNN": ("decay_rnn", {"variant": "sdrnn"}),
-    "Ab-DRNN": ("decay_rnn", {"variant": "abdrnn"}),
-}
+MODELS: dict[str, tuple[str, dict]] = named_models("SRN", "GRU", "LSTM", "DRNN", "SDRNN",
+                                                   "Ab-DRNN")
 #: The model every other one is compared with (the paper's claims are relative to it).
 REFERENCE = "LSTM"
 #: The two language models of the Marvin & Linzen comparison (the paper's Table 4 columns).

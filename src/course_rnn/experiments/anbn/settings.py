@@ -6,17 +6,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from ...models import NAMED_MODELS
 from ..settings import Scales, Settings, setting
 
-#: The compared models, in training order: id → (registry kind, options, the setting that
-#: gives its hidden size).
+#: The compared models, in training order: id (as ``results.json`` keys them) → (its name in
+#: :data:`~course_rnn.models.NAMED_MODELS`, the setting that gives its hidden size).
+_IDS = {"srn": ("SRN", "hidden"), "gru": ("GRU", "hidden"), "lstm": ("LSTM", "hidden"),
+        "srn-relu": ("ReLU SRN", "hidden"), "srn-wide": ("SRN", "wide_hidden")}
+#: id → (registry kind, options, the setting that gives its hidden size).
 MODELS: dict[str, tuple[str, dict, str]] = {
-    "srn": ("srn", {}, "hidden"),
-    "gru": ("gru", {}, "hidden"),
-    "lstm": ("lstm", {}, "hidden"),
-    "srn-relu": ("srn", {"nonlinearity": "relu"}, "hidden"),
-    "srn-wide": ("srn", {}, "wide_hidden"),
-}
+    model_id: (*NAMED_MODELS[name], size) for model_id, (name, size) in _IDS.items()}
 #: The models of the lecture's experiment (the others test Weiss et al.'s theory).
 LECTURE_MODELS = ("srn", "gru", "lstm")
 #: The models trained only on the first ``extra_seeds`` seeds.
@@ -26,7 +25,7 @@ def model_name(model_id: str, cfg: AnbnSettings) -> str:
     """How a model is named in tables and figures: "SRN", "ReLU SRN", "SRN, 16 units" …"""
     if model_id == "srn-wide":
         return f"SRN, {cfg.wide_hidden} units"
-    return {"srn": "SRN", "gru": "GRU", "lstm": "LSTM", "srn-relu": "ReLU SRN"}[model_id]
+    return _IDS[model_id][0]
 
 
 #: Seeds per model (0 … k-1) when ``run`` is given none.

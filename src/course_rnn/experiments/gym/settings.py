@@ -8,17 +8,13 @@ import dataclasses
 from dataclasses import dataclass
 from typing import ClassVar
 
+from ...models import named_models
 from ..settings import Scales, Settings, setting
 
 #: Display name → (registry kind, extra constructor arguments). The state size is added per run.
-GYM_MODELS: dict[str, tuple[str, dict]] = {
-    "SRN": ("srn", {}),
-    "GRU": ("gru", {}),
-    "LSTM": ("lstm", {}),
-    "DRNN": ("decay_rnn", {"variant": "drnn"}),
-    "URN": ("urn", {"k": 3}),
-    "FLNN": ("flnn", {}),
-}
+#: The gym's URN is the 3-TURN of chapter 6.
+GYM_MODELS: dict[str, tuple[str, dict]] = named_models("SRN", "GRU", "LSTM", "DRNN",
+                                                       ("URN", "3-TURN"), "FLNN")
 
 #: Language key → a one-line description (what it isolates).
 GYM_LANGUAGES: dict[str, str] = {

@@ -19,7 +19,7 @@ from ...analysis.urn import (
 from ...languages import Vocab
 from ...languages.dyck import Dyck
 from ...metrics import dyck_closing_accuracy, pooled_accuracy
-from ...models import SequenceModel, build_model
+from ...models import SequenceModel, build_model, named_models
 from ...training import History, Plateau, ReduceOnPlateau, evaluate_loss, fit
 from ..replication import mean_se
 from .results import (
@@ -31,10 +31,9 @@ from .results import (
 )
 from .settings import DyckSettings
 
-#: The Dyck networks: display name → (registry kind, truncation k for a URN). Ordered slowest
+#: The Dyck networks: display name → (registry kind, constructor options). Ordered slowest
 #: first, so that parallel workers start on the longest runs.
-DYCK_MODELS = {"3-TURN": ("urn", 3), "Full-URN": ("urn", None), "MatrixRNN": ("matrix_rnn", None),
-               "LSTM": ("lstm", None)}
+DYCK_MODELS = named_models("3-TURN", "Full-URN", "MatrixRNN", "LSTM")
 #: Pooled attractor ranges of the chapter: "few" is 0 … FEW_ATTRACTORS, "many" ≥ MANY_ATTRACTORS.
 FEW_ATTRACTORS, MANY_ATTRACTORS = 2, 6
 #: A breakdown value counts for the worst-error row (2023 Fig. 3c) with at least this many
@@ -131,13 +130,10 @@ def dyck_data(cfg: DyckSettings) -> tuple[list, list, list]:
 def dyck_model(name: str, vocab_size: int, cfg: DyckSettings, seed: int):
     """One of :data:`DYCK_MODELS` with ``cfg.units`` units (URN-style models: the library's
     dropout 0.05, as in the seeds' code)."""
-    kind, k = DYCK_MODELS[name]
-    if kind == "urn":
-        return build_model(kind, vocab_size=vocab_size, hidden_size=cfg.units, k=k, seed=seed)
+    kind, options = DYCK_MODELS[name]
     if kind == "lstm":
-        return build_model(kind, vocab_size=vocab_size, hidden_size=cfg.units,
-                           embedding_dim=cfg.embedding, seed=seed)
-    return build_model(kind, vocab_size=vocab_size, hidden_size=cfg.units, seed=seed)
+        options = {**options, "embedding_dim": cfg.embedding}
+    return build_model(kind, vocab_size=vocab_size, hidden_size=cfg.units, seed=seed, **options)
 
 
 #: What :func:`train_dyck_model` records at every epoch on the probe strings: "probe: <label>".
