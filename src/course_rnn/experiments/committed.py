@@ -116,7 +116,7 @@ def compare_scales(live: Replication, committed: CommittedRun) -> str:
             "verdict": (here or {}).get("verdict") or "—",
             f"ours, {committed.scale} (committed)": there["ours"] if there else "—",
             "verdict, committed": (there or {}).get("verdict") or "—",
-            "the two scales": _agreement(here, there),
+            "the two scales": AGREEMENT_LABELS[_agreement(here, there)],
         })
     return markdown_table(rows)
 
@@ -129,9 +129,7 @@ def scale_agreement(live: Replication, committed: CommittedRun) -> dict[str, lis
     for quantity, here, there in _paired(live, committed):
         if not (here or {}).get("verdict") and not (there or {}).get("verdict"):
             continue
-        label = _agreement(here, there)
-        key = {"same verdict": "same", "different verdicts": "different",
-               "one scale only": "one scale"}.get(label)
+        key = _agreement(here, there)
         if key:
             found[key].append(quantity)
     return found
@@ -161,12 +159,19 @@ def _paired(live: Replication, committed: CommittedRun):
         yield quantity, here.get(quantity), there.get(quantity)
 
 
-def _agreement(here: dict | None, there: dict | None) -> str:
+#: How :func:`compare_scales` words each outcome of :func:`_agreement`.
+AGREEMENT_LABELS = {"same": "same verdict", "different": "different verdicts",
+                    "one scale": "one scale only", None: "—"}
+
+
+def _agreement(here: dict | None, there: dict | None) -> str | None:
+    """"same" or "different" verdicts at the two scales, "one scale" (a row found in one run
+    only), or None (neither row has a verdict)."""
     if here is None or there is None:
-        return "one scale only"
+        return "one scale"
     if not here["verdict"] and not there["verdict"]:
-        return "—"
-    return "same verdict" if here["verdict"] == there["verdict"] else "different verdicts"
+        return None
+    return "same" if here["verdict"] == there["verdict"] else "different"
 
 
 def _duration(seconds: float) -> str:
