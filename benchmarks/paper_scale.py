@@ -37,12 +37,14 @@ def git(*args: str) -> str:
                           check=False).stdout.strip()
 
 
-def timed_run(command: list[str]) -> tuple[subprocess.CompletedProcess, float, float]:
-    """Run ``command`` from the repository root: what it did, its wall time and the CPU time of
-    it and its worker processes (seconds)."""
+def timed_run(command: list[str], env: dict[str, str] | None = None
+              ) -> tuple[subprocess.CompletedProcess, float, float]:
+    """Run ``command`` from the repository root (``env``: variables to add to this process's):
+    what it did, its wall time and the CPU time of it and its worker processes (seconds)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False,
+                          env=None if env is None else {**os.environ, **env})
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
