@@ -103,6 +103,15 @@ def write_table() -> None:
                     f"{r['load_before']:.1f} | {status} |")
     paper = [r for folder, r in records.items() if folder.endswith(("-paper", "-full"))]
     total = sum(r["wall_s"] for r in paper)
+    costs_file = TABLE.parent / "paper_costs.json"
+    costs = json.loads(costs_file.read_text()) if costs_file.exists() else {}
+    why_full = [f"- `{folder}/`: " + "; ".join(
+        f"`{label}` would take up to {c['projected_wall_s_upper'] / 3600:.1f} h here "
+        f"({min(v['seconds_per_epoch'] for v in c['runs_per_seed'].values()):.1f}–"
+        f"{max(v['seconds_per_epoch'] for v in c['runs_per_seed'].values()):.1f} s an epoch "
+        f"× the caps, {c['paper_seeds']} seeds, over {c['workers']} workers)"
+        for label, c in costs.items() if label.split(" (")[0] == r["experiment"])
+        for folder, r in records.items() if folder.endswith("-full")]
     TABLE.write_text("\n".join([
         "# Paper-scale runs on this machine",
         "",
@@ -116,6 +125,12 @@ def write_table() -> None:
         "| folder | command | commit | started | device | wall (s) | CPU (s) | load before | run |",
         "|---|---|---|---|---|---|---|---|---|",
         *rows,
+        *(["", "**Why a `full` scale.** Where the paper's size is out of a 2-core CPU's reach "
+           "in an hour, the experiment's `full` scale keeps the paper's models and cuts the "
+           "data (its settings say what, and why). What the paper's size (or a larger "
+           "candidate) would cost, from `paper_costs.md` (an upper bound: seconds per epoch × "
+           "the epoch caps; a run that converges stops earlier):", "", *why_full]
+          if why_full else []),
     ]) + "\n")
 
 
