@@ -60,7 +60,8 @@ def run_one(name: str, device: str, threads: int, scale: str = "paper",
                *extra, "--device", device, "--threads", str(threads), "--out", str(out),
                "--overwrite", "--quiet"]
     commit = git("rev-parse", "HEAD")  # what ran: the tree before the run writes its outputs
-    clean = git("status", "--porcelain", "--untracked-files=no") == ""
+    changed = [line.split(maxsplit=1)[1]  # "XY path"; git() strips the first line's blank
+               for line in git("status", "--porcelain", "--untracked-files=no").splitlines()]
     load_before = os.getloadavg()[0]
     done, wall, cpu = timed_run(command)
     import torch  # only for its version, after the run
@@ -69,7 +70,8 @@ def run_one(name: str, device: str, threads: int, scale: str = "paper",
         "experiment": name,
         "command": " ".join(["python", *command[1:]]).replace(str(ROOT) + "/", ""),
         "commit": commit,
-        "working_tree_clean": clean,
+        "working_tree_clean": not changed,
+        "changed_files": changed,  # e.g. paper_scale.md, rewritten by a run before this one
         "started": time.strftime("%Y-%m-%d %H:%M", time.localtime(time.time() - wall)),
         "wall_s": round(wall, 1),
         "cpu_s": round(cpu, 1),

@@ -63,7 +63,10 @@ class CommittedRun:
     def provenance_line(self) -> str:
         """Where the numbers come from, in one sentence of Markdown."""
         p = self.provenance
-        tree = "" if p.get("working_tree_clean", True) else " (with uncommitted changes)"
+        changed = p.get("changed_files")
+        tree = ("" if p.get("working_tree_clean", True) else
+                f" (with uncommitted changes to {', '.join(f'`{f}`' for f in changed)})"
+                if changed else " (with uncommitted changes)")
         return (f"Committed run of `{p['command']}` at commit `{p['commit'][:10]}`{tree}, "
                 f"started {p['started']} on {p['device']} ({p['machine']}): "
                 f"{_duration(p['wall_s'])} wall, {_duration(p['cpu_s'])} CPU, "
