@@ -78,6 +78,15 @@ class AgreementSettings(Settings):
                                  f"sentence at valid_share = {self.valid_share}")
 
 
+# Bhatt et al. (Appendix A.4): hidden = embedding = 50, Adam lr 1e-3, 3 runs, ~157K training
+# sentences (batch size 1 there; 32 here). LM: embedding 200, hidden 650.
+_PAPER = AgreementSettings(
+    n_train=150_000, valid_share=0.1, hidden=50, embedding=50, batch_size=32, lr=1e-3,
+    max_epochs=50, target=0.995, patience=5, n_test=3000, alpha_inits=(0.2, 0.5, 0.8, 0.95),
+    alpha_every=200, gram_models=tuple(MODELS), gram_seeds=3, lm_sentences=100_000,
+    lm_hidden=650, lm_max_epochs=40, lm_patience=5, lm_batch_size=128, lm_lr=1e-3,
+    n_pairs=1000)
+
 SETTINGS = Scales(
     quick=AgreementSettings(
         n_train=3000, valid_share=0.1, hidden=24, embedding=16, batch_size=128, lr=1e-2,
@@ -85,25 +94,13 @@ SETTINGS = Scales(
         alpha_every=10, gram_models=("SRN", "LSTM", "DRNN"), gram_seeds=1, lm_sentences=3000,
         lm_hidden=32, lm_max_epochs=100, lm_patience=10, lm_batch_size=64, lm_lr=1e-2,
         n_pairs=200),
-    # Bhatt et al. (Appendix A.4): hidden = embedding = 50, Adam lr 1e-3, 3 runs, ~157K training
-    # sentences (batch size 1 there; 32 here). LM: embedding 200, hidden 650.
-    paper=AgreementSettings(
-        n_train=150_000, valid_share=0.1, hidden=50, embedding=50, batch_size=32, lr=1e-3,
-        max_epochs=50, target=0.995, patience=5, n_test=3000, alpha_inits=(0.2, 0.5, 0.8, 0.95),
-        alpha_every=200, gram_models=tuple(MODELS), gram_seeds=3, lm_sentences=100_000,
-        lm_hidden=650, lm_max_epochs=40, lm_patience=5, lm_batch_size=128, lm_lr=1e-3,
-        n_pairs=1000),
-    # The paper's models, seeds, tasks and test sizes on fewer sentences, because its corpora are
-    # out of a 2-core CPU's reach (benchmarks/results/paper_costs.md, measured with one worker
-    # per core): at 27,000 training sentences a classifier epoch takes 2.3-11.3 s and, on 18,000
-    # LM sentences, the 650-unit LSTM language model's 51 s, so the paper's 135,000 and 90,000
-    # sentences would take five times that (≈ 4.5 min an epoch of the LSTM LM, up to 40 epochs,
-    # beside 42 classifier runs of up to 50 epochs of up to a minute): well over 10 hours.
-    # 20,000 classification and 10,000 LM sentences keep the run near half an hour.
-    full=AgreementSettings(
-        n_train=20_000, valid_share=0.1, hidden=50, embedding=50, batch_size=32, lr=1e-3,
-        max_epochs=50, target=0.995, patience=5, n_test=3000, alpha_inits=(0.2, 0.5, 0.8, 0.95),
-        alpha_every=200, gram_models=tuple(MODELS), gram_seeds=3, lm_sentences=10_000,
-        lm_hidden=650, lm_max_epochs=40, lm_patience=5, lm_batch_size=128, lm_lr=1e-3,
-        n_pairs=1000),
+    paper=_PAPER,
+    # The paper scale on fewer sentences, because its corpora are out of a 2-core CPU's reach
+    # (benchmarks/results/paper_costs.md, measured with one worker per core): at 27,000
+    # training sentences a classifier epoch takes 2.3-11.3 s and, on 18,000 LM sentences, the
+    # 650-unit LSTM language model's 51 s, so the paper's 135,000 and 90,000 sentences would
+    # take five times that (≈ 4.5 min an epoch of the LSTM LM, up to 40 epochs, beside 42
+    # classifier runs of up to 50 epochs of up to a minute): well over 10 hours. 20,000
+    # classification and 10,000 LM sentences keep the run near half an hour.
+    full=_PAPER.replace(n_train=20_000, lm_sentences=10_000),
 )

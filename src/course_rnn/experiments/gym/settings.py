@@ -133,6 +133,16 @@ class GymSettings(Settings):
 
 Lang = GymLanguageSettings
 
+_PAPER = GymSettings(
+    hidden=50, urn_n=50, lr=0.005, batch_size=64, patience=10,
+    languages=dict(
+        anbn=Lang(train_copies=100, epochs=500, test_max_n=60),
+        dyck=Lang(pairs=5, train=25_600, valid=2_000, epochs=200, test=2000),
+        cross_serial=Lang(train=12_800, epochs=300),
+        palindrome=Lang(train=12_800, valid=2_000, epochs=200, test=2000),
+        agreement=Lang(train=50_000, valid=2_000, epochs=100, test_per_attractor=500),
+    ))
+
 SETTINGS = Scales(
     # the book's scale: 2 seeds, every model on every language in parallel processes
     quick=GymSettings(
@@ -146,28 +156,14 @@ SETTINGS = Scales(
             agreement=Lang(train=800, valid=200, epochs=200, batch_size=16, lr=0.03,
                            patience=10, test_per_attractor=50),
         )),
-    paper=GymSettings(
-        hidden=50, urn_n=50, lr=0.005, batch_size=64, patience=10,
-        languages=dict(
-            anbn=Lang(train_copies=100, epochs=500, test_max_n=60),
-            dyck=Lang(pairs=5, train=25_600, valid=2_000, epochs=200, test=2000),
-            cross_serial=Lang(train=12_800, epochs=300),
-            palindrome=Lang(train=12_800, valid=2_000, epochs=200, test=2000),
-            agreement=Lang(train=50_000, valid=2_000, epochs=100, test_per_attractor=500),
-        )),
+    paper=_PAPER,
     # The paper scale's models and sizes on fewer strings and 3 seeds, because it is out of a
     # 2-core CPU's reach (benchmarks/results/paper_costs.md, one worker per core): an epoch of
     # the URN on 50,000 agreement sentences takes 49 s (95 words: 95 matrix exponentials a
     # step), the other runs 0.1-7 s, so 26 runs × 5 seeds at their caps is ≈ 9 hours. A fifth
     # of the agreement sentences, half the Dyck strings and half the cross-serial and palindrome
     # strings, on 3 seeds, keep it near half an hour.
-    full=GymSettings(
-        hidden=50, urn_n=50, lr=0.005, batch_size=64, patience=10,
-        languages=dict(
-            anbn=Lang(train_copies=100, epochs=500, test_max_n=60),
-            dyck=Lang(pairs=5, train=12_800, valid=2_000, epochs=200, test=2000),
-            cross_serial=Lang(train=6_400, epochs=300),
-            palindrome=Lang(train=6_400, valid=2_000, epochs=200, test=2000),
-            agreement=Lang(train=10_000, valid=2_000, epochs=100, test_per_attractor=500),
-        )),
+    full=_PAPER.replace(languages={"dyck": {"train": 12_800}, "cross_serial": {"train": 6_400},
+                                   "palindrome": {"train": 6_400},
+                                   "agreement": {"train": 10_000}}),
 )
