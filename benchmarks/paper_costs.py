@@ -49,15 +49,22 @@ PROBES = {
 }
 
 
+def slice_command(name: str, out: str, scale: str = "paper",
+                  extra: tuple[str, ...] = ()) -> list[str]:
+    """The ``replicate`` command of ``name``'s probe at ``scale``: its epoch caps cut to two,
+    one seed, on the CPU (``extra``: more ``--set`` overrides), writing into ``out``."""
+    sets = [*PROBES[name][0], *extra]
+    return [sys.executable, "-m", "course_rnn", "replicate", name, "--scale", scale,
+            "--seeds", "1", "--device", "cpu", "--threads", "1", "--quiet", "--out", out,
+            *(x for kv in sets for x in ("--set", kv))]
+
+
 def probe(name: str, extra: tuple[str, ...] = ()) -> dict:
     """Run the probe of ``name`` (``extra``: more ``--set`` overrides, e.g. a candidate ``full``
     scale's); its measured seconds per epoch and the projection at the paper's caps."""
-    sets, cap = PROBES[name]
-    sets = [*sets, *extra]
+    cap = PROBES[name][1]
     with tempfile.TemporaryDirectory() as tmp:
-        command = [sys.executable, "-m", "course_rnn", "replicate", name, "--scale", "paper",
-                   "--seeds", "1", "--device", "cpu", "--threads", "1", "--quiet", "--out",
-                   tmp + "/out", *(x for kv in sets for x in ("--set", kv))]
+        command = slice_command(name, tmp + "/out", extra=extra)
         load_before = os.getloadavg()[0]
         done, wall, cpu = timed_run(command)
         if done.returncode != 0:

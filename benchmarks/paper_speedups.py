@@ -28,25 +28,17 @@ import platform
 import sys
 import tempfile
 import time
-from pathlib import Path
 
-from paper_costs import PROBES  # the same slice of each experiment
+from paper_costs import PROBES, RESULTS, slice_command  # the same slice of each experiment
 from paper_scale import RUNS, timed_run
-
-ROOT = Path(__file__).resolve().parents[1]
-RESULTS = ROOT / "benchmarks" / "results"
 
 
 def slice_times(name: str, scale: str, workers: int | None) -> tuple[float, float]:
     """Wall and CPU seconds of ``name``'s probe slice at ``scale`` with ``workers`` processes
     (None: the pool's default, one per core)."""
-    sets, _ = PROBES[name]
     with tempfile.TemporaryDirectory() as tmp:
-        command = [sys.executable, "-m", "course_rnn", "replicate", name, "--scale", scale,
-                   "--seeds", "1", "--device", "cpu", "--threads", "1", "--quiet", "--out",
-                   tmp + "/out", *(x for kv in sets for x in ("--set", kv))]
         env = None if workers is None else {"COURSE_RNN_WORKERS": str(workers)}
-        done, wall, cpu = timed_run(command, env)
+        done, wall, cpu = timed_run(slice_command(name, tmp + "/out", scale), env)
     if done.returncode != 0:
         raise SystemExit(f"{name}: the slice failed:\n{done.stderr[-3000:]}")
     return wall, cpu
