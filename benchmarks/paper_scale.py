@@ -87,6 +87,11 @@ def run_one(name: str, device: str, threads: int, scale: str = "paper",
     }
     if done.returncode != 0:
         record["error"] = (done.stdout + done.stderr).strip().splitlines()[-5:]
+    if (out / "results.json").is_file():  # what the run itself saw: CPU model, kernel path
+        facts = json.loads((out / "results.json").read_text()).get("machine") or {}
+        from course_rnn.utils import machine_class
+
+        record["machine_class"] = machine_class(facts)
     if out.is_dir():
         (out / "provenance.json").write_text(json.dumps(record, indent=2) + "\n")
     return record

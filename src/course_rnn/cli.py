@@ -14,6 +14,7 @@ Each run writes ``results.json`` (every number, the settings, seeds, device and 
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
 from pathlib import Path
@@ -45,6 +46,27 @@ def _positive(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
     return value
+
+
+def _non_negative(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer ≥ 0, got {text!r}")
+    return value
+
+
+def _check_environment_offset() -> None:
+    """A bad ``$COURSE_RNN_SEED_OFFSET`` is refused before torch is imported."""
+    text = os.environ.get("COURSE_RNN_SEED_OFFSET", "").strip()
+    if text:
+        try:
+            _non_negative(text)
+        except argparse.ArgumentTypeError:
+            raise ValueError(f"$COURSE_RNN_SEED_OFFSET must be an integer ≥ 0, got {text!r}") \
+                from None
 
 
 def _device(text: str) -> str:
@@ -111,6 +133,10 @@ def build_parser(names) -> argparse.ArgumentParser:
                                 "when there is one)")
     replicate.add_argument("--seeds", type=_positive, default=None, metavar="N",
                            help="run seeds 0..N-1 (default: the experiment's own number)")
+    replicate.add_argument("--seed-offset", type=_non_negative, default=None, metavar="N",
+                           help="add N to every seed (weights, data, sampling): the same run "
+                                "with fresh randomness (default: $COURSE_RNN_SEED_OFFSET, else "
+                                "0); results.json records it")
     replicate.add_argument("--out", type=Path, default=None, metavar="DIR",
                            help="output folder (default: replications/<experiment>-<scale>; "
                                 "with 'all', one subfolder per experiment)")
@@ -139,6 +165,10 @@ def replicate(args, names) -> int:
     from .experiments.output import check_output_folder
 
     chosen = list(names) if args.experiment == "all" else [args.experiment]
+    if args.seed_offset is not None:  # worker processes inherit it
+        os.environ["COURSE_RNN_SEED_OFFSET"] = str(args.seed_offset)
+    else:  # a bad value in the environment: refused before torch is imported
+        _check_environment_offset()
     if args.settings and args.experiment == "all":
         raise ValueError("--set applies to one experiment: each has its own settings")
     if args.scale == "full":  # only some experiments have it: say which before any work

@@ -29,6 +29,7 @@ import numpy as np
 
 from .checks import check_positive
 from .languages.vocab import Vocab
+from .utils import shift_seed
 
 UNK = "<unk>"
 
@@ -88,7 +89,7 @@ def split_corpus(
     check_sentences(sentences)
     if len(fractions) != 3 or any(f < 0 for f in fractions) or abs(sum(fractions) - 1) > 1e-9:
         raise ValueError(f"fractions must be three non-negative numbers summing to 1: {fractions}")
-    order = np.random.default_rng(seed).permutation(len(sentences))
+    order = np.random.default_rng(shift_seed(seed)).permutation(len(sentences))
     n_train = round(fractions[0] * len(sentences))
     n_valid = round(fractions[1] * len(sentences))
     cuts = (order[:n_train], order[n_train : n_train + n_valid], order[n_train + n_valid :])

@@ -1,4 +1,12 @@
-"""Seeds, devices and scales: the three things every experiment sets first."""
+"""Seeds, devices and scales: the three things every experiment sets first.
+
+**Seed offset.** ``$COURSE_RNN_SEED_OFFSET`` (an integer ≥ 0, default 0) is added to every seed
+the library turns into random numbers — the initial weights (:func:`seed_everything`,
+``models.base.seeded``), the data (``languages.base.make_rng``, the corpus split, the batch
+order) and sampling — so a whole chapter or replication re-runs with fresh randomness while its
+code, and the seed numbers it prints, stay the same. ``replicate --seed-offset N`` sets it. A
+claim that holds only at offset 0 is a fact about one draw, not about the models.
+"""
 
 from __future__ import annotations
 
@@ -9,16 +17,72 @@ import numpy as np
 import torch
 
 SCALES = ("default", "paper")
+SEED_OFFSET_VARIABLE = "COURSE_RNN_SEED_OFFSET"
+
+
+def seed_offset() -> int:
+    """``$COURSE_RNN_SEED_OFFSET`` as an integer ≥ 0 (0 when unset); ValueError naming the
+    variable when it is anything else."""
+    text = os.environ.get(SEED_OFFSET_VARIABLE, "").strip()
+    if not text:
+        return 0
+    try:
+        offset = int(text)
+    except ValueError:
+        offset = -1
+    if offset < 0:
+        raise ValueError(f"${SEED_OFFSET_VARIABLE} must be an integer ≥ 0, got {text!r}")
+    return offset
+
+
+def shift_seed(seed):
+    """``seed`` plus the seed offset (:func:`seed_offset`); None stays None (unseeded)."""
+    if seed is None or isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        return seed
+    return int(seed) + seed_offset()
 
 
 def seed_everything(seed: int) -> torch.Generator:
-    """Seed Python, numpy and torch; return a torch Generator seeded the same way."""
+    """Seed Python, numpy and torch; return a torch Generator seeded the same way. The seed is
+    shifted by ``$COURSE_RNN_SEED_OFFSET`` (see the module docstring)."""
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
         raise ValueError(f"seed must be an integer, got {seed!r}")
+    seed = shift_seed(seed)
     random.seed(int(seed))
     np.random.seed(int(seed) % 2**32)
     torch.manual_seed(int(seed))
     return torch.Generator().manual_seed(int(seed))
+
+
+def machine_facts() -> dict:
+    """What decides the last bits of a CPU run, recorded beside every result: the CPU model,
+    PyTorch's kernel capability (its vector width: DEFAULT, AVX2, AVX512 …;
+    ``$ATEN_CPU_CAPABILITY`` overrides it), MKL's code path setting, the architecture, and the
+    seed offset. Two runs are expected to be bit-identical only where all of these match."""
+    import platform
+
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as info:
+            cpu = next((line.split(":", 1)[1].strip() for line in info
+                        if line.startswith("model name")), cpu)
+    except OSError:
+        pass
+    return {"cpu": cpu, "architecture": platform.machine(),
+            "kernel_capability": torch.backends.cpu.get_cpu_capability(),
+            "mkl_cbwr": os.environ.get("MKL_CBWR"), "torch": torch.__version__,
+            "seed_offset": seed_offset()}
+
+
+#: What must match for a re-run on the CPU to give the same bits as a recorded one.
+MACHINE_CLASS = ("cpu", "architecture", "kernel_capability", "mkl_cbwr", "torch")
+
+
+def machine_class(facts: dict | None = None) -> dict:
+    """The :data:`MACHINE_CLASS` entries of ``facts`` (a results.json's ``machine`` record;
+    default: this process's :func:`machine_facts`)."""
+    facts = machine_facts() if facts is None else facts
+    return {key: facts.get(key) for key in MACHINE_CLASS}
 
 
 def pick_device(device: str | torch.device | None = None) -> torch.device:

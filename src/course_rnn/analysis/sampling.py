@@ -32,6 +32,7 @@ import torch
 from ..checks import check_positive
 from ..languages.base import EOS
 from ..languages.vocab import BOS, Vocab
+from ..utils import shift_seed
 
 #: what a sampler returns: one token tuple per string, ``<s>``/``</s>`` left out
 Samples = list[tuple[str, ...]]
@@ -51,7 +52,7 @@ def _generator(model, vocab: Vocab, n: int, max_length: int, temperature: float,
     if getattr(model, "vocab_size", None) != len(vocab):
         raise ValueError(f"the model predicts {getattr(model, 'vocab_size', None)} symbols, "
                          f"the vocabulary has {len(vocab)}: not the model's vocabulary")
-    return torch.Generator().manual_seed(seed)
+    return torch.Generator().manual_seed(shift_seed(seed))
 
 
 @contextmanager
@@ -156,7 +157,7 @@ def sample_kneser_ney(lm, n: int, *, seed: int = 0, max_length: int = 50) -> Sam
     _check_request(n, max_length, 1.0)
     if not getattr(lm, "vocabulary", None):
         raise ValueError("sample_kneser_ney needs a fitted Kneser–Ney model (call fit first)")
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(shift_seed(seed))
     index = _continuations(lm)
     vocabulary = sorted(lm.vocabulary)  # sorted: the same draws on every run
     prepared: dict[tuple, tuple] = {}

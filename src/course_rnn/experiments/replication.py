@@ -38,6 +38,7 @@ import torch
 from ..analysis.report import markdown_table
 from ..checks import check_positive, is_integer
 from ..training import History, converged, progress_enabled
+from ..utils import machine_facts
 from .output import check_output_folder
 from .settings import SCALES as SCALES  # the scales and their old names: settings.py
 from .settings import normalise_scale as normalise_scale
@@ -270,6 +271,7 @@ class Replication:
             "table": [vars(r) for r in self.rows], "figures": sorted(self.figures),
             "runs": {name: h.to_json(max_points=100) for name, h in self.runs.items()},
             "torch": torch.__version__, "python": platform.python_version(),
+            "machine": machine_facts(),
         })
 
     def save(self, out: str | Path, overwrite: bool = False) -> dict[str, Path]:
@@ -306,9 +308,16 @@ def report_markdown(results: Mapping) -> str:
     took = "time not recorded" if unknown else f"{seconds:.1f} s"
     head = (f"# {results['title']}\n\n"
             f"Experiment `{results['experiment']}`, scale `{results['scale']}`, seeds "
-            f"{', '.join(map(str, results['seeds']))}, device `{results['device']}`, "
+            f"{', '.join(map(str, results['seeds']))}{_offset_words(results)}, device "
+            f"`{results['device']}`, "
             f"{took}.\n\n")
     return head + rows_markdown(results["table"]) + "\n"
+
+
+def _offset_words(results: Mapping) -> str:
+    """" (seed offset N)" when the run was made with ``$COURSE_RNN_SEED_OFFSET`` = N > 0."""
+    offset = (results.get("machine") or {}).get("seed_offset")
+    return f" (seed offset {offset})" if offset else ""
 
 
 # A printed number: 12,345.6 (thousands separated) or 12.5; signs and units are ignored.

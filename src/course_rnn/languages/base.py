@@ -24,6 +24,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from ..checks import check_count, check_positive  # noqa: F401  (the languages' checks, re-exported)
+from ..utils import shift_seed
 
 #: End-of-string marker. It is a possible "next symbol" but never part of an alphabet.
 EOS = "</s>"
@@ -51,7 +52,7 @@ def make_rng(seed: int | np.random.Generator | None) -> np.random.Generator:
     """A numpy Generator from a seed (or pass a Generator through)."""
     if isinstance(seed, np.random.Generator):
         return seed
-    return np.random.default_rng(seed)
+    return np.random.default_rng(shift_seed(seed))
 
 
 class Language(ABC):

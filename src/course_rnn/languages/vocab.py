@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import torch
 
+from ..utils import shift_seed
 from .base import EOS, as_symbols
 
 PAD = "<pad>"
@@ -145,7 +146,7 @@ def batch_order(n: int, batch_size: int, shuffle: bool = True, seed: int | None 
     """Index tensors of consecutive batches over ``n`` items, in a random order drawn from
     ``seed`` when ``shuffle`` (the same order for the same seed on every machine)."""
     if shuffle:
-        order = torch.randperm(n, generator=torch.Generator().manual_seed(seed or 0))
+        order = torch.randperm(n, generator=torch.Generator().manual_seed(shift_seed(seed or 0)))
     else:
         order = torch.arange(n)
     return order.split(batch_size)

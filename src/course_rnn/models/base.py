@@ -56,6 +56,7 @@ import torch
 from torch import nn
 
 from ..checks import is_integer
+from ..utils import shift_seed
 
 #: a recurrent state: whatever the model carries from step to step (a tensor, a tuple, a list)
 State = Any
@@ -73,7 +74,7 @@ def seeded(seed: int | None) -> Iterator[None]:
     if not is_integer(seed):
         raise ValueError(f"seed must be an integer or None, got {seed!r}")
     with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(int(seed))
+        torch.manual_seed(shift_seed(int(seed)))
         yield
 
 

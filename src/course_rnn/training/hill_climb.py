@@ -27,6 +27,7 @@ import torch
 
 from ..checks import check_positive
 from ..models.flnn import FLNN, kl_error
+from ..utils import shift_seed
 from .convergence import Convergence
 from .loop import History
 from .progress import report_run
@@ -87,7 +88,7 @@ def hill_climb(
     if directions is not None and directions > n:
         raise ValueError(f"directions must be at most {n} (the number of weights), got "
                          f"{directions}")
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(shift_seed(seed))
 
     def errors_of(candidates: torch.Tensor) -> torch.Tensor:
         """Summed KL error of each row of ``candidates [K, n]`` (flattened weight settings)."""
