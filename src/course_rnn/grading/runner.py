@@ -32,6 +32,7 @@ from .sandbox import (
     SandboxUnavailable,
     bwrap_options,
     limits,
+    passed_env,
     sandbox_command,
     seccomp_program,
 )
@@ -173,7 +174,8 @@ def _unsandboxed(spec: bytes, notebook: bytes, results_w: int, workdir: Path, *,
     child = command or [_python(), "-I", "-c", CHILD, str(workdir / "spec.json"),
                         str(results_w)]
     prefix = limits(time_limit) if Path("/usr/bin/prlimit").exists() else []
-    env = {**ENV, "HOME": str(workdir), "TMPDIR": str(workdir), "MPLCONFIGDIR": str(workdir)}
+    env = {**ENV, **passed_env(), "HOME": str(workdir), "TMPDIR": str(workdir),
+           "MPLCONFIGDIR": str(workdir)}
     return prefix + child, env, str(workdir), [results_w]
 
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import os
 import platform
+import re
 import struct
 import sys
 from pathlib import Path
@@ -45,6 +46,20 @@ ENV = {"PATH": "/usr/bin:/bin", "HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C.UTF
        "MPLBACKEND": "Agg", "MPLCONFIGDIR": "/tmp", "OMP_NUM_THREADS": "1",
        "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "PYTHONHASHSEED": "0",
        "PYTHONDONTWRITEBYTECODE": "1", "COURSE_RNN_PROGRESS": "0"}
+# The only variables of the grader's own environment that reach a run, when set to a plain word:
+# ATEN_CPU_CAPABILITY picks PyTorch's CPU kernel path (default, avx2, avx512…), so that an
+# instructor can check that the answer keys hold on another path than this machine's own
+# (tests/exercises/test_kernel_paths.py grades every reference with ATEN_CPU_CAPABILITY=default).
+PASSED_ENV = ("ATEN_CPU_CAPABILITY",)
+_PLAIN_WORD = re.compile(r"[A-Za-z0-9_]{1,32}")
+
+
+def passed_env(environ=None) -> dict[str, str]:
+    """The variables of ``PASSED_ENV`` set in ``environ`` (default ``os.environ``) to a plain
+    word (letters, digits, ``_``; anything else is not passed)."""
+    environ = os.environ if environ is None else environ
+    return {k: environ[k] for k in PASSED_ENV
+            if _PLAIN_WORD.fullmatch(environ.get(k, "") or "")}
 
 
 class SandboxUnavailable(RuntimeError):
@@ -158,7 +173,7 @@ def bwrap_options(*, fds: dict[str, int], uid: int, public_tests: Path | None) -
              "--perms", "0755", "--dir", "/grading",
              "--perms", "0444", "--ro-bind-data", str(fds["spec"]), "/grading/spec.json",
              "--remount-ro", "/dev", "--remount-ro", "/", "--chdir", "/tmp"]
-    for key, value in ENV.items():
+    for key, value in {**ENV, **passed_env()}.items():
         argv += ["--setenv", key, value]
     return argv
 
