@@ -216,9 +216,16 @@ def write_answer_key(name: str, root: Path | None = None) -> dict:
 
 def check_key(assignment: Assignment, key: dict) -> None:
     """An expected error must be one a public test of its question asks for, and the question
-    must also have a case that expects a value (raising on every input is not an answer)."""
+    must also have a case that expects a value (raising on every input is not an answer).
+    No value may hold a NaN or an infinity: those match nothing, so no answer could earn it."""
+    from .values import non_finite
+
     for case in assignment.cases:
         value = key[case.id]
+        if non_finite(value):
+            raise RuntimeError(f"{assignment.name} {case.id}: the reference's value holds a NaN "
+                               "or an infinity, which no answer can match; probe a finite "
+                               "quantity (e.g. math.isfinite(x))")
         if value["t"] != "raised":
             continue
         if value["v"] not in assignment.asked_errors.get(case.question, ()):

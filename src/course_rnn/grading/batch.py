@@ -19,7 +19,7 @@ from pathlib import Path
 from .assignments import Assignment, load_assignment
 from .intake import assignment_of, read_submission, submissions
 from .locate import find_exercises
-from .runner import TIME_LIMIT, RunInfo, run_notebook, sandbox_problem
+from .runner import TIME_LIMIT, RunInfo, SandboxError, run_notebook, sandbox_problem
 from .safejson import escape
 from .sandbox import SandboxUnavailable, check_not_exposed
 from .scoring import score
@@ -57,9 +57,22 @@ def _grade(name: str, data: bytes, assignment: Assignment, time_limit: float, sa
     run = run_notebook(data, assignment.cases, time_limit=time_limit, sandboxed=sandboxed,
                        public_tests=root / "student" / assignment.name / "tests",
                        slot=slot)
-    points, notes = score(assignment, run.records)
+    try:
+        points, notes = score(assignment, run.records)
+    except Exception as e:  # noqa: BLE001 – what one submission reported costs only its row
+        run.status = "scoring error"
+        points, notes = dict.fromkeys(assignment.questions, 0.0), [_describe(e)]
     run.notes += notes
     return Result(name, assignment.name, points, assignment.questions, run)
+
+
+def _describe(error: BaseException) -> str:
+    """One escaped line naming an unexpected error (its ``__str__`` may itself fail)."""
+    try:
+        text = f"{type(error).__name__}: {error}"
+    except Exception:  # noqa: BLE001
+        text = type(error).__name__
+    return escape(text, 200)
 
 
 def grade_folder(
@@ -98,6 +111,16 @@ def grade_folder(
         slots.put(slot)
 
     def one(name: str) -> Result:
+        start = time.perf_counter()
+        try:
+            return _one(name)
+        except (SandboxError, SandboxUnavailable):
+            raise  # a sandbox that did not die, or none to be had: the whole batch stops
+        except Exception as e:  # noqa: BLE001 – anything else costs this submission only
+            run = RunInfo("grader error", time.perf_counter() - start, notes=[_describe(e)])
+            return Result(escape(name), "?", {}, {}, run)
+
+    def _one(name: str) -> Result:
         shown = escape(name)
         start = time.perf_counter()
         try:

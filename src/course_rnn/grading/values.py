@@ -7,6 +7,10 @@ A description is a small JSON object: ``{"t": "float", "v": 0.5}``, ``{"t": "arr
 rules a public test states with ``torch.allclose``/``np.allclose``/``==``: numbers compare by value
 whatever holds them (a Python number, a 0-d array or tensor, a list, a tuple, an array or a
 tensor of the same shape), floats within ``rtol``/``atol``, everything else exactly.
+
+What a sandbox reports is untrusted: :func:`is_valid` and :func:`values_match` never raise,
+whatever they are given (an int of 400 digits for a float, NaN, infinities, deep or wide
+containers, fields of the wrong type), and a NaN or an infinity never matches anything.
 """
 
 from __future__ import annotations
@@ -81,7 +85,15 @@ def dict_key(key) -> str:
 
 # -- outside: a reported description is data from an untrusted process --------------------------
 def is_valid(desc, depth: int = 0) -> bool:
-    """Whether ``desc`` is a well-formed description (any field of the wrong type: no)."""
+    """Whether ``desc`` is a well-formed description (any field of the wrong type: no).
+    Never raises."""
+    try:
+        return _valid(desc, depth)
+    except Exception:  # noqa: BLE001 – e.g. a key that cannot be hashed: not well formed
+        return False
+
+
+def _valid(desc, depth: int) -> bool:
     if not isinstance(desc, dict) or depth > MAX_DEPTH + 1:
         return False
     kind = desc.get("t")
@@ -109,12 +121,12 @@ def is_valid(desc, depth: int = 0) -> bool:
     if kind == "list":
         items = desc.get("items")
         return (set(desc) == {"t", "items"} and isinstance(items, list)
-                and all(is_valid(x, depth + 1) for x in items))
+                and all(_valid(x, depth + 1) for x in items))
     if kind == "dict":
         items = desc.get("items")
         return (set(desc) == {"t", "items"} and isinstance(items, list) and all(
             isinstance(kv, list) and len(kv) == 2 and isinstance(kv[0], str)
-            and is_valid(kv[1], depth + 1) for kv in items))
+            and _valid(kv[1], depth + 1) for kv in items))
     return False
 
 
@@ -139,23 +151,36 @@ def _numeric(desc):
     return (len(parts), *inner), [x for p in parts for x in p[1]]
 
 
+def _finite(x) -> bool:
+    """A number that is not NaN nor ±inf (ints of any size are finite)."""
+    return not isinstance(x, float) or math.isfinite(x)
+
+
 def _number_matches(got, want, rtol: float, atol: float) -> bool:
-    """``want`` from the key: an exact int/bool needs equality, a float closeness."""
-    if not _is_number(got):
+    """``want`` from the key: an exact int/bool needs equality, a float closeness. NaN and
+    infinities match nothing; an int too large for a float is never close to one."""
+    if not _is_number(got) or not _finite(got) or not _finite(want):
         return False
     if isinstance(want, float):
-        if not math.isfinite(want):
-            return got == want
-        return math.isfinite(got) and abs(got - want) <= atol + rtol * abs(want)
+        try:
+            return abs(float(got) - want) <= atol + rtol * abs(want)
+        except OverflowError:  # an int beyond the float range
+            return False
     return got == want
 
 
 def values_match(got, want, rtol: float = RTOL, atol: float = ATOL) -> bool:
     """Whether a reported description ``got`` equals the key's ``want``: numbers by value
     whatever their container (shape must agree), floats within tolerance, strings, ``None``,
-    raised errors and dict keys exactly, lists item by item."""
-    if not is_valid(got) or not isinstance(want, dict):
+    raised errors and dict keys exactly, lists item by item. Never raises: anything that
+    cannot be compared is no match."""
+    try:
+        return is_valid(got) and isinstance(want, dict) and _matches(got, want, rtol, atol)
+    except Exception:  # noqa: BLE001 – a report the rules above did not foresee earns nothing
         return False
+
+
+def _matches(got, want, rtol: float, atol: float) -> bool:
     kind = want["t"]
     if kind == "raised" or got["t"] == "raised":
         return got == want
@@ -169,12 +194,29 @@ def values_match(got, want, rtol: float = RTOL, atol: float = ATOL) -> bool:
         return got == want
     if kind == "list":
         return (got["t"] == "list" and len(got["items"]) == len(want["items"])
-                and all(values_match(a, b, rtol, atol) for a, b in zip(got["items"],
-                                                                      want["items"])))
+                and all(_matches(a, b, rtol, atol) for a, b in zip(got["items"],
+                                                                  want["items"])))
     if kind == "dict":
         if got["t"] != "dict":
             return False
         mine, ref = dict(got["items"]), dict(want["items"])
         return mine.keys() == ref.keys() and all(
-            values_match(mine[k], ref[k], rtol, atol) for k in ref)
+            _matches(mine[k], ref[k], rtol, atol) for k in ref)
+    return False
+
+
+def non_finite(desc) -> bool:
+    """Whether a (valid) description holds a NaN or an infinity anywhere: such a key could
+    never be matched (:func:`_number_matches`), so ``assign`` refuses it."""
+    stack = [desc]
+    while stack:
+        d = stack.pop()
+        numbers = _numeric(d)
+        if numbers is not None:
+            if not all(_finite(x) for x in numbers[1]):
+                return True
+        elif d["t"] == "list":
+            stack += d["items"]
+        elif d["t"] == "dict":
+            stack += [v for _, v in d["items"]]
     return False
