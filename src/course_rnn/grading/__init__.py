@@ -18,7 +18,7 @@ Four commands (``python -m course_rnn.grading assign | check | archives | grade`
 ``archives --out DIR``
     One zip per assignment for students: the notebook, its public tests, a README
     (:mod:`.archives`; the website's Exercises page offers them).
-``grade SUBMISSIONS [--csv grades.csv] [--jobs 2] [--time-limit 60] [--unsafe-no-sandbox]``
+``grade SUBMISSIONS [--csv grades.csv] [--overwrite] [--jobs 2] [--time-limit 60] …``
     Grades every notebook in a folder, each in its own bubblewrap sandbox, and writes one CSV
     row per submission with points per question.
 

@@ -19,7 +19,14 @@ from pathlib import Path
 from .assignments import Assignment, load_assignment
 from .intake import assignment_of, read_submission, submissions
 from .locate import find_exercises
-from .runner import TIME_LIMIT, RunInfo, SandboxError, run_notebook, sandbox_problem
+from .runner import (
+    TIME_LIMIT,
+    RunInfo,
+    SandboxError,
+    check_time_limit,
+    run_notebook,
+    sandbox_problem,
+)
 from .safejson import escape
 from .sandbox import SandboxUnavailable, check_not_exposed
 from .scoring import score
@@ -92,6 +99,9 @@ def grade_folder(
     folder = Path(folder)
     if not folder.is_dir():
         raise ValueError(f"submissions folder {folder} does not exist")
+    time_limit = check_time_limit(time_limit)
+    if csv_path is not None:
+        check_csv_path(csv_path, overwrite=True)
     root = find_exercises(root, "autograder")
     names = [p.name for p in sorted((root / "autograder").glob("ch*")) if p.is_dir()]
     if not names:
@@ -145,6 +155,23 @@ def grade_folder(
     if csv_path is not None:
         write_csv(results, csv_path)
     return results
+
+
+def check_csv_path(path: Path | str, *, overwrite: bool) -> None:
+    """Refuse (``ValueError``), before any grading, a CSV path that could not be written at the
+    end: a folder, a missing or unwritable parent folder, or an existing file without
+    ``overwrite``."""
+    path = Path(path)
+    parent = path.resolve().parent
+    if path.is_dir():
+        raise ValueError(f"--csv {path} is a folder: name a file, e.g. {path / 'grades.csv'}")
+    if not parent.is_dir():
+        raise ValueError(f"--csv {path}: the folder {parent} does not exist")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise ValueError(f"--csv {path}: the folder {parent} is not writable")
+    if (path.exists() or path.is_symlink()) and not overwrite:
+        raise ValueError(f"--csv {path} exists: pass --overwrite to replace it, or name "
+                         "another file")
 
 
 def write_csv(results: list[Result], path: Path | str) -> None:

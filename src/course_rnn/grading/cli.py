@@ -14,11 +14,12 @@ from pathlib import Path
 
 from .assignments import assign, check_up_to_date
 from .locate import ENV_VAR, ExercisesNotFound, find_exercises
-from .runner import TIME_LIMIT, SandboxError
+from .runner import TIME_LIMIT, TIME_LIMIT_RANGE, SandboxError, check_time_limit
 from .sandbox import SandboxUnavailable
 
 # What each command reads from the exercises folder.
 NEEDS = {"assign": "source", "check": "source", "grade": "autograder", "archives": "student"}
+MAX_JOBS = 64
 EXERCISES_HELP = (f"the exercises folder, holding source/, student/ and autograder/ (default: "
                   f"${ENV_VAR}, else the nearest exercises/ at or above the current folder)")
 
@@ -63,15 +64,36 @@ def parser() -> argparse.ArgumentParser:
                        help="the folder of handed-in notebooks (one per student)")
     grade.add_argument("--csv", type=Path, default=Path("grades.csv"),
                        help="where to write the grades (default: grades.csv)")
-    grade.add_argument("--time-limit", type=float, default=TIME_LIMIT,
-                       help=f"seconds per submission, sandbox start-up included "
+    grade.add_argument("--overwrite", action="store_true",
+                       help="replace the CSV if it exists (without it, grade refuses to start)")
+    grade.add_argument("--time-limit", type=_time_limit, default=TIME_LIMIT,
+                       help=f"seconds per submission, sandbox start-up included, from "
+                            f"{TIME_LIMIT_RANGE[0]:g} to {TIME_LIMIT_RANGE[1]:g} "
                             f"(default {TIME_LIMIT:g})")
-    grade.add_argument("--jobs", type=int, default=2,
-                       help="submissions graded at once (default 2)")
+    grade.add_argument("--jobs", type=_jobs, default=2,
+                       help=f"submissions graded at once, 1 to {MAX_JOBS} (default 2)")
     grade.add_argument("--unsafe-no-sandbox", action="store_true",
                        help="run submissions WITHOUT isolation (they can read the answer key, "
                             "write anywhere, outlive the grader): trusted notebooks only")
     return main
+
+
+def _time_limit(text: str) -> float:
+    try:
+        return check_time_limit(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def _jobs(text: str) -> int:
+    try:
+        jobs = int(text)
+    except ValueError:
+        jobs = 0
+    if not 1 <= jobs <= MAX_JOBS:
+        raise argparse.ArgumentTypeError(f"--jobs must be a whole number from 1 to {MAX_JOBS}, "
+                                         f"not {text!r}")
+    return jobs
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -103,13 +125,15 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def grade(args: argparse.Namespace, root: Path) -> int:
-    from .batch import grade_folder
+    from .batch import check_csv_path, grade_folder
 
     if not args.submissions.is_dir():
         print(f"grade: {args.submissions} is not a folder", file=sys.stderr)
         return 2
-    if args.time_limit <= 0 or args.jobs < 1:
-        print("grade: --time-limit must be > 0 and --jobs ≥ 1", file=sys.stderr)
+    try:  # before any submission runs: a CSV that cannot be written would lose the batch
+        check_csv_path(args.csv, overwrite=args.overwrite)
+    except ValueError as e:
+        print(f"grade: {e}", file=sys.stderr)
         return 2
     if args.unsafe_no_sandbox:
         print("WARNING: --unsafe-no-sandbox: submissions run unisolated, as this user",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import os
 import selectors
 import shutil
@@ -38,6 +39,7 @@ from .sandbox import (
 )
 
 TIME_LIMIT = 60.0  # seconds of wall clock per submission, sandbox start-up included
+TIME_LIMIT_RANGE = (1.0, 3600.0)  # what --time-limit accepts
 CELL_TIMEOUT = 20.0  # per cell or probe, at most half the time limit (soft: SIGALRM)
 KILL_WAIT = 20.0  # seconds to wait for a killed sandbox to be gone (then: an error, loudly)
 CHILD = "from course_rnn.grading.child import main; main()"
@@ -45,6 +47,20 @@ CHILD = "from course_rnn.grading.child import main; main()"
 
 class SandboxError(RuntimeError):
     """A sandbox did not die when killed: the grader stops rather than report on it."""
+
+
+def check_time_limit(value) -> float:
+    """``value`` as a number of seconds per submission, or ``ValueError`` naming the range
+    (NaN, infinities, 0.5 and 10³⁰ are refused before any submission runs)."""
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError, OverflowError):
+        seconds = math.nan
+    low, high = TIME_LIMIT_RANGE
+    if not (math.isfinite(seconds) and low <= seconds <= high):
+        raise ValueError(f"the time limit must be a number of seconds from {low:g} to "
+                         f"{high:g}, not {value!r}")
+    return seconds
 
 
 @dataclass
