@@ -2,8 +2,12 @@
 bounded size, never through a symlink), its assignment, and its code cells.
 
 The notebook is parsed with :func:`.safejson.parse_json` (bounded depth and number length, no
-recursion); lines that talk to otter and IPython magics are dropped from the cells, which
-:mod:`.runner` then hands to the sandbox.
+recursion); statements that talk to otter and IPython magics and shell lines are replaced by
+``pass`` in the cells, which :mod:`.runner` then hands to the sandbox. A magic is recognised
+only where IPython recognises one: at the start of a logical line (not inside brackets, a string
+or after a backslash), so ``(nonlinearity\n != "tanh")`` runs as Python reads it. Cells are split
+into lines at ``\n`` (and ``\r\n``) only, as Python splits them: U+2028, U+0085 or a form feed
+inside a string literal stay where they are.
 """
 
 from __future__ import annotations
@@ -17,8 +21,9 @@ from .safejson import parse_json
 
 NOTEBOOK_CAP = 20 * 2**20  # a submission larger than this is refused unread
 CODE_CAP = 4 * 2**20  # characters of code cells run
-OTTER_LINE = re.compile(r"^\s*(import otter\b.*|grader\s*=\s*otter\..*|grader\.\w+\(.*\)\s*)$")
-MAGIC_LINE = re.compile(r"^\s*[%!]")
+OTTER_STATEMENT = re.compile(
+    r"\s*(import otter\b.*|grader\s*=\s*otter\..*|grader\.\w+\(.*\)\s*)", re.S)
+MAGIC_LINE = re.compile(r"\s*[%!]")
 
 
 def submissions(folder: Path) -> list[str]:
@@ -88,14 +93,99 @@ def notebook_cells(data: bytes) -> list[list]:
             source = "".join(s for s in source if isinstance(s, str))
         if not isinstance(source, str):
             continue
-        lines = [ln for ln in source.splitlines()
-                 if not (OTTER_LINE.match(ln) or MAGIC_LINE.match(ln))]
-        code = "\n".join(lines)
+        code = without_magics(source)
         size += len(code)
         if size > CODE_CAP:
             raise ValueError(f"more than {CODE_CAP} characters of code")
         out.append([i, code])
     return out
+
+
+def without_magics(source: str) -> str:
+    """``source`` with each IPython magic or shell line (``%``, ``%%``, ``!`` at the start of a
+    logical line) and each statement that talks to otter replaced by ``pass`` at its indent
+    (so that a block keeps a body) and blank lines (so that line numbers stay). Every other
+    character is kept as it was."""
+    lines = source.split("\n")  # a "\r" before it stays on its line: Python reads \r\n too
+    for first, last in _logical_lines(lines):
+        text = "\n".join(lines[first:last + 1])
+        if MAGIC_LINE.match(text) or OTTER_STATEMENT.fullmatch(text):
+            indent = text[: len(text) - len(text.lstrip(" \t"))]
+            lines[first:last + 1] = [indent + "pass"] + [""] * (last - first)
+    return "\n".join(lines)
+
+
+_OPENERS, _CLOSERS = "([{", ")]}"
+
+
+def _logical_lines(lines: list[str]):
+    """``(first, last)`` physical line of every logical line, as Python's tokenizer joins them:
+    inside brackets, triple-quoted strings and after a backslash a line continues. A magic
+    line is one line (its text is not Python: its brackets and quotes do not count), unless it
+    ends with a backslash."""
+    depth, quote, first = 0, None, None
+    for number, line in enumerate(lines):
+        starts = first is None
+        if starts:
+            first = number
+            if MAGIC_LINE.match(line):
+                if not line.rstrip("\r").endswith("\\"):
+                    yield first, number
+                    first = None
+                continue
+        elif MAGIC_LINE.match(lines[first]):  # a magic continued with a backslash
+            if not line.rstrip("\r").endswith("\\"):
+                yield first, number
+                first = None
+            continue
+        depth, quote, continued = _scan(line, depth, quote)
+        if depth == 0 and quote is None and not continued:
+            yield first, number
+            first = None
+    if first is not None:
+        yield first, len(lines) - 1
+
+
+def _scan(line: str, depth: int, quote: str | None) -> tuple[int, str | None, bool]:
+    """Bracket depth and open string after ``line``, and whether it ends with a backslash
+    continuation. Unbalanced closers never take the depth below 0 (a syntax error: Python
+    reports it; the scan just goes on)."""
+    i, n = 0, len(line)
+    while i < n:
+        c = line[i]
+        if quote is not None:
+            if c == "\\":
+                if _at_end(line, i + 1):
+                    return depth, quote, True  # the string goes on on the next line
+                i += 2
+                continue
+            if line.startswith(quote, i):
+                i += len(quote)
+                quote = None
+                continue
+            i += 1
+            continue
+        if c == "#":
+            break
+        if c in "'\"":
+            quote = c * 3 if line.startswith(c * 3, i) else c
+            i += len(quote)
+            continue
+        if c in _OPENERS:
+            depth += 1
+        elif c in _CLOSERS:
+            depth = max(0, depth - 1)
+        elif c == "\\" and _at_end(line, i + 1):
+            return depth, quote, True
+        i += 1
+    if quote is not None and len(quote) == 1:
+        quote = None  # an unterminated one-line string: a syntax error, Python reports it
+    return depth, quote, False
+
+
+def _at_end(line: str, i: int) -> bool:
+    """Whether only the line's end (or the ``\r`` of ``\r\n``) is left from ``i``."""
+    return i >= len(line) or (i == len(line) - 1 and line[i] == "\r")
 
 
 def notebook_assignment(data: bytes) -> str | None:
