@@ -25,7 +25,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from course_rnn.grading.sandbox import ENV, SANDBOX_UID_BASE
+from course_rnn.grading.sandbox import ENV, PASSED_ENV, SANDBOX_UID_BASE
 
 REPO = Path(__file__).resolve().parents[2]
 EXERCISES = REPO / "exercises"  # the tests live in the repository: its exercises folder
@@ -189,6 +189,9 @@ FAIR = {  # right answers in other forms the public tests accept: (assignment, {
     "fair_ch01_bengio_numpy": ("ch01_bengio", {  # another key order, numpy values
         "kn_unigram": "dict(reversed([(w, np.float64(p)) for w, p in r.items()]))",
         "perplexity": "torch.tensor(r, dtype=torch.float64)"}),
+    "fair_ch03_lstm_cell_continuations": ("ch03_lstm_cell", {  # lines IPython does not read
+        # as magics: a continuation line starting with %, a U+2028 inside a string
+        "forget_bias_for_half_life": "(r\n            % 10**9 if len('\u2028') == 1 else None)"}),
 }
 
 
@@ -418,7 +421,7 @@ def explorer(ctx) -> dict:
         f"repo = {str(REPO)!r}\n"
         "if os.path.isdir(repo) and set(os.listdir(repo)) - {'.venv', 'src'}:\n"
         "    leaks.append('project tree: ' + ','.join(sorted(os.listdir(repo))))\n"
-        f"extra = set(os.environ) - {set(ENV) | {'PWD'}!r}  # bwrap sets PWD=/tmp\n"
+        f"extra = set(os.environ) - {set(ENV) | {'PWD'} | set(PASSED_ENV)!r}  # bwrap: PWD\n"
         "if extra:\n    leaks.append('environment: ' + ','.join(sorted(extra)))\n"
         "if 0 in os.getresuid() or 0 in os.getresgid():\n    leaks.append('root')\n"
         "status = open('/proc/self/status').read()\n"
@@ -507,6 +510,17 @@ def garbage_results(ctx) -> dict:
         "             b'\"shape\": [2], \"data\": \"xx\"}}\\n')\n"
         "os.write(fd, b'{\"id\": \"q2/2\", \"value\": {\"t\": \"list\", \"items\": ' + "
         "b'[' * 50 + b']' * 50 + b'}}\\n')\n"))
+
+
+# Reports a 351-digit int and a NaN for two float cases of q3 before the probes run (the first
+# report of a case counts): once, comparing the int with the key raised OverflowError in the
+# parent and stopped the whole batch, with no CSV.
+HUGE_NUMBERS = (
+    "import json, os, sys\n"
+    "fd = int(sys.argv[2])\n"
+    "for line in ({'id': 'q3/2', 'value': {'t': 'int', 'v': 10**350}},\n"
+    "             {'id': 'q3/3', 'value': {'t': 'float', 'v': float('nan')}}):\n"
+    "    os.write(fd, (json.dumps(line) + '\\n').encode())\n")
 
 
 def big_output(ctx) -> dict:
@@ -651,6 +665,7 @@ def batch(tmp_path_factory):
         "lost_output_ch03_lstm_cell": big_output(ctx),
         "lost_odd_json_ch03_lstm_cell": raw_notebook(solution(ch03), deep=100_000,
                                                      huge_int=50_000, bad_bytes=True),
+        "lost_huge_number_ch03_lstm_cell": with_cells(solution(ch03), HUGE_NUMBERS),
         # broken
         "broken_ch03_lstm_cell": b"{ this is not json",
         "nested_only_ch03_lstm_cell": b"[" * 1_000_000,

@@ -27,6 +27,7 @@ from .conftest import (
     REFUSED,
     TIME_LIMIT,
     full,
+    points,
     read_key,
     row,
     run_solution,
@@ -175,6 +176,13 @@ def test_a_malformed_line_costs_only_its_case():
                b'{"id": "q1/3", "value": {"t": "array", "dtype": "float", "shape": [1], '
                b'"data": [0.5]}}\n')
     assert set(c.records) == {"q1/1", "q1/3"} and c.malformed == 2
+
+
+def test_a_huge_number_or_nan_reported_for_a_float_case_costs_only_that_case(batch):
+    """10**350 and NaN reported for q3/2 and q3/3: those cases score 0, the rest of the
+    submission and the batch are graded (the comparison once raised OverflowError)."""
+    assert points(batch, "lost_huge_number_ch03_lstm_cell") == {"q1": 4.0, "q2": 3.0, "q3": 1.0}
+    assert row(batch, "lost_huge_number_ch03_lstm_cell")["status"] == "ok"
 
 
 # -- the CSV and the host afterwards ----------------------------------------------------------
