@@ -80,6 +80,12 @@ def check_hashes(path: Path) -> list[str]:
     return [source_hash(s) for _, s in check_cells(json.loads(path.read_text()))]
 
 
+def code_hash(path: Path) -> str:
+    """One hash of every code cell of a chapter: a variant measured on other code is stale."""
+    cells = json.loads(path.read_text())["cells"]
+    return source_hash("\n# --\n".join(cell_source(c) for c in cells if c["cell_type"] == "code"))
+
+
 # -- instrumenting a check cell so that each claim is recorded, not just the first failure ----
 def instrument(source: str, cell: int) -> str:
     """The cell rewritten so that every top-level statement runs on its own: a statement that
@@ -205,6 +211,7 @@ def run_variant(path: Path, offset: int, capability: str, workers: int, tmp: Pat
     if capability != "native":
         env["ATEN_CPU_CAPABILITY"] = capability
     out = tmp / f"{path.stem}-{offset}-{capability}.json"
+    measured_code = code_hash(path)
     done = subprocess.run([sys.executable, "-c", RUN_ONE, str(path), str(out),
                            str(Path(__file__).parent)],
                           capture_output=True, text=True, env=env, check=False)
@@ -213,8 +220,23 @@ def run_variant(path: Path, offset: int, capability: str, workers: int, tmp: Pat
                   "claims": [], "errors": [], "outputs": {}}
     else:
         record = json.loads(out.read_text())
-    record.update(offset=offset, capability=capability, variant=variant_name(offset, capability))
+    record.update(offset=offset, capability=capability, variant=variant_name(offset, capability),
+                  chapter=path.stem, code_hash=measured_code, commit=git("rev-parse", "HEAD"),
+                  measured=time.strftime("%Y-%m-%d %H:%M"))
+    if out.exists():  # the variant's record, kept for later summaries (see measured_variants)
+        out.write_text(json.dumps(record))
     return record
+
+
+def measured_variants(path: Path, tmp: Path) -> list[dict]:
+    """Every variant of a chapter measured on its current code: the records in ``tmp`` whose code
+    hash is the chapter's now (a run over some offsets adds to those measured before)."""
+    current, found = code_hash(path), []
+    for file in sorted(tmp.glob(f"{path.stem}-*-*.json")):
+        record = json.loads(file.read_text())
+        if record.get("code_hash") == current:
+            found.append(record)
+    return sorted(found, key=lambda r: (r["offset"], r["capability"] != "native"))
 
 
 def summarise(chapter: str, runs: list[dict]) -> dict:
@@ -240,7 +262,8 @@ def summarise(chapter: str, runs: list[dict]) -> dict:
             "changed_outputs": {str(i): {r["variant"]: r["outputs"].get(str(i), "")[:400]
                                          for r in runs} for i in changed},
             "runs": [{k: r.get(k) for k in ("variant", "offset", "capability", "wall_s",
-                                            "kernel_cpu_s", "failure", "errors")}
+                                            "kernel_cpu_s", "failure", "errors", "commit",
+                                            "measured")}
                      | {"failed_claims": [f"{c['cell']}.{c['claim']}" for c in r["claims"]
                                           if c["status"] != "passed"]} for r in runs],
             "check_cells": runs[0].get("check_cells", {}) if runs else {}}
@@ -332,7 +355,7 @@ def main(argv=None) -> int:
     record = json.loads(json_path.read_text()) if json_path.exists() else {"chapters": {}}
     dirty = bool(git("status", "--porcelain", "--", "chapters", "src"))
     for path in paths:
-        summary = summarise(path.stem, [runs[path, o, c] for o, c in variants])
+        summary = summarise(path.stem, measured_variants(path, tmp))
         summary["check_hashes"] = check_hashes(path)
         summary["provenance"] = {
             "command": "python benchmarks/robustness.py " + " ".join(argv or sys.argv[1:]),

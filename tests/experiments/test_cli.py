@@ -54,6 +54,8 @@ def test_list(capsys):
     (["replicate", "anbn", "--device", "tpu"], "unknown device 'tpu'"),
     (["replicate", "anbn", "--device", "meta"], "unknown device 'meta'"),
     (["frobnicate"], "invalid choice: 'frobnicate'"),
+    (["replicate", "anbn", "--seed-offset", "-1"], "expected an integer ≥ 0, got '-1'"),
+    (["replicate", "anbn", "--seed-offset", "1e3"], "expected an integer ≥ 0, got '1e3'"),
     (["replicate", "anbn", "--set", "epochs"], "expected KEY=VALUE, got 'epochs'"),
     (["replicate", "all", "--set", "epochs=3"], "--set applies to one experiment"),
     (["replicate", "anbn", "--set", "nonsense=3", "--out", "{tmp}"], "unknown setting"),
@@ -67,6 +69,15 @@ def test_bad_input_is_a_clear_error(args, message, capsys, tmp_path):
         main([a.format(tmp=tmp_path / "out") for a in args])
     assert exit_.value.code == 2
     assert message in capsys.readouterr().err
+
+
+def test_a_bad_seed_offset_in_the_environment_is_refused_before_any_folder_is_made(
+        capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("COURSE_RNN_SEED_OFFSET", "minus one")
+    with pytest.raises(SystemExit) as exit_:
+        main(["replicate", "anbn", "--out", str(tmp_path / "out")])
+    assert exit_.value.code == 2 and not (tmp_path / "out").exists()
+    assert "$COURSE_RNN_SEED_OFFSET must be an integer ≥ 0, got 'minus one'" in capsys.readouterr().err
 
 
 def test_a_missing_full_scale_is_refused_before_any_folder_is_made(capsys, tmp_path):
@@ -143,6 +154,9 @@ def test_results_json_is_strict_json(tmp_path):
 
     saved = json.loads((tmp_path / "results.json").read_text(), parse_constant=refuse)
     assert saved["numbers"] == {"a": None, "b": [1.0, None]} and saved["settings"]["x"] is None
+    machine = saved["machine"]  # what decides the last bits of a CPU run
+    assert machine["kernel_capability"] and machine["cpu"] and machine["torch"]
+    assert "seed_offset" in machine
 
 
 def test_unknown_experiment_from_python():

@@ -134,7 +134,9 @@ def train_classifier(name: str, train: Sequence, valid: Sequence, vocab: Vocab,
                      min_epochs: int = 0, resume=None):
     """``(classifier, history)``: model ``name`` under a linear head,
     ``p(y | w_1 … w_n) = softmax(V h_n + c)``, trained on ``(string, label)`` pairs until
-    :func:`classifier_criterion` is met (at most ``max_epochs``, at least ``min_epochs``); the
+    :func:`classifier_criterion` is met (at most ``max_epochs``, at least ``min_epochs``: a run
+    continued to twice its budget may then go on for ``patience`` epochs more to meet its
+    criterion, so that it is not cut at the very epoch it was asked to reach); the
     model returned is the one that met it (the criterion watches accuracy, so the weights of
     the best validation *loss* are not put back). A Decay RNN records ``α`` every
     ``alpha_every`` optimizer steps (``history.step_values("alpha")``). ``resume``: the
@@ -143,7 +145,8 @@ def train_classifier(name: str, train: Sequence, valid: Sequence, vocab: Vocab,
                   alpha_parametrisation=alpha_parametrisation)
     clf = SequenceClassifier(model, n_classes=2, seed=seed)
     track = {"alpha": _alpha_metric} if MODELS[name][0] == "decay_rnn" else None
-    history = fit(clf, vocab, train, valid=valid, epochs=max(settings.max_epochs, min_epochs),
+    cap = max(settings.max_epochs, min_epochs + settings.patience if min_epochs else 0)
+    history = fit(clf, vocab, train, valid=valid, epochs=cap,
                   min_epochs=min_epochs, batch_size=settings.batch_size, lr=settings.lr,
                   until=classifier_criterion(settings), restore_best=False, seed=seed,
                   device=device, step_metrics=track, step_every=settings.alpha_every,
@@ -156,10 +159,12 @@ def train_lm(name: str, train: Sequence, valid: Sequence, vocab: Vocab,
              resume=None):
     """``(model, history)``: model ``name`` trained as a language model (``lm_*`` settings)
     until its validation loss stops improving (best weights kept); ``resume``: the History of
-    the run to continue."""
+    the run to continue (at least ``min_epochs``, then up to ``lm_patience`` more)."""
     model = build(name, vocab, settings, seed, hidden=settings.lm_hidden)
     history = fit(model, vocab, train, valid=valid,
-                  epochs=max(settings.lm_max_epochs, min_epochs), min_epochs=min_epochs,
+                  epochs=max(settings.lm_max_epochs,
+                             min_epochs + settings.lm_patience if min_epochs else 0),
+                  min_epochs=min_epochs,
                   batch_size=settings.lm_batch_size, lr=settings.lm_lr,
                   until=Plateau(patience=settings.lm_patience), seed=seed, device=device,
                   progress=False, resume=resume)
