@@ -77,7 +77,8 @@ def test_a_bad_seed_offset_in_the_environment_is_refused_before_any_folder_is_ma
     with pytest.raises(SystemExit) as exit_:
         main(["replicate", "anbn", "--out", str(tmp_path / "out")])
     assert exit_.value.code == 2 and not (tmp_path / "out").exists()
-    assert "$COURSE_RNN_SEED_OFFSET must be an integer ≥ 0, got 'minus one'" in capsys.readouterr().err
+    message = "$COURSE_RNN_SEED_OFFSET must be an integer ≥ 0, got 'minus one'"
+    assert message in capsys.readouterr().err
 
 
 def test_a_missing_full_scale_is_refused_before_any_folder_is_made(capsys, tmp_path):
