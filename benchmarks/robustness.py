@@ -275,7 +275,19 @@ def markdown(record: dict) -> str:
              "errors allowed, by `python benchmarks/robustness.py`. A claim is one top-level "
              "statement of a check cell that holds an `assert`.", ""]
     total_failed = sum(c["failed"] for c in record["chapters"].values())
-    lines += [f"**Failed checks, all chapters and variants: {total_failed}.**", "",
+    runs = [r for c in record["chapters"].values() for r in c["runs"]]
+    wall = sum(r.get("wall_s") or 0 for r in runs)
+    cpu = sum(r.get("kernel_cpu_s") or 0 for r in runs)
+
+    def cpu_of(capability_is_native: bool) -> float:
+        return sum(r.get("kernel_cpu_s") or 0 for r in runs
+                   if (r["capability"] == "native") == capability_is_native)
+
+    lines += [f"**Failed checks, all chapters and variants: {total_failed}.** "
+              f"{len(runs)} chapter runs: {wall:,.0f} s of wall time summed over the runs "
+              f"(two at a time, so about half that elapsed) and {cpu:,.0f} s of CPU. PyTorch's "
+              f"portable kernels cost {cpu_of(False) / max(cpu_of(True), 1):.2f}× the CPU time "
+              "of this machine's own on the same chapters and offsets.", "",
               "| chapter | variants | claims | failed | cells whose output changed | wall (s) per "
               "variant | CPU (s) | measured | commit | CPU | native kernels |",
               "|---|---|---|---|---|---|---|---|---|---|---|"]
