@@ -285,7 +285,7 @@ def markdown(record: dict) -> str:
 
     lines += [f"**Failed checks, all chapters and variants: {total_failed}.** "
               f"{len(runs)} chapter runs: {wall:,.0f} s of wall time summed over the runs "
-              f"(two at a time, so about half that elapsed) and {cpu:,.0f} s of CPU. PyTorch's "
+              f"(several ran at once) and {cpu:,.0f} s of CPU. PyTorch's "
               f"portable kernels cost {cpu_of(False) / max(cpu_of(True), 1):.2f}× the CPU time "
               "of this machine's own on the same chapters and offsets.", "",
               "| chapter | variants | claims | failed | cells whose output changed | wall (s) per "
@@ -295,13 +295,18 @@ def markdown(record: dict) -> str:
         walls = [r["wall_s"] for r in c["runs"] if r.get("wall_s")]
         cpus = [r["kernel_cpu_s"] for r in c["runs"] if r.get("kernel_cpu_s")]
         p = c["provenance"]
+        when = sorted(r.get("measured") or p["measured"] for r in c["runs"])
+        commits = sorted({(r.get("commit") or p["commit"])[:9] for r in c["runs"]})
         lines.append(
             f"| {name} | {c['variants']} | {len(c['claims'])} | {c['failed']} | "
             f"{len(c['changed_output_cells'])} | {min(walls, default=0):.0f}–"
-            f"{max(walls, default=0):.0f} | {sum(cpus):.0f} | {p['measured']} | "
-            f"{p['commit'][:9]}{'+' if p['dirty'] else ''} | {p['cpu']} | {p['native']} |")
-    lines += ["", "Wall per variant is with the stated `--jobs` notebooks running at once; "
-              "the CPU column is the kernels' CPU time over all of the chapter's variants.", ""]
+            f"{max(walls, default=0):.0f} | {sum(cpus):.0f} | {when[0]} – {when[-1][-5:]} | "
+            f"{', '.join(commits)} | {p['cpu']} | {p['native']} |")
+    lines += ["", "Measured: when each chapter's variants ran, and at which commits (a chapter's "
+              "runs all had the same code cells: `code_hash` in robustness.json). Wall per "
+              "variant depends on what else shared the two cores (one or two notebooks at once, "
+              "often other runs too); the CPU column, the kernels' CPU time over all of the "
+              "chapter's variants, is the steadier figure.", ""]
     for name, c in sorted(record["chapters"].items()):
         lines += [f"## {name}", ""]
         for r in c["runs"]:
