@@ -177,22 +177,15 @@ out.write_text(json.dumps({"wall_s": wall,
 """
 
 
-def native_capability() -> str:
+def native_machine() -> dict:
+    """``course_rnn.utils.machine_facts()`` of this CPU with its own kernels (a fresh process,
+    without ``$ATEN_CPU_CAPABILITY``): the CPU model and the native kernel capability."""
     done = subprocess.run(
-        [sys.executable, "-c", "import torch; print(torch.backends.cpu.get_cpu_capability())"],
+        [sys.executable, "-c", "import json; from course_rnn.utils import machine_facts; "
+                               "print(json.dumps(machine_facts()))"],
         capture_output=True, text=True, check=True,
         env={k: v for k, v in os.environ.items() if k != "ATEN_CPU_CAPABILITY"})
-    return done.stdout.strip()
-
-
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def git(*args: str) -> str:
@@ -354,7 +347,7 @@ def main(argv=None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     tmp = args.out / ".robustness-runs"
     tmp.mkdir(exist_ok=True)
-    native = native_capability()
+    machine = native_machine()
     variants = [(o, c) for o in args.offsets for c in args.capabilities]
     workers = 1 if args.jobs > 1 else (os.cpu_count() or 1)
     tasks = [(p, o, c) for p in paths for o, c in variants]
@@ -377,7 +370,8 @@ def main(argv=None) -> int:
         summary["provenance"] = {
             "command": "python benchmarks/robustness.py " + " ".join(argv or sys.argv[1:]),
             "commit": git("rev-parse", "HEAD"), "dirty": dirty,
-            "measured": time.strftime("%Y-%m-%d %H:%M"), "cpu": cpu_model(), "native": native,
+            "measured": time.strftime("%Y-%m-%d %H:%M"), "cpu": machine["cpu"],
+            "native": machine["kernel_capability"],
             "cores": os.cpu_count(), "python": platform.python_version(),
             "jobs": args.jobs, "workers_per_notebook": workers}
         record["chapters"][path.stem] = summary
