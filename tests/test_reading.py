@@ -1,0 +1,121 @@
+"""Every chapter frames itself for a learner (issue 33), read from the notebooks themselves.
+
+- It opens, right after its title, with the outcomes box (class ``learning-outcomes``): 3–5
+  things the reader will be able to do, what they need first, and the reading and running
+  time — the reading time within a minute of what ``benchmarks/reading.py`` measures now, the
+  running time the chapter's measured wall time in ``benchmarks/results/chapters.json``, so
+  neither number is typed in and left to drift.
+- Its main line ends with a key-ideas box (class ``key-ideas``) of 4–6 points, outside the
+  paper-vs-ours and committed-run sections.
+- It has at least two "predict, then check" prompts (class ``predict``), each with its answer
+  in a dropdown, and each placed before a code cell (the cell whose result it predicts).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CHAPTERS = sorted((ROOT / "chapters").glob("[0-9][0-9]_*.ipynb"))
+
+
+def load_reading():
+    script = ROOT / "benchmarks" / "reading.py"
+    spec = importlib.util.spec_from_file_location("reading_benchmark", script)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+reading = load_reading()
+WALL_S = {
+    entry["chapter"]: entry["wall_s"]
+    for entry in json.loads((ROOT / "benchmarks" / "results" / "chapters.json").read_text())[
+        "chapters"
+    ]
+}
+
+
+def markdown_cells(notebook: dict) -> list[tuple[int, str]]:
+    return [(i, "".join(c["source"])) for i, c in enumerate(notebook["cells"])
+            if c["cell_type"] == "markdown"]
+
+
+def boxes(source: str, css_class: str) -> list[str]:
+    """The bodies of the directives in ``source`` whose ``:class:`` holds ``css_class``."""
+    found = []
+    for match in re.finditer(r"^(`{3,}|:{3,})\{admonition\}[^\n]*\n(.*?)^\1\s*$", source,
+                             re.DOTALL | re.MULTILINE):
+        body = match.group(2)
+        classes = re.search(r"^:class:(.*)$", body, re.MULTILINE)
+        if classes and css_class in classes.group(1).split():
+            found.append(body)
+    return found
+
+
+def bullets(body: str) -> list[str]:
+    return [line for line in body.splitlines() if line.startswith("- ")]
+
+
+def test_there_are_eight_chapters():
+    assert [p.stem[:2] for p in CHAPTERS] == [f"0{k}" for k in range(8)]
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
+def test_the_chapter_opens_with_its_outcomes_and_times(path: Path):
+    notebook = json.loads(path.read_text(encoding="utf-8"))
+    first_index, first = markdown_cells(notebook)[0]
+    title, _, rest = first.partition("\n")
+    assert title.startswith("# "), f"{path.name}: the first Markdown cell starts with the title"
+    [box] = boxes(first, reading.OUTCOMES_CLASS) or [None]
+    assert box is not None, f"{path.name}: no outcomes box after the title"
+    assert rest.lstrip().startswith("```{admonition}"), f"{path.name}: the box follows the title"
+    assert 3 <= len(bullets(box)) <= 5, f"{path.name}: 3-5 outcomes, got {len(bullets(box))}"
+    assert "**What you need first:**" in box
+    stated = re.search(r"about (\d+) minutes of reading", box)
+    measured = reading.measure(path).reading_minutes
+    assert stated and abs(int(stated.group(1)) - measured) <= 1, (
+        f"{path.name}: the box says {stated and stated.group(1)} minutes of reading, "
+        f"benchmarks/reading.py measures {measured}: update the box"
+    )
+    running = re.search(r"runs in about (\d+) s", box)
+    assert running and int(running.group(1)) == round(WALL_S[path.stem]), (
+        f"{path.name}: the running time must be benchmarks/results/chapters.json's "
+        f"{round(WALL_S[path.stem])} s"
+    )
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
+def test_the_main_line_ends_with_key_ideas(path: Path):
+    notebook = json.loads(path.read_text(encoding="utf-8"))
+    cells = [(i, body) for i, source in markdown_cells(notebook)
+             for body in boxes(source, reading.KEY_IDEAS_CLASS)]
+    assert len(cells) == 1, f"{path.name}: one key-ideas box, found {len(cells)}"
+    index, body = cells[0]
+    assert 4 <= len(bullets(body)) <= 6, f"{path.name}: 4-6 key ideas, got {len(bullets(body))}"
+    in_replication = {i for i, _, replication in reading.markdown_lines(notebook) if replication}
+    assert index not in in_replication, f"{path.name}: the key ideas sit in a replication section"
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
+def test_prompts_come_before_what_they_predict(path: Path):
+    notebook = json.loads(path.read_text(encoding="utf-8"))
+    cells = notebook["cells"]
+    prompts = [(i, source) for i, source in markdown_cells(notebook)
+               if boxes(source, reading.PROMPT_CLASS)]
+    assert len(prompts) >= 2, f"{path.name}: at least two prompts, found {len(prompts)}"
+    for index, source in prompts:
+        answers = [a for body in boxes(source, reading.PROMPT_CLASS)
+                   for a in boxes(body, "dropdown")]
+        assert answers, f"{path.name}, cell {index}: the prompt's answer is not in a dropdown"
+        following = cells[index + 1] if index + 1 < len(cells) else None
+        assert following is not None and following["cell_type"] == "code", (
+            f"{path.name}, cell {index}: a prompt stands right before the cell it predicts"
+        )
