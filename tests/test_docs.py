@@ -43,16 +43,17 @@ def test_every_file_a_document_names_exists(doc, tracked):
     assert not missing, f"{doc} names files that do not exist: {missing}"
 
 
-def test_the_notation_page_links_chapters_that_exist_and_is_in_the_book():
-    text = (ROOT / "book" / "notation.md").read_text(encoding="utf-8")
+@pytest.mark.parametrize("page", ["notation", "glossary"])
+def test_the_reference_pages_link_chapters_that_exist_and_are_in_the_book(page):
+    text = (ROOT / "book" / f"{page}.md").read_text(encoding="utf-8")
     links = set(re.findall(r"\]\((chapters/[\w.]+\.ipynb)\)", text))
-    assert links, "the notation page links no chapter"
+    assert links, f"the {page} page links no chapter"
     assert all((ROOT / "book" / link).exists() for link in links), links
     toc = yaml.safe_load((ROOT / "book" / "_toc.yml").read_text())
     files = [entry["file"] for part in toc["parts"] for entry in part["chapters"]]
-    assert "notation" in files
+    assert page in files
     last_chapter = max(i for i, name in enumerate(files) if name.startswith("chapters/"))
-    assert files.index("notation") > last_chapter
+    assert files.index(page) > last_chapter
 
 
 def test_nothing_points_outside_the_repository(tracked):
