@@ -8,12 +8,21 @@ but ``hidden_size=True`` is a mistake); NumPy integers are.
   a ``ValueError`` for anything that is not an integer of at least ``minimum``: the course's
   convention;
 * :func:`check_at_least` – Python's own convention, a ``TypeError`` for a non-integer and a
-  ``ValueError`` for one that is too small (the unitary RNNs' sizes and seeds).
+  ``ValueError`` for one that is too small (the unitary RNNs' sizes and seeds);
+* :func:`check_seed` – an integer ≥ 0 (None where "unseeded" is allowed);
+* :func:`check_number` – a finite real number (never NaN or ±inf, never a bool), with optional
+  bounds, as a float;
+* :func:`check_flag`, :func:`check_callable`, :func:`check_items` – a bool, a function, a
+  non-empty collection of items (strings, pairs …; a bare string is not one).
+
+Each is called once per public call (a constructor, ``fit``), never inside a training step.
 """
 
 from __future__ import annotations
 
-from numbers import Integral
+import math
+from collections.abc import Collection
+from numbers import Integral, Real
 
 
 def is_integer(value) -> bool:
@@ -50,4 +59,69 @@ def check_at_least(value, what: str, minimum: int) -> int:
     return int(value)
 
 
-__all__ = ["is_integer", "check_integer", "check_positive", "check_count", "check_at_least"]
+def check_seed(value, what: str = "seed", *, optional: bool = False) -> int | None:
+    """``int(value)`` for an integer ≥ 0 (and None when ``optional``), else a ValueError."""
+    if value is None and optional:
+        return None
+    if not is_integer(value) or value < 0:
+        raise ValueError(f"{what} must be an integer ≥ 0{' or None' if optional else ''}, "
+                         f"got {value!r}")
+    return int(value)
+
+
+def check_number(value, what: str, *, at_least: float | None = None,
+                 above: float | None = None, at_most: float | None = None,
+                 below: float | None = None, optional: bool = False) -> float | None:
+    """``float(value)`` for a finite real number within the bounds given (``at_least`` ≤ value,
+    ``above`` < value, value ≤ ``at_most``, value < ``below``); None passes when ``optional``.
+    Otherwise a ValueError naming ``what`` and the rule: "lr must be a finite number > 0, got
+    inf"."""
+    if value is None and optional:
+        return None
+    bounds = [(at_least, "≥", lambda v, b: v >= b), (above, ">", lambda v, b: v > b),
+              (at_most, "≤", lambda v, b: v <= b), (below, "<", lambda v, b: v < b)]
+    ok = isinstance(value, Real) and not isinstance(value, bool) and math.isfinite(value) \
+        and all(bound is None or holds(value, bound) for bound, _, holds in bounds)
+    if not ok:
+        rule = " and ".join(f"{sign} {bound:g}" for bound, sign, _ in bounds if bound is not None)
+        raise ValueError(f"{what} must be a finite number{' ' + rule if rule else ''}"
+                         f"{' or None' if optional else ''}, got {value!r}")
+    return float(value)
+
+
+def check_flag(value, what: str, *, optional: bool = False) -> bool | None:
+    """``value`` when it is True or False (or None, when ``optional``), else a ValueError."""
+    if value is None and optional:
+        return None
+    if not isinstance(value, bool):
+        raise ValueError(f"{what} must be True or False{' or None' if optional else ''}, "
+                         f"got {value!r}")
+    return value
+
+
+def check_callable(value, what: str, *, optional: bool = False):
+    """``value`` when it can be called (or None, when ``optional``), else a TypeError."""
+    if value is None and optional:
+        return None
+    if not callable(value):
+        raise TypeError(f"{what} must be a function{' or None' if optional else ''}, got "
+                        f"{type(value).__name__}: {value!r:.60}")
+    return value
+
+
+def check_items(value, what: str, items: str = "strings", *, empty: bool = False):
+    """``value`` when it is a collection (a list, a tuple …) of ``items``, non-empty unless
+    ``empty``; a bare string (one item, not a list of them), a number or None is a TypeError,
+    an empty collection a ValueError, each naming ``what``."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, Collection):
+        hint = f" (a list of them, e.g. [{value!r}])" if isinstance(value, str) else ""
+        raise TypeError(f"{what} must be a list of {items}{hint}, got "
+                        f"{type(value).__name__}: {value!r:.60}")
+    if not empty and len(value) == 0:
+        raise ValueError(f"{what} must hold at least one of its {items}, got an empty "
+                         f"{type(value).__name__}")
+    return value
+
+
+__all__ = ["is_integer", "check_integer", "check_positive", "check_count", "check_at_least",
+           "check_seed", "check_number", "check_flag", "check_callable", "check_items"]

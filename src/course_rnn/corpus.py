@@ -20,14 +20,16 @@ from __future__ import annotations
 
 import gzip
 import lzma
+import os
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from importlib import resources
+from numbers import Real
 from pathlib import Path
 
 import numpy as np
 
-from .checks import check_positive
+from .checks import check_positive, check_seed
 from .languages.vocab import Vocab
 from .utils import shift_seed
 
@@ -44,7 +46,11 @@ Sentence = list[str]
 def read_corpus(path: str | Path) -> list[Sentence]:
     """Sentences from a text file (plain, ``.xz`` or ``.gz``): one per line, tokens split on
     whitespace, blank lines skipped."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path must be a str or a Path, got {type(path).__name__}")
     path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no corpus file at {path}")
     opener = {".xz": lzma.open, ".gz": gzip.open}.get(path.suffix, open)
     with opener(path, "rt", encoding="utf-8") as f:
         sentences = [line.split() for line in f if line.strip()]
@@ -55,7 +61,7 @@ def read_corpus(path: str | Path) -> list[Sentence]:
 
 def load_corpus(name: str = "austen") -> list[Sentence]:
     """The vendored corpus ``name`` as a list of sentences (each a list of lowercase tokens)."""
-    if name not in CORPORA:
+    if not isinstance(name, str) or name not in CORPORA:
         raise ValueError(f"unknown corpus {name!r}: choose one of {', '.join(CORPORA)}")
     filename, _ = CORPORA[name]
     with resources.as_file(resources.files("course_rnn") / "data" / filename) as path:
@@ -87,7 +93,10 @@ def split_corpus(
     parts are disjoint (as positions in ``sentences``) and together hold every sentence.
     """
     check_sentences(sentences)
-    if len(fractions) != 3 or any(f < 0 for f in fractions) or abs(sum(fractions) - 1) > 1e-9:
+    check_seed(seed)
+    if isinstance(fractions, str) or not isinstance(fractions, Sequence) or len(fractions) != 3 \
+            or not all(isinstance(f, Real) and not isinstance(f, bool) and 0 <= f <= 1
+                       for f in fractions) or abs(sum(fractions) - 1) > 1e-9:
         raise ValueError(f"fractions must be three non-negative numbers summing to 1: {fractions}")
     order = np.random.default_rng(shift_seed(seed)).permutation(len(sentences))
     n_train = round(fractions[0] * len(sentences))
@@ -103,10 +112,16 @@ def split_corpus(
 
 def count_tokens(tokens: Iterable[str] | Iterable[Sequence[str]]) -> Counter:
     """Token counts of a flat token sequence or of a list of sentences."""
+    if isinstance(tokens, str) or not isinstance(tokens, Iterable):
+        raise TypeError(f"tokens must be a list of tokens or of sentences, got "
+                        f"{type(tokens).__name__}: {tokens!r:.60}")
     tokens = list(tokens)
     if tokens and not isinstance(tokens[0], str):
         check_sentences(tokens)
         tokens = [t for sentence in tokens for t in sentence]
+    odd = next((t for t in tokens if not isinstance(t, str)), None)
+    if odd is not None:
+        raise TypeError(f"tokens must be strings, got {odd!r} ({type(odd).__name__})")
     return Counter(tokens)
 
 
@@ -129,6 +144,8 @@ def build_vocab(tokens: Iterable[str] | Sequence[Sentence], min_count: int = 1) 
 def map_unknown(sentences: Sequence[Sentence], vocab: Vocab) -> list[Sentence]:
     """``sentences`` with every token that ``vocab`` lacks replaced by :data:`UNK`."""
     check_sentences(sentences)
+    if not isinstance(vocab, Vocab):
+        raise TypeError(f"vocab must be a Vocab (from build_vocab), got {type(vocab).__name__}")
     if UNK not in vocab:
         raise ValueError(f"the vocabulary has no {UNK!r} symbol: build it with build_vocab")
     known = vocab.stoi

@@ -27,6 +27,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import torch
 
+from .checks import check_items, check_positive
 from .languages.base import EOS, as_symbols
 from .languages.vocab import Vocab, make_batch
 
@@ -35,8 +36,8 @@ from .languages.vocab import Vocab, make_batch
 def next_symbol_logits(model, vocab: Vocab, strings: Sequence, batch_size: int = 512) -> list:
     """For each string ``w1 … wn`` a numpy array ``[n + 1, len(vocab.output_symbols)]`` of logits:
     row ``t`` scores the symbol after ``w1 … wt`` over ``vocab.output_symbols`` (EOS first)."""
-    if len(strings) == 0:
-        raise ValueError("no strings to score")
+    check_scoring(model, vocab, strings)
+    check_positive(batch_size, "batch_size")
     model.eval()
     first = vocab.eos_id  # output symbols are EOS followed by the alphabet, contiguous indices
     out = []
@@ -46,6 +47,18 @@ def next_symbol_logits(model, vocab: Vocab, strings: Sequence, batch_size: int =
         logits = model(batch.inputs)[..., first:].float().cpu().numpy()
         out.extend(logits[i, : int(n)] for i, n in enumerate(batch.lengths))
     return out
+
+
+def check_scoring(model, vocab: Vocab, strings: Sequence, what: str = "strings") -> None:
+    """Clear errors for what the scores below are given: a model (a torch module), a
+    :class:`Vocab`, and a non-empty list of strings (a bare string is one string, not a list)."""
+    if not isinstance(model, torch.nn.Module):
+        raise TypeError(f"model must be a trained model (a torch.nn.Module), got "
+                        f"{type(model).__name__}")
+    if not isinstance(vocab, Vocab):
+        raise TypeError(f"vocab must be a Vocab, got {type(vocab).__name__}")
+    if len(check_items(strings, what, empty=True)) == 0:
+        raise ValueError(f"{what}: no strings to score")
 
 
 def optimal_loss(strings: Sequence) -> float:
@@ -60,7 +73,7 @@ def optimal_loss(strings: Sequence) -> float:
     within a small tolerance of ``L*`` means the model fitted its training set (for a^n b^n with
     n uniform on 1 … 20, ``L*`` ≈ 0.136 nats: only the end of the a's is uncertain).
     """
-    if len(strings) == 0:
+    if len(check_items(strings, "strings", empty=True)) == 0:
         raise ValueError("optimal_loss needs at least one string")
     following: dict[tuple, Counter] = defaultdict(Counter)
     predicted = 0
@@ -105,8 +118,11 @@ def anbn_generalisation(model, vocab: Vocab, max_n: int, letters: str = "ab") ->
     know whether another a comes, so those positions are not scored.) ``max_correct_n`` is the
     largest N such that every n ≤ N is right – generalisation without holes.
     """
-    if max_n < 1:
-        raise ValueError(f"max_n must be ≥ 1, got {max_n}")
+    check_positive(max_n, "max_n")
+    letters = as_symbols(letters, "letters") if isinstance(letters, str) else letters
+    if isinstance(letters, str) or not isinstance(letters, Sequence) or len(letters) != 2 \
+            or letters[0] == letters[1]:
+        raise ValueError(f"letters must be two different symbols (a, b), got {letters!r}")
     a, b = letters
     strings = [(a,) * n + (b,) * n for n in range(1, max_n + 1)]
     symbols = vocab.output_symbols
@@ -164,6 +180,9 @@ def dyck_closing_accuracy(model, dyck, vocab: Vocab, strings: Sequence) -> dict:
             ok_here.append(ok)
         flat.extend(ok_here)
         whole.append(all(ok_here))
+    if not flat:
+        raise ValueError("strings: no closing bracket to score (every string is empty or "
+                         "opens only)")
     result = {"accuracy": _summary(flat), "strings": _summary(whole)}
     for name, group in groups.items():
         result[f"by_{name}"] = {k: _summary(v) for k, v in sorted(group.items())}
@@ -220,6 +239,7 @@ def agreement_accuracy(model, vocab: Vocab, examples: Sequence) -> dict:
     """Linzen et al.'s language-model test: after the prefix, is the agreeing verb form more
     probable than the other one? Examples need ``prefix``, ``verb``, ``wrong_verb`` and
     ``attractors`` (see :class:`course_rnn.languages.agreement.AgreementExample`)."""
+    check_scoring(model, vocab, examples, "examples")
     prefixes = [tuple(e.prefix) for e in examples]
     symbols = vocab.output_symbols
     by_attr, flat = defaultdict(list), []

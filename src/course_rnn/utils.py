@@ -45,8 +45,8 @@ def shift_seed(seed):
 def seed_everything(seed: int) -> torch.Generator:
     """Seed Python, numpy and torch; return a torch Generator seeded the same way. The seed is
     shifted by ``$COURSE_RNN_SEED_OFFSET`` (see the module docstring)."""
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        raise ValueError(f"seed must be an integer, got {seed!r}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be an integer ≥ 0, got {seed!r}")
     seed = shift_seed(seed)
     random.seed(int(seed))
     np.random.seed(int(seed) % 2**32)

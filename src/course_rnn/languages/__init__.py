@@ -17,6 +17,8 @@ name               class                                       what it isolates
 ``make_language("dyck", pairs="()[]")`` builds any of them by name.
 """
 
+import inspect
+
 from .agreement import Agreement, AgreementExample
 from .anbn import AnBn, AnBnCn
 from .base import EOS, Language, as_symbols
@@ -42,8 +44,13 @@ LANGUAGES: dict[str, type[Language]] = {
 
 def make_language(name: str, **kwargs) -> Language:
     """Build a language by its short name (ValueError listing the names otherwise)."""
-    if name not in LANGUAGES:
+    if not isinstance(name, str) or name not in LANGUAGES:
         raise ValueError(f"unknown language {name!r}: choose one of {', '.join(LANGUAGES)}")
+    takes = [n for n in inspect.signature(LANGUAGES[name]).parameters]
+    unknown = sorted(set(kwargs) - set(takes))
+    if unknown:
+        raise TypeError(f"make_language({name!r}): unknown argument(s) {', '.join(unknown)}; "
+                        f"{LANGUAGES[name].__name__} takes {', '.join(takes) or 'none'}")
     return LANGUAGES[name](**kwargs)
 
 

@@ -23,7 +23,11 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from ..checks import check_count, check_positive  # noqa: F401  (the languages' checks, re-exported)
+from ..checks import (  # noqa: F401  (the languages' checks, re-exported)
+    check_count,
+    check_positive,
+    check_seed,
+)
 from ..utils import shift_seed
 
 #: End-of-string marker. It is a possible "next symbol" but never part of an alphabet.
@@ -32,15 +36,16 @@ EOS = "</s>"
 Symbols = tuple[str, ...]
 
 
-def as_symbols(seq: str | Iterable[str]) -> Symbols:
-    """Turn a user's string or iterable of symbols into a tuple of symbols."""
+def as_symbols(seq: str | Iterable[str], what: str = "a string") -> Symbols:
+    """Turn a user's string or iterable of symbols into a tuple of symbols (``what``: how the
+    error names the argument)."""
     if isinstance(seq, str):
         return tuple(seq.split()) if " " in seq.strip() else tuple(seq.strip())
     try:
         symbols = tuple(seq)
     except TypeError:
         raise TypeError(
-            f"expected a string or a sequence of symbols, got {type(seq).__name__}"
+            f"{what} must be a string or a sequence of symbols, got {type(seq).__name__}"
         ) from None
     for s in symbols:
         if not isinstance(s, str):
@@ -52,7 +57,7 @@ def make_rng(seed: int | np.random.Generator | None) -> np.random.Generator:
     """A numpy Generator from a seed (or pass a Generator through)."""
     if isinstance(seed, np.random.Generator):
         return seed
-    return np.random.default_rng(shift_seed(seed))
+    return np.random.default_rng(shift_seed(check_seed(seed, optional=True)))
 
 
 class Language(ABC):

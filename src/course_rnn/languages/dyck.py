@@ -52,6 +52,8 @@ def parse_pairs(pairs: str | int | Iterable) -> tuple[tuple[str, str], ...]:
                 f"{DEFAULT_PAIRS!r}); pass a list of pairs for more, got {pairs}"
             )
         return default[: int(pairs)]
+    if not isinstance(pairs, (str, Iterable)):
+        raise TypeError(f"pairs must be a string, an int or a list of pairs, got {pairs!r}")
     items = pairs.split() if isinstance(pairs, str) else list(pairs)
     if not items:
         raise ValueError("a Dyck language needs at least one bracket pair")
@@ -69,7 +71,7 @@ def parse_pairs(pairs: str | int | Iterable) -> tuple[tuple[str, str], ...]:
     symbols = [s for pair in parsed for s in pair]
     repeated = sorted({s for s in symbols if symbols.count(s) > 1})
     if repeated:
-        raise ValueError(f"bracket symbols must all be distinct; repeated: {repeated}")
+        raise ValueError(f"pairs: bracket symbols must all be distinct; repeated: {repeated}")
     if EOS in symbols:
         raise ValueError(f"{EOS!r} is reserved for end of string and cannot be a bracket")
     return tuple(parsed)

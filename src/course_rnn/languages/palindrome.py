@@ -23,7 +23,7 @@ class Palindrome(Language):
     member); ``marker=None`` gives the even palindromes w w^R (including the empty string)."""
 
     def __init__(self, alphabet="ab", marker: str | None = "c"):
-        letters = as_symbols(alphabet)
+        letters = as_symbols(alphabet, "alphabet")
         if not letters:
             raise ValueError("a palindrome language needs a non-empty alphabet")
         if len(set(letters)) != len(letters):

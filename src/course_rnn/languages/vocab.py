@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import torch
 
+from ..checks import check_items, check_positive
 from ..utils import shift_seed
 from .base import EOS, as_symbols
 
@@ -29,9 +30,14 @@ class Vocab:
     the alphabet in the order given."""
 
     def __init__(self, alphabet: Iterable[str]):
+        if not isinstance(alphabet, Iterable):
+            raise TypeError(f"alphabet must be a string or a list of symbols, got {alphabet!r}")
         alphabet = list(alphabet)
         if not alphabet:
             raise ValueError("a vocabulary needs at least one symbol")
+        odd = [s for s in alphabet if not isinstance(s, str) or not s or s.isspace()]
+        if odd:
+            raise ValueError(f"alphabet: every symbol must be a non-blank string, got {odd!r}")
         clash = {PAD, BOS, EOS} & set(alphabet)
         if clash:
             raise ValueError(f"alphabet may not contain the reserved symbols {sorted(clash)}")
@@ -109,8 +115,10 @@ class Batch:
 
 def make_batch(vocab: Vocab, seqs: Sequence[str | Iterable[str]]) -> Batch:
     """Pad a list of strings into one :class:`Batch` (empty strings are allowed: ``<s> → </s>``)."""
-    if len(seqs) == 0:
-        raise ValueError("cannot make a batch from zero strings")
+    if not isinstance(vocab, Vocab):
+        raise TypeError(f"vocab must be a Vocab, got {type(vocab).__name__}")
+    if len(check_items(seqs, "seqs (the strings of a batch)", empty=True)) == 0:
+        raise ValueError("seqs: cannot make a batch from zero strings")
     encoded = [vocab.encode(s) for s in seqs]
     steps = max(len(e) for e in encoded) + 1
     inputs = torch.zeros(len(encoded), steps, dtype=torch.long)
@@ -133,10 +141,9 @@ def iterate_batches(
 ):
     """Yield :class:`Batch` objects over ``seqs`` (shuffled reproducibly from ``seed``). The
     strings are encoded once; each batch is padded to its own longest string."""
-    if batch_size < 1:
-        raise ValueError(f"batch_size must be positive, got {batch_size}")
-    if len(seqs) == 0:
-        raise ValueError("cannot iterate over an empty corpus")
+    check_positive(batch_size, "batch_size")
+    if len(check_items(seqs, "seqs (the strings to batch)", empty=True)) == 0:
+        raise ValueError("seqs: cannot iterate over an empty corpus")
     everything = make_batch(vocab, seqs)
     for index in batch_order(len(seqs), batch_size, shuffle, seed):
         yield everything.rows(index)

@@ -22,9 +22,12 @@ Every recurrent model writes its step once (:class:`~.base.RecurrentModel`, see 
 
 from __future__ import annotations
 
+import inspect
 from importlib import import_module
+from typing import TYPE_CHECKING
 
-from .base import RecurrentModel, SequenceModel
+if TYPE_CHECKING:
+    from .base import SequenceModel
 
 _REGISTRY = {
     "srn": ("srn", "SRN"),
@@ -36,7 +39,10 @@ _REGISTRY = {
     "matrix_rnn": ("urn", "MatrixRNN"),
 }
 _CLASSES = {cls: module for module, cls in _REGISTRY.values()}  # the course's own models
-_CLASSES.update({"BengioMLP": "bengio", "KneserNeyLM": "kneser_ney"})
+_CLASSES.update({"BengioMLP": "bengio", "KneserNeyLM": "kneser_ney",
+                 # the base classes, imported on first use too: the tables below need no torch
+                 # (the command line checks ``--set`` against them before torch is imported)
+                 "SequenceModel": "base", "RecurrentModel": "base"})
 
 MODEL_KINDS = tuple(_REGISTRY)
 
@@ -71,7 +77,7 @@ def named_models(*names: str | tuple[str, str]) -> dict[str, tuple[str, dict]]:
 
 def model_class(kind: str) -> type[SequenceModel]:
     """The class registered under ``kind`` (ValueError listing the kinds otherwise)."""
-    if kind not in _REGISTRY:
+    if not isinstance(kind, str) or kind not in _REGISTRY:
         raise ValueError(f"unknown model {kind!r}: choose one of {', '.join(_REGISTRY)}")
     entry = _REGISTRY[kind]
     if isinstance(entry, type):
@@ -81,8 +87,17 @@ def model_class(kind: str) -> type[SequenceModel]:
 
 
 def build_model(kind: str, **kwargs) -> SequenceModel:
-    """``build_model("lstm", vocab_size=5, hidden_size=3)`` and so on."""
-    return model_class(kind)(**kwargs)
+    """``build_model("lstm", vocab_size=5, hidden_size=3)`` and so on. An argument the model
+    does not take is a TypeError naming it and the ones it takes; bad values are checked by the
+    model's constructor."""
+    cls = model_class(kind)
+    takes = inspect.signature(cls.__init__).parameters
+    if not any(p.kind is p.VAR_KEYWORD for p in takes.values()):
+        unknown = sorted(set(kwargs) - set(takes) - {"self"})
+        if unknown:
+            raise TypeError(f"build_model({kind!r}): unknown argument(s) {', '.join(unknown)}; "
+                            f"{cls.__name__} takes {', '.join(n for n in takes if n != 'self')}")
+    return cls(**kwargs)
 
 
 def __getattr__(name: str):
@@ -91,5 +106,5 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = ["SequenceModel", "RecurrentModel", "build_model", "model_class", "MODEL_KINDS",
-           "NAMED_MODELS", "named_models", *_CLASSES]
+__all__ = ["build_model", "model_class", "MODEL_KINDS", "NAMED_MODELS", "named_models",
+           *_CLASSES]

@@ -71,8 +71,8 @@ def seeded(seed: int | None) -> Iterator[None]:
     if seed is None:
         yield
         return
-    if not is_integer(seed):
-        raise ValueError(f"seed must be an integer or None, got {seed!r}")
+    if not is_integer(seed) or seed < 0:
+        raise ValueError(f"seed must be an integer ≥ 0 or None, got {seed!r}")
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(shift_seed(int(seed)))
         yield

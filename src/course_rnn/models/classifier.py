@@ -46,7 +46,8 @@ class SequenceClassifier(nn.Module):
     def __init__(self, model: SequenceModel, n_classes: int = 2, seed: int | None = None):
         super().__init__()
         if not isinstance(model, SequenceModel):
-            raise TypeError(f"SequenceClassifier wraps a SequenceModel, got {type(model).__name__}")
+            raise TypeError(f"model must be a SequenceModel for SequenceClassifier to wrap, got "
+                            f"{type(model).__name__}")
         self.n_classes = check_positive(n_classes, "n_classes")
         if self.n_classes < 2:
             raise ValueError(f"a classifier needs at least 2 classes, got n_classes={n_classes}")

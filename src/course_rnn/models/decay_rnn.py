@@ -139,7 +139,9 @@ class DecayRNN(RecurrentModel):
         if alpha_parametrisation not in ALPHA_PARAMETRISATIONS:
             raise ValueError(f"unknown alpha_parametrisation {alpha_parametrisation!r}: choose "
                              f"one of {', '.join(ALPHA_PARAMETRISATIONS)}")
-        if not isinstance(excitatory_fraction, (int, float)) or not 0 <= excitatory_fraction <= 1:
+        if isinstance(excitatory_fraction, bool) \
+                or not isinstance(excitatory_fraction, (int, float)) \
+                or not 0 <= excitatory_fraction <= 1:
             raise ValueError(f"excitatory_fraction must lie in [0, 1], got {excitatory_fraction!r}")
         self.vocab_size = check_positive(vocab_size, "vocab_size")
         self.hidden_size = H = check_positive(hidden_size, "hidden_size")

@@ -37,11 +37,18 @@ from collections.abc import Sequence
 import torch
 from torch import nn
 
-from ..checks import check_positive
+from ..checks import check_number, check_positive
 from ..languages.base import as_symbols
 from ..languages.tabor import TaborGrammar, tabor_percent_correct, tabor_rmse
 from ..languages.vocab import Vocab, make_batch
-from .base import Parts, Recurrence, RecurrentModel, SequenceModel, seeded
+from .base import (
+    Parts,
+    Recurrence,
+    RecurrentModel,
+    SequenceModel,
+    check_time_steps,
+    seeded,
+)
 
 #: logit of the symbols that can never come next (``<pad>``, ``<s>``): softmax gives them 0.
 IMPOSSIBLE_LOGIT = -1e4
@@ -83,10 +90,8 @@ class FLNN(RecurrentModel):
                 f"vocab_size must exceed {FIRST_WORD} (<pad> <s> </s> plus at least one word), "
                 f"got {vocab_size}"
             )
-        if not rbf_variance > 0 or not init_range >= 0:
-            raise ValueError(
-                f"rbf_variance must be > 0 and init_range >= 0, got {rbf_variance}, {init_range}"
-            )
+        check_number(rbf_variance, "rbf_variance", above=0)
+        check_number(init_range, "init_range", at_least=0)
         self.vocab_size, self.hidden_size, self.rbf_size = vocab_size, hidden_size, rbf_size
         self.rbf_variance = float(rbf_variance)
         words, outputs = vocab_size - FIRST_WORD, vocab_size - EOS  # outputs: </s> + alphabet
@@ -168,7 +173,7 @@ class FLNN(RecurrentModel):
         """``{"hidden": [B,T,H] (Hidden1 state z), "rbf": [B,T,R] (Hidden2 g),
         "logits": [B,T,V]}`` after each input, with gradients: the population pass with one
         weight setting (what :meth:`recurrence` computes a step at a time)."""
-        inputs = self.check_inputs(inputs)
+        inputs = check_time_steps(self.check_inputs(inputs))
         out = self.run_population(inputs, *(p.unsqueeze(0) for p in self.weight_tensors()))
         return {name: value.squeeze(0) for name, value in out.items()}
 

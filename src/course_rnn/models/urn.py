@@ -196,8 +196,8 @@ class SymbolMatrixRNN(RecurrentModel):
             raise ValueError(f"dropout must be in [0, 1), got {dropout}")
         if isinstance(init_range, bool) or not isinstance(init_range, (int, float)):
             raise TypeError(f"init_range must be a number, got {init_range!r}")
-        if init_range < 0:
-            raise ValueError(f"init_range must be non-negative, got {init_range}")
+        if not 0 <= init_range < math.inf:
+            raise ValueError(f"init_range must be non-negative and finite, got {init_range}")
         if seed is not None:
             check_at_least(seed, "seed", 0)
         self.vocab_size = vocab_size
@@ -390,6 +390,7 @@ class SymbolMatrixStep(Recurrence):
     def __init__(self, model: SymbolMatrixRNN, matrices: torch.Tensor):
         super().__init__(model)
         self.stacked = matrices.reshape(-1, model.n)  # [A_1; A_2; …; A_V]
+        self.symbols = self.stacked.shape[0] // model.n  # V (explicit: an empty batch works)
         self.rows = torch.arange(0)  # 0 … B−1, made once per batch size
 
     def initial_state(self, batch: int) -> torch.Tensor:
@@ -399,6 +400,7 @@ class SymbolMatrixStep(Recurrence):
         batch, n = h.shape
         if len(self.rows) != batch:
             self.rows = torch.arange(batch, device=h.device)
-        every_next = (h @ self.stacked.T).view(batch, -1, n)  # A_v h_{t−1} for every symbol v
+        # A_v h_{t−1} for every symbol v
+        every_next = (h @ self.stacked.T).view(batch, self.symbols, n)
         h = every_next[self.rows, symbols]  # h_t = A(x_t) h_{t−1}: each string's own symbol
         return h, {"hidden": h}

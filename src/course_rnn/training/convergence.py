@@ -37,6 +37,14 @@ def _check_number(value, name: str, *, positive: bool = False, integer: bool = F
         raise ValueError(f"{name} must not be negative, got {value!r}")
 
 
+def _check_metric(metric, optional: bool = False) -> None:
+    if metric is None and optional:
+        return
+    if not isinstance(metric, str) or not metric:
+        raise ValueError(f"metric must be the name of a recorded figure such as 'train_loss'"
+                         f"{' (or None: the monitor)' if optional else ''}, got {metric!r}")
+
+
 def _mode(mode: str) -> str:
     if mode not in ("min", "max"):
         raise ValueError(f"mode must be 'min' or 'max', got {mode!r}")
@@ -61,12 +69,14 @@ class Plateau:
     floor: float | None = None
 
     def __post_init__(self):
+        _check_metric(self.metric, optional=True)
         _check_number(self.patience, "patience", positive=True, integer=True)
         _check_number(self.min_delta, "min_delta")
         _mode(self.mode)
         if self.floor is not None and (isinstance(self.floor, bool)
-                                       or not isinstance(self.floor, (int, float))):
-            raise ValueError(f"floor must be a number or None, got {self.floor!r}")
+                                       or not isinstance(self.floor, (int, float))
+                                       or not math.isfinite(self.floor)):
+            raise ValueError(f"floor must be a finite number or None, got {self.floor!r}")
 
     def describe(self, monitor: str) -> str:
         floor = "" if self.floor is None else \
@@ -103,8 +113,9 @@ class Target:
     def __post_init__(self):
         if not isinstance(self.metric, str) or not self.metric:
             raise ValueError(f"metric must be a name such as 'train_accuracy', got {self.metric!r}")
-        if isinstance(self.value, bool) or not isinstance(self.value, (int, float)):
-            raise ValueError(f"value must be a number, got {self.value!r}")
+        if isinstance(self.value, bool) or not isinstance(self.value, (int, float)) \
+                or not math.isfinite(self.value):
+            raise ValueError(f"value must be a finite number, got {self.value!r}")
         _mode(self.mode)
 
     def describe(self, monitor: str) -> str:
@@ -129,6 +140,7 @@ class Optimum:
     def __post_init__(self):
         _check_number(self.optimum, "optimum")
         _check_number(self.tolerance, "tolerance", positive=True)
+        _check_metric(self.metric)
 
     def describe(self, monitor: str) -> str:
         return f"{self.metric} within {self.tolerance:g} nats of the exact optimum " \

@@ -28,6 +28,7 @@ from __future__ import annotations
 import copy
 import itertools
 import math
+import os
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -35,7 +36,7 @@ from pathlib import Path
 
 import torch
 
-from ..checks import check_positive
+from ..checks import check_callable, check_flag, check_positive, check_seed
 from ..models.base import SequenceModel
 from ..utils import pick_device, seed_everything
 from .checkpoints import save_checkpoint
@@ -179,8 +180,29 @@ def _check_arguments(epochs, min_epochs, batch_size, clip, patience, eval_every,
             check_positive(value, name)
     check_positive(step_every, "step_every")
     if clip is not None and (isinstance(clip, bool) or not isinstance(clip, (int, float))
-                             or not clip > 0):
-        raise ValueError(f"clip must be a positive number or None, got {clip!r}")
+                             or not 0 < clip < math.inf):
+        raise ValueError(f"clip must be a positive number (finite) or None, got {clip!r}")
+
+
+def _check_hooks(init, restore_best, seed, metrics, step_metrics, checkpoint, progress) -> None:
+    """The arguments of fit that are functions, flags, a seed or a path (once per call)."""
+    check_callable(init, "init", optional=True)
+    check_flag(restore_best, "restore_best", optional=True)
+    check_flag(progress, "progress", optional=True)
+    check_seed(seed)
+    for figures, what in ((metrics, "metrics"), (step_metrics, "step_metrics")):
+        if figures is None:
+            continue
+        if not isinstance(figures, Mapping):
+            raise TypeError(f"{what} must be a mapping {{name: f(model) -> float}}, got "
+                            f"{type(figures).__name__}: {figures!r:.60}")
+        for name, f in figures.items():
+            if not isinstance(name, str) or not name:
+                raise TypeError(f"{what}: every name must be a non-empty string, got {name!r}")
+            check_callable(f, f"{what}[{name!r}]")
+    if checkpoint is not None and not isinstance(checkpoint, (str, os.PathLike)):
+        raise TypeError(f"checkpoint must be a path (a str or a Path) or None, got "
+                        f"{type(checkpoint).__name__}: {checkpoint!r}")
 
 
 def _recorded_keys(task: Task, valid, metrics) -> set[str]:
@@ -268,6 +290,7 @@ def fit(
     task = task_for(model, task)
     task.check_model(model)
     _check_arguments(epochs, min_epochs, batch_size, clip, patience, eval_every, step_every)
+    _check_hooks(init, restore_best, seed, metrics, step_metrics, checkpoint, progress)
     if checkpoint is not None and not isinstance(model, SequenceModel):
         raise ValueError(f"checkpoint= saves sequence models only, not a {type(model).__name__}")
     monitor = "valid_loss" if valid is not None else "train_loss"

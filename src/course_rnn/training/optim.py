@@ -26,6 +26,7 @@ far too large for a word-embedding table trained with a small learning rate).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
@@ -39,14 +40,16 @@ FUSED = ("adam", "sgd")  # the optimizers PyTorch has a fused kernel for, on CPU
 
 
 def _positive(value, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-        raise ValueError(f"{name} must be a positive number, got {value!r}")
+    if isinstance(value, bool) or not isinstance(value, (int, float)) \
+            or not 0 < value < math.inf:
+        raise ValueError(f"{name} must be a positive number (finite), got {value!r}")
     return float(value)
 
 
 def _non_negative(value, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
-        raise ValueError(f"{name} must be a number ≥ 0, got {value!r}")
+    if isinstance(value, bool) or not isinstance(value, (int, float)) \
+            or not 0 <= value < math.inf:
+        raise ValueError(f"{name} must be a number ≥ 0 (finite), got {value!r}")
     return float(value)
 
 
@@ -62,6 +65,9 @@ def _fraction(value, name: str, *, closed: bool = False) -> float:
 def parameter_groups(model: nn.Module, lr: float, lr_factors: Mapping[str, float] | None):
     """Parameters in groups: those whose name starts with a key of ``lr_factors`` learn at
     ``factor × lr`` (e.g. ``{"scale": 0.1}`` for the FLNN's self-weights), the rest at ``lr``."""
+    if lr_factors is not None and not isinstance(lr_factors, Mapping):
+        raise TypeError(f"lr_factors must be a mapping {{parameter name prefix: factor}}, got "
+                        f"{type(lr_factors).__name__}: {lr_factors!r:.60}")
     if not lr_factors:
         return [{"params": [p for p in model.parameters() if p.requires_grad], "lr": lr}]
     named = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
@@ -143,6 +149,7 @@ class ReduceOnPlateau:
     def build(self, optimizer, evaluations: int):
         _fraction(self.factor, "ReduceOnPlateau.factor")
         check_count(self.patience, "ReduceOnPlateau.patience")
+        _non_negative(self.min_lr, "ReduceOnPlateau.min_lr")
         return torch.optim.lr_scheduler.ReduceLROnPlateau(
             optimizer, factor=self.factor, patience=self.patience, min_lr=self.min_lr)
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import torch
 from torch.nn import functional as F
 
+from ..checks import check_items, check_positive
 from ..languages.tabor import TaborGrammar, tabor_percent_correct
 from ..languages.vocab import Batch, Vocab, batch_order, make_batch
 from ..models.base import SequenceModel
@@ -40,6 +41,9 @@ def _check_vocab(model, vocab: Vocab) -> None:
 
 
 def _empty(data, what: str) -> None:
+    if data is not None and (isinstance(data, (str, bytes)) or not hasattr(data, "__len__")):
+        raise TypeError(f"the {what} set must be a list (of strings, pairs …) or tensors, not "
+                        f"{type(data).__name__}: {data!r:.60}")
     if data is None or len(data) == 0:
         raise ValueError(f"the {what} set is empty")
 
@@ -125,12 +129,13 @@ class LanguageModelling(Task):
 
     def __init__(self, vocab: Vocab):
         if not isinstance(vocab, Vocab):
-            raise TypeError(f"LanguageModelling needs a Vocab, got {type(vocab).__name__}")
+            raise TypeError(f"vocab must be a Vocab (LanguageModelling needs one), got "
+                            f"{type(vocab).__name__}")
         self.vocab = vocab
 
     def check_model(self, model) -> None:
         if not isinstance(model, SequenceModel):
-            raise TypeError(f"language modelling trains a SequenceModel, got "
+            raise TypeError(f"model must be a SequenceModel for language modelling, got "
                             f"{type(model).__name__}")
         _check_vocab(model, self.vocab)
 
@@ -276,7 +281,8 @@ def task_for(model, task) -> Task:
         return LanguageModelling(task)
     if task is None and isinstance(model, BengioMLP):
         return NextWord()
-    raise TypeError(f"the second argument of fit is a Task or a Vocab, got {type(task).__name__}")
+    raise TypeError(f"task (the second argument of fit) must be a Task or a Vocab, got "
+                    f"{type(task).__name__}")
 
 
 # -- the evaluations chapters call directly ----------------------------------------------------
@@ -285,6 +291,8 @@ def evaluate_loss(model: SequenceModel, vocab: Vocab, strings: Sequence,
     """Mean next-symbol cross-entropy (nats per symbol, EOS included) over ``strings``."""
     task = LanguageModelling(vocab)
     task.check_model(model)
+    check_items(strings, "strings")
+    check_positive(batch_size, "batch_size")
     data = task.prepare(strings, "evaluation").to(model.device)
     return task.evaluate(model, data, batch_size)["loss"]
 
