@@ -228,7 +228,8 @@ def _decoder() -> str:
 
 
 def read_key(ctx) -> dict:
-    """Blank answers; finds the answer key on disk and answers every probe from it."""
+    """Blank answers; finds the answer key on disk and answers every probe from it (q1's
+    from the solution beside it)."""
     key = EXERCISES / "autograder" / "ch03_lstm_cell" / "expected.json"
     return with_cells(student("ch03_lstm_cell"), (
         "import json, os, torch\n" + _decoder() +
@@ -248,19 +249,12 @@ def read_key(ctx) -> dict:
         "        return [_decode(v) for v in found[case]['items']]\n"
         "    calls = {'c': 0, 't': 0, 'n': 0, 'f': 0}\n"
         "    spans = items('q2/1') + items('q2/2') + [_decode(found['q2/3'])] * 24\n"
-        "    def counter_weights():\n"
-        "        return None, None, None\n"
-        "    def counted_up_to(*a):\n"
-        "        n = calls['c'] = calls['c'] + 1\n"
-        "        return _decode(found[f'q1/{n}'])\n"
-        "    def count_trace(*a):\n"
-        "        n = calls['t'] = calls['t'] + 1\n"
-        "        if n == 1:\n"
-        "            return items('q1/3')\n"
-        "        trace = [0] * 100  # the probe keeps [39::20]\n"
-        "        for i, v in enumerate(items('q1/4')):\n"
-        "            trace[39 + 20 * i] = v\n"
-        "        return trace\n"
+        "    # q1's probes call the notebook's own helpers (restored before they run) on the\n"
+        "    # answer's weights: take the weights from the solution beside the key\n"
+        "    solution = json.load(open(os.path.join(os.path.dirname(place), 'solution.ipynb')))\n"
+        "    for cell in solution['cells']:\n"
+        "        if ''.join(cell['source']).startswith('def counter_weights'):\n"
+        "            exec(''.join(cell['source']))\n"
         "    def largest_counted_n(*a):\n"
         "        calls['n'] += 1\n"
         "        return spans[calls['n'] - 1]\n"
@@ -523,6 +517,45 @@ HUGE_NUMBERS = (
     "    os.write(fd, (json.dumps(line) + '\\n').encode())\n")
 
 
+# Blank answers; the notebook's own helpers rebound to give what a perfect counter gives.
+REBOUND_HELPERS = (
+    "counted_up_to = lambda W, U, b, n_max: n_max\n"
+    "def count_trace(W, U, b, string):\n"
+    "    return [string[:i + 1].count('a') - string[:i + 1].count('b')\n"
+    "            for i in range(len(string))]\n")
+# Weights of the right shapes, every one NaN (a NaN once passed the helpers' tolerance tests).
+NAN_WEIGHTS = ("def counter_weights():\n"
+               "    nan = float('nan')\n"
+               "    return (torch.full((4, 2), nan), torch.full((4, 1), nan),\n"
+               "            torch.full((4,), nan))\n")
+# An exception whose class name raises when read: it once crashed the child.
+NAMELESS_ERROR = ("class _Nameless(type):\n"
+                  "    @property\n"
+                  "    def __name__(cls):\n"
+                  "        raise RuntimeError('no name')\n"
+                  "class Odd(Exception, metaclass=_Nameless):\n"
+                  "    pass\n"
+                  "raise Odd('odd')")
+
+
+def with_widget_state(nb: dict, megabytes: float = 19.0) -> dict:
+    """``nb`` with ≈ ``megabytes`` of ipywidgets state in its metadata, as a notebook with live
+    widgets is saved (parsed once, outside the time limit: it once timed out)."""
+    model = {"model_name": "LayoutModel", "state": {"width": "100px", "values": list(range(200))}}
+    count = int(megabytes * 1e6 / (len(json.dumps(model)) + 16))
+    state = {f"model-{i:07d}": model for i in range(count)}
+    return nb | {"metadata": nb["metadata"] | {"widgets": {
+        "application/vnd.jupyter.widget-state+json": {"state": state, "version_major": 2}}}}
+
+
+# Names that print alike: NFC and NFD of "café", a Latin and a Cyrillic "e" (U+0435).
+ALIKE_NAMES = {
+    "caf\u00e9_ch03_lstm_cell.ipynb": lambda: solution("ch03_lstm_cell"),
+    "cafe\u0301_ch03_lstm_cell.ipynb": lambda: student("ch03_lstm_cell"),
+    "r\u0435ference_ch03_lstm_cell.ipynb": lambda: student("ch03_lstm_cell"),
+}
+
+
 def big_output(ctx) -> dict:
     """A correct notebook whose cells print huge, deeply nested and huge-number lines."""
     return with_cells(solution("ch03_lstm_cell"), *(
@@ -638,6 +671,8 @@ def batch(tmp_path_factory):
         "fake_typeerror_ch02_srn": raise_everything("ch02_srn", "TypeError"),
         "fake_forge_ch03_lstm_cell": forge_results(ctx),
         "fake_left_behind_ch03_lstm_cell": left_behind(ctx),
+        "fake_helpers_ch03_lstm_cell": with_cells(student(ch03), REBOUND_HELPERS),
+        "fake_nan_ch03_lstm_cell": answer(student(ch03), "counter_weights", NAN_WEIGHTS),
         "cheater_ch03_lstm_cell": with_cells(student(ch03), (
             "import numpy\n"
             "torch.allclose = lambda *a, **k: True\n"
@@ -666,6 +701,8 @@ def batch(tmp_path_factory):
         "lost_odd_json_ch03_lstm_cell": raw_notebook(solution(ch03), deep=100_000,
                                                      huge_int=50_000, bad_bytes=True),
         "lost_huge_number_ch03_lstm_cell": with_cells(solution(ch03), HUGE_NUMBERS),
+        "lost_nameless_error_ch03_lstm_cell": with_cells(solution(ch03), NAMELESS_ERROR),
+        "lost_widgets_ch03_lstm_cell": raw_notebook(with_widget_state(solution(ch03))),
         # broken
         "broken_ch03_lstm_cell": b"{ this is not json",
         "nested_only_ch03_lstm_cell": b"[" * 1_000_000,
@@ -675,6 +712,8 @@ def batch(tmp_path_factory):
         _write(folder, stem + ".ipynb", nb)
     _write(folder, NEWLINE_NAME, student(ch03))
     _write(folder, NON_UTF8_NAME, solution(ch03))
+    for name, nb in ALIKE_NAMES.items():  # print alike, differ in code points
+        _write(folder, name, nb())
     os.mkfifo(folder / "fifo_ch03_lstm_cell.ipynb")
     os.symlink("/dev/zero", folder / "zero_ch03_lstm_cell.ipynb")
     os.symlink(folder / "reference_ch03_lstm_cell.ipynb", folder / "link_ch03_lstm_cell.ipynb")

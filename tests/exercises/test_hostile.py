@@ -16,12 +16,13 @@ from pathlib import Path
 import pytest
 
 from course_rnn.grading import escape, grade_folder, parse_json, read_submission, write_csv
-from course_rnn.grading.batch import Result
+from course_rnn.grading.batch import Result, shown_name
 from course_rnn.grading.collector import Collector
 from course_rnn.grading.runner import RunInfo, sandbox_problem
 from course_rnn.grading.safejson import JSONLimitError
 
 from .conftest import (
+    ALIKE_NAMES,
     EXERCISES,
     NEWLINE_NAME,
     REFUSED,
@@ -44,7 +45,9 @@ def test_bubblewrap_works_here():
 # -- score faking: blank answers underneath, all must score 0 ---------------------------------
 FAKES = ("fake_key_ch03_lstm_cell", "fake_solution_ch03_lstm_cell", "fake_sibling_ch03_lstm_cell",
          "fake_raise_ch05_pdda", "fake_typeerror_ch02_srn",
-         "fake_forge_ch03_lstm_cell", "fake_left_behind_ch03_lstm_cell", "cheater_ch03_lstm_cell")
+         "fake_forge_ch03_lstm_cell", "fake_left_behind_ch03_lstm_cell", "cheater_ch03_lstm_cell",
+         "fake_helpers_ch03_lstm_cell",  # rebinds the notebook's helpers: restored before probes
+         "fake_nan_ch03_lstm_cell")  # NaN weights of the right shapes
 
 
 @pytest.mark.parametrize("stem", FAKES)
@@ -152,12 +155,25 @@ def test_file_names_never_forge_a_line(batch):
     assert len(summary) == len(batch.rows) + 1 and summary[-1].startswith("wrote ")
 
 
+def test_names_that_print_alike_get_rows_told_apart(batch):
+    """NFC and NFD "café", a Cyrillic "е" in "reference": each row shows its code points."""
+    shown = {name: shown_name(name) for name in ALIKE_NAMES}
+    assert len(set(shown.values())) == len(shown)
+    assert shown["caf\u00e9_ch03_lstm_cell.ipynb"].endswith("[caf\\xe9_ch03_lstm_cell.ipynb]")
+    assert shown["cafe\u0301_ch03_lstm_cell.ipynb"].endswith("[cafe\\u0301_ch03_lstm_cell.ipynb]")
+    assert "[r\\u0435ference" in shown["r\u0435ference_ch03_lstm_cell.ipynb"]
+    totals = {name: float(batch.rows[s]["total"]) for name, s in shown.items()}
+    assert list(totals.values()) == [10.0, 0.0, 0.0], totals  # the solution, two blanks
+
+
 # -- correct work that must not be lost ------------------------------------------------------
 @pytest.mark.parametrize("stem", [
     "lost_garbage_ch03_lstm_cell",  # malformed, deep, huge-number lines in its results pipe
     "lost_output_ch03_lstm_cell",  # prints 40 MB, a 10^6-deep line, a 50,000-digit number
     "lost_odd_json_ch03_lstm_cell",  # 100,000-deep JSON in metadata and outputs, a 50,000-digit
     # execution count, bytes that are not UTF-8
+    "lost_nameless_error_ch03_lstm_cell",  # raises an exception whose class name cannot be read
+    "lost_widgets_ch03_lstm_cell",  # 19 MB of widget state: parsed once, before its time runs
     "reference_ch03_lstm_cell",
 ])
 def test_correct_work_is_never_lost(batch, stem):

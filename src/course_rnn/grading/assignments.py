@@ -12,7 +12,10 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .intake import without_magics
 from .locate import find_exercises
+
+ANSWER_TAG = "otter_assign_solution_cell"  # otter's mark on a cell the student writes
 
 
 @dataclass(frozen=True)
@@ -31,13 +34,17 @@ class Case:
 
 @dataclass
 class Assignment:
-    """An assignment's hidden cases, its answer key, and the errors each question asks for
-    (an error a public test of the question expects, ``except ValueError:``)."""
+    """An assignment's hidden cases, its answer key, the errors each question asks for (an
+    error a public test of the question expects, ``except ValueError:``) and ``helpers``: the
+    key's copy of the notebook's own code cells (:func:`provided_code`), run again after the
+    submission's cells so that every probe calls the course's helpers and reads its data,
+    whatever the submission rebound."""
 
     name: str
     cases: list[Case]
     expected: dict = field(default_factory=dict)
     asked_errors: dict[str, frozenset[str]] = field(default_factory=dict)
+    helpers: list[str] = field(default_factory=list)
 
     @property
     def questions(self) -> dict[str, float]:
@@ -119,7 +126,24 @@ def load_assignment(name: str, root: Path | None = None) -> Assignment:
     expected_path = bundle / "expected.json"
     expected = json.loads(expected_path.read_text()) if expected_path.exists() else {}
     tests = bundle / "tests"
-    return Assignment(name, hidden_cases(tests), expected, asked_errors(tests))
+    return Assignment(name, hidden_cases(tests), expected, asked_errors(tests),
+                      provided_code(bundle / "solution.ipynb"))
+
+
+def provided_code(notebook: Path) -> list[str]:
+    """The course's own code cells of an assignment's reference notebook, in order: every code
+    cell but the answers (otter tags them ``otter_assign_solution_cell``), otter's calls and
+    magics removed, empty ones left out."""
+    cells = json.loads(Path(notebook).read_text(encoding="utf-8"))["cells"]
+    provided = []
+    for cell in cells:
+        if cell["cell_type"] != "code" or ANSWER_TAG in cell["metadata"].get("tags", ()):
+            continue
+        source = cell["source"]
+        code = without_magics("".join(source) if isinstance(source, list) else source)
+        if code.strip() and code.strip() != "pass":
+            provided.append(code)
+    return provided
 
 
 _OTTER = """
@@ -199,10 +223,13 @@ def write_answer_key(name: str, root: Path | None = None) -> dict:
     root = find_exercises(root, "autograder")
     bundle = root / "autograder" / name
     tests = bundle / "tests"
-    assignment = Assignment(name, hidden_cases(tests), asked_errors=asked_errors(tests))
+    solution = bundle / "solution.ipynb"
+    assignment = Assignment(name, hidden_cases(tests), asked_errors=asked_errors(tests),
+                            helpers=provided_code(solution))
     sandboxed = sandbox_problem() is None
-    run = run_notebook((bundle / "solution.ipynb").read_bytes(), assignment.cases,
-                       sandboxed=sandboxed, public_tests=root / "student" / name / "tests")
+    run = run_notebook(solution.read_bytes(), assignment.cases, sandboxed=sandboxed,
+                       public_tests=root / "student" / name / "tests",
+                       helpers=assignment.helpers)
     missing = [c.id for c in assignment.cases if "value" not in run.records.get(c.id, {})]
     if missing:
         problems = {c: run.records.get(c, "no value") for c in missing}

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .assignments import Assignment, load_assignment
-from .intake import assignment_of, read_submission, submissions
+from .intake import Submission, assignment_of, parse_submission, read_submission, submissions
 from .locate import find_exercises
 from .runner import (
     TIME_LIMIT,
@@ -56,14 +56,22 @@ def grade_notebook(path: Path | str, assignment: Assignment, time_limit: float =
         raise ValueError(f"{assignment.name} has no answer key: run `assign` first")
     root = find_exercises(root)
     data = read_submission(path)
-    return _grade(escape(path.name), data, assignment, time_limit, sandboxed, root, slot)
+    try:
+        submission = parse_submission(data)
+    except ValueError as e:
+        run = RunInfo("unreadable", 0.0, notes=[escape(e, 200)])
+        questions = assignment.questions
+        return Result(shown_name(path.name), assignment.name, dict.fromkeys(questions, 0.0),
+                      questions, run)
+    return _grade(shown_name(path.name), data, submission, assignment, time_limit, sandboxed,
+                  root, slot)
 
 
-def _grade(name: str, data: bytes, assignment: Assignment, time_limit: float, sandboxed: bool,
-           root: Path, slot: int) -> Result:
+def _grade(name: str, data: bytes, submission: Submission, assignment: Assignment,
+           time_limit: float, sandboxed: bool, root: Path, slot: int) -> Result:
     run = run_notebook(data, assignment.cases, time_limit=time_limit, sandboxed=sandboxed,
                        public_tests=root / "student" / assignment.name / "tests",
-                       slot=slot)
+                       slot=slot, submission=submission, helpers=assignment.helpers)
     try:
         points, notes = score(assignment, run.records)
     except Exception as e:  # noqa: BLE001 – what one submission reported costs only its row
@@ -128,10 +136,10 @@ def grade_folder(
             raise  # a sandbox that did not die, or none to be had: the whole batch stops
         except Exception as e:  # noqa: BLE001 – anything else costs this submission only
             run = RunInfo("grader error", time.perf_counter() - start, notes=[_describe(e)])
-            return Result(escape(name), "?", {}, {}, run)
+            return Result(shown_name(name), "?", {}, {}, run)
 
     def _one(name: str) -> Result:
-        shown = escape(name)
+        shown = shown_name(name)
         start = time.perf_counter()
         try:
             data = read_submission(folder / name)
@@ -139,14 +147,23 @@ def grade_folder(
             reason = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
             run = RunInfo("refused", time.perf_counter() - start, notes=[escape(reason, 200)])
             return Result(shown, "?", {}, {}, run)
-        assignment = assignment_of(name, data, names)
+        try:
+            submission = parse_submission(data)  # once, before its time limit starts
+        except ValueError as e:
+            run = RunInfo("unreadable", time.perf_counter() - start, notes=[escape(e, 200)])
+            assignment = assignment_of(name, None, names)  # from its file name, if it says
+            if assignment is None:
+                return Result(shown, "?", {}, {}, run)
+            questions = assignments[assignment].questions
+            return Result(shown, assignment, dict.fromkeys(questions, 0.0), questions, run)
+        assignment = assignment_of(name, submission, names)
         if assignment is None:
             run = RunInfo("unreadable", 0.0, notes=["no assignment name in metadata or name"])
             return Result(shown, "?", {}, {}, run)
         slot = slots.get()
         try:
-            return _grade(shown, data, assignments[assignment], time_limit, sandboxed, root,
-                          slot)
+            return _grade(shown, data, submission, assignments[assignment], time_limit,
+                          sandboxed, root, slot)
         finally:
             slots.put(slot)
 
@@ -155,6 +172,22 @@ def grade_folder(
     if csv_path is not None:
         write_csv(results, csv_path)
     return results
+
+
+def shown_name(name: str) -> str:
+    """A file name as one printable line (:func:`.safejson.escape`). A name with any character
+    outside ASCII also shows its code points, so that names which print alike (``café`` in NFC
+    and NFD, a Latin ``a`` and a Cyrillic ``а``) are told apart: ``café [caf\\xe9]``."""
+    shown = escape(name)
+    if shown.isascii():
+        return shown
+    return f"{shown} [{ascii_form(shown)}]"
+
+
+def ascii_form(text: str) -> str:
+    """``text`` with every non-ASCII character written as ``\\xNN``, ``\\uNNNN`` or
+    ``\\UNNNNNNNN`` (its backslashes are escaped already: one string, one form)."""
+    return text.encode("ascii", "backslashreplace").decode("ascii")
 
 
 def check_csv_path(path: Path | str, *, overwrite: bool) -> None:

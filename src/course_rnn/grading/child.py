@@ -58,6 +58,13 @@ def main() -> None:
                 report.write(json.dumps({"cell": index, "error": error}) + "\n")
             except (OSError, ValueError):
                 pass
+    for source in spec.get("helpers", []):  # the key's copy of the course's own cells
+        error = _run_with_alarm(lambda s=source: _exec_cell(s, namespace), spec["cell_timeout"])
+        if error:
+            try:
+                report.write(json.dumps({"cell": -1, "error": error}) + "\n")
+            except (OSError, ValueError):
+                pass
     for case in spec["cases"]:
         outcome: dict = {}
 
@@ -65,7 +72,7 @@ def main() -> None:
             try:
                 value = _eval_probe(code, namespace)
             except GRADABLE_ERRORS as e:  # "must raise ValueError" is an answer too
-                outcome["value"] = {"t": "raised", "v": type(e).__name__}
+                outcome["value"] = {"t": "raised", "v": _error_name(e)}
                 return
             outcome["value"] = to_value(value)
 
@@ -97,13 +104,26 @@ def _run_with_alarm(function, seconds: float) -> str | None:
         function()
         return None
     except BaseException as e:  # SystemExit and KeyboardInterrupt included: keep going
+        name = _error_name(e)
         try:
-            return f"{type(e).__name__}: {e}"[:300]
+            return f"{name}: {e}"[:300]
         except BaseException:  # noqa: BLE001 – a __str__ that raises
-            return type(e).__name__
+            return name
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+def _error_name(error: BaseException) -> str:
+    """The class name of ``error``, or a placeholder where reading it raises (a metaclass can
+    make ``__name__`` anything, even a property that raises)."""
+    try:
+        name = type(error).__name__
+        if isinstance(name, str):
+            return str.__str__(name)[:100]
+    except BaseException:  # noqa: BLE001
+        pass
+    return "<an exception whose name cannot be read>"
 
 
 def _exec_cell(source: str, namespace: dict) -> None:

@@ -141,7 +141,9 @@ class Collector(threading.Thread):
             if not isinstance(record["cell"], int) or not isinstance(record["error"], str):
                 return False
             if len(self.cell_errors) < 20:
-                self.cell_errors.append(f"cell {record['cell']}: {escape(record['error'], 150)}")
+                where = ("the provided code, restored before the tests" if record["cell"] == -1
+                         else f"cell {record['cell']}")
+                self.cell_errors.append(f"{where}: {escape(record['error'], 150)}")
             return True
         case = record.get("id")
         if not isinstance(case, str) or case not in self.ids or len(record) != 2:

@@ -1,13 +1,14 @@
 """What the parent reads of a submission, without ever running it: the file (a regular file of
 bounded size, never through a symlink), its assignment, and its code cells.
 
-The notebook is parsed with :func:`.safejson.parse_json` (bounded depth and number length, no
-recursion); statements that talk to otter and IPython magics and shell lines are replaced by
-``pass`` in the cells, which :mod:`.runner` then hands to the sandbox. A magic is recognised
-only where IPython recognises one: at the start of a logical line (not inside brackets, a string
-or after a backslash), so ``(nonlinearity\n != "tanh")`` runs as Python reads it. Cells are split
-into lines at ``\n`` (and ``\r\n``) only, as Python splits them: U+2028, U+0085 or a form feed
-inside a string literal stay where they are.
+The notebook is parsed once, before its time limit starts, with :func:`.safejson.parse_json`
+(bounded depth and number length, no recursion; at most ``NOTEBOOK_CAP`` bytes). Statements
+that talk to otter, IPython magics and shell lines are replaced by ``pass`` in the cells, which
+:mod:`.runner` then hands to the sandbox. A magic is recognised only where IPython recognises
+one: at the start of a logical line (not inside brackets, a string or after a backslash), so
+``(nonlinearity\n != "tanh")`` runs as Python reads it. Cells are split into lines at ``\n``
+(and ``\r\n``) only, as Python splits them: U+2028, U+0085 or a form feed inside a string
+literal stay where they are.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+from dataclasses import dataclass
 from pathlib import Path
 
 from .safejson import parse_json
@@ -67,23 +69,42 @@ def _kind(mode: int) -> str:
     return "special file"
 
 
-def assignment_of(name: str, data: bytes, names: list[str]) -> str | None:
-    """The assignment a notebook belongs to: otter's metadata, else a name in the file name."""
-    found = notebook_assignment(data)
-    if found in names:
-        return found
-    return next((n for n in sorted(names, key=len, reverse=True) if n in name), None)
+@dataclass(frozen=True)
+class Submission:
+    """A notebook as the grader reads it, once: otter's assignment name (None without one) and
+    ``[[cell index, source], ...]`` of its code cells, magics and otter calls removed."""
+
+    assignment: str | None
+    cells: list[list]
 
 
-def notebook_cells(data: bytes) -> list[list]:
-    """``[[cell index, source], ...]`` of a notebook's code cells, lines that talk to otter and
-    IPython magics removed. Deeply nested or huge-number outputs and metadata are tolerated
-    (they are not graded); bytes that are not UTF-8 become U+FFFD."""
+def parse_submission(data: bytes) -> Submission:
+    """Parse a notebook's bytes once (outside any time limit: the parent does it before the
+    sandbox starts). Deeply nested or huge-number outputs and metadata are tolerated (they are
+    not graded); bytes that are not UTF-8 become U+FFFD. ``ValueError`` when it is not a
+    notebook or holds more than ``CODE_CAP`` characters of code."""
     text = data.decode("utf-8", errors="replace").lstrip("\ufeff")
     nb = parse_json(text, max_depth=64, lenient=True)
     cells = nb.get("cells") if isinstance(nb, dict) else None
     if not isinstance(cells, list):
         raise ValueError("not a notebook: no list of cells")
+    return Submission(_otter_name(nb), _code_cells(cells))
+
+
+def assignment_of(name: str, submission: Submission | None, names: list[str]) -> str | None:
+    """The assignment a notebook belongs to: otter's metadata, else a name in the file name
+    (only that where the notebook could not be parsed: ``submission`` None)."""
+    if submission is not None and submission.assignment in names:
+        return submission.assignment
+    return next((n for n in sorted(names, key=len, reverse=True) if n in name), None)
+
+
+def notebook_cells(data: bytes) -> list[list]:
+    """The code cells of a notebook's bytes (:func:`parse_submission`)."""
+    return parse_submission(data).cells
+
+
+def _code_cells(cells: list) -> list[list]:
     out, size = [], 0
     for i, cell in enumerate(cells):
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
@@ -99,6 +120,15 @@ def notebook_cells(data: bytes) -> list[list]:
             raise ValueError(f"more than {CODE_CAP} characters of code")
         out.append([i, code])
     return out
+
+
+def _otter_name(nb) -> str | None:
+    """otter's ``metadata.otter.assignment_name``, if the notebook has one."""
+    try:
+        name = nb["metadata"]["otter"]["assignment_name"]
+    except (KeyError, TypeError):
+        return None
+    return name if isinstance(name, str) else None
 
 
 def without_magics(source: str) -> str:
@@ -186,13 +216,3 @@ def _scan(line: str, depth: int, quote: str | None) -> tuple[int, str | None, bo
 def _at_end(line: str, i: int) -> bool:
     """Whether only the line's end (or the ``\r`` of ``\r\n``) is left from ``i``."""
     return i >= len(line) or (i == len(line) - 1 and line[i] == "\r")
-
-
-def notebook_assignment(data: bytes) -> str | None:
-    """otter's ``metadata.otter.assignment_name``, if the notebook has one."""
-    try:
-        nb = parse_json(data.decode("utf-8", errors="replace").lstrip("\ufeff"), lenient=True)
-        name = nb["metadata"]["otter"]["assignment_name"]
-    except (ValueError, KeyError, TypeError):
-        return None
-    return name if isinstance(name, str) else None

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .collector import Collector
-from .intake import notebook_cells
+from .intake import Submission, parse_submission
 from .safejson import escape
 from .sandbox import (
     ENV,
@@ -77,15 +77,21 @@ class RunInfo:
 
 
 def run_notebook(data: bytes, cases, *, time_limit: float = TIME_LIMIT, sandboxed: bool = True,
-                 public_tests: Path | None = None, slot: int = 0) -> RunInfo:
-    """Run a notebook's code cells then ``cases`` (hidden probes); report what came back.
-    ``sandboxed=False`` runs the same child without bubblewrap: for trusted notebooks only."""
-    start = time.perf_counter()
+                 public_tests: Path | None = None, slot: int = 0,
+                 submission: Submission | None = None, helpers: list[str] = ()) -> RunInfo:
+    """Run a notebook's code cells, then ``helpers`` (the key's copy of the notebook's own
+    code cells, restored over whatever the submission rebound), then ``cases`` (hidden
+    probes); report what came back. ``submission``: ``data`` already parsed
+    (:func:`.intake.parse_submission`), else it is parsed here; either way the time limit
+    starts after parsing. ``sandboxed=False`` runs the same child without bubblewrap: for
+    trusted notebooks only."""
     try:
-        cells = notebook_cells(data)
+        cells = (submission or parse_submission(data)).cells
     except ValueError as e:
-        return RunInfo("unreadable", time.perf_counter() - start, notes=[escape(e, 200)])
-    spec = {"cells": cells, "cases": [{"id": c.id, "code": c.code} for c in cases],
+        return RunInfo("unreadable", 0.0, notes=[escape(e, 200)])
+    start = time.perf_counter()
+    spec = {"cells": cells, "helpers": list(helpers),
+            "cases": [{"id": c.id, "code": c.code} for c in cases],
             "cell_timeout": min(CELL_TIMEOUT, time_limit / 2)}
     spec_bytes = json.dumps(spec, ensure_ascii=True).encode()
     return _spawn(spec_bytes, [c.id for c in cases], time_limit=time_limit, notebook=data,
