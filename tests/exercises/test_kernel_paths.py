@@ -3,7 +3,9 @@
 numbers or more already differs in its last bits), so a key that depends on the path costs
 correct students points on an instructor's other machine. ``ATEN_CPU_CAPABILITY`` is the one
 variable of the grader's environment that reaches a run (``sandbox.PASSED_ENV``); here every
-reference solution is graded on the ``default`` path, whichever path the keys were made on.
+reference solution (full marks) and every blank notebook (none) is graded on the ``default``
+path, whichever path the keys were made on; the batch of ``conftest`` grades both on the native
+path.
 """
 
 from __future__ import annotations
@@ -16,14 +18,14 @@ from course_rnn.grading import grade_folder
 from course_rnn.grading.runner import sandbox_problem
 from course_rnn.grading.sandbox import PASSED_ENV, bwrap_options, passed_env
 
-from .conftest import ASSIGNMENTS, EXERCISES, TIME_LIMIT, code, solution
+from .conftest import ASSIGNMENTS, EXERCISES, TIME_LIMIT, code, solution, student
 
 REPORT_PATH = ("import torch\n"
                "raise RuntimeError('capability=' + torch.backends.cpu.get_cpu_capability())")
 
 
 @pytest.mark.slow
-def test_every_reference_gets_full_marks_on_the_default_kernel_path(tmp_path, monkeypatch):
+def test_references_full_marks_blanks_none_on_the_default_kernel_path(tmp_path, monkeypatch):
     monkeypatch.setenv("ATEN_CPU_CAPABILITY", "default")
     folder = tmp_path / "submissions"
     folder.mkdir()
@@ -31,13 +33,17 @@ def test_every_reference_gets_full_marks_on_the_default_kernel_path(tmp_path, mo
         nb = solution(name)
         nb["cells"].append(code(REPORT_PATH))
         (folder / f"reference_{name}.ipynb").write_text(json.dumps(nb))
+        (folder / f"blank_{name}.ipynb").write_text(json.dumps(student(name)))
     results = grade_folder(folder, None, EXERCISES, time_limit=TIME_LIMIT, jobs=2,
                            sandboxed=sandbox_problem() is None)
-    assert len(results) == len(ASSIGNMENTS)
+    assert len(results) == 2 * len(ASSIGNMENTS)
     for r in results:
         notes = "; ".join(r.run.notes)
-        assert "capability=DEFAULT" in notes, (r.submission, notes)  # it reached the child
         assert r.run.status == "ok", (r.submission, notes)
+        if r.submission.startswith("blank_"):
+            assert r.total == 0, (r.submission, notes)
+            continue
+        assert "capability=DEFAULT" in notes, (r.submission, notes)  # it reached the child
         assert r.total == sum(r.max_points.values()) > 0, (r.submission, notes)
 
 
