@@ -90,6 +90,19 @@ def _overrides(experiment, pairs: list[tuple[str, str]]) -> dict | None:
     return dict(pairs) if pairs else None
 
 
+def check_overrides(name: str, scale: str, pairs: list[tuple[str, str]]) -> None:
+    """ValueError naming the setting when a ``--set`` pair does not fit experiment ``name`` at
+    ``scale``: checked against its typed settings before torch is imported (a repeated key is
+    refused too: which one was meant?)."""
+    keys = [key for key, _ in pairs]
+    repeated = sorted({key for key in keys if keys.count(key) > 1})
+    if repeated:
+        raise ValueError(f"--set {', '.join(repeated)} given more than once")
+    from .experiments import check_overrides as check
+
+    check(name, scale, dict(pairs))
+
+
 def _listing(experiments) -> str:
     width = max(map(len, experiments))
     return "\n".join(f"  {name:{width}s}  {e.title} (chapter {e.chapter})"
@@ -172,13 +185,15 @@ def replicate(args, names) -> int:
     if args.settings and args.experiment == "all":
         raise ValueError("--set applies to one experiment: each has its own settings")
     if args.scale == "full":  # only some experiments have it: say which before any work
-        from .experiments import get_experiment
+        from .experiments import has_scale
 
-        lacking = [n for n in chosen if "full" not in (get_experiment(n).settings or {})]
+        lacking = [n for n in chosen if not has_scale(n, "full")]
         if lacking:
             raise ValueError(f"no 'full' scale for {', '.join(lacking)} (only where the "
                              "paper's size is out of a 2-core CPU's reach in an hour): use "
                              "--scale quick or paper")
+    if args.settings:  # a bad --set: refused before torch is imported
+        check_overrides(args.experiment, args.scale, args.settings)
     for name in chosen:  # refuse a folder that cannot take the results before any work
         check_output_folder(_out_folder(args, name), args.overwrite, create=True)
 

@@ -24,7 +24,12 @@ name                       module                                 chapter
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import importlib.util
+import sys
+from collections.abc import Iterator, Mapping
+from pathlib import Path
 
 #: Every experiment's name and the module that holds it, in the order of the book. The CLI checks
 #: names against this table before it imports anything heavy (torch, matplotlib, the models).
@@ -65,10 +70,54 @@ def get_experiment(name: str):
     return next(e for e in module.EXPERIMENTS if e.name == name)
 
 
+@contextlib.contextmanager
+def _scales_of(name: str) -> Iterator:
+    """The :class:`~.settings.Scales` of experiment ``name``. When its package is not imported
+    yet, its ``settings.py`` is read alone (it imports no torch, matplotlib or experiment code:
+    the tables of ``course_rnn.models`` and :mod:`.settings` only), lent to ``sys.modules`` for
+    the ``with`` block (the settings' type hints are resolved there) and taken back after, so
+    that importing the experiment later runs its package as usual."""
+    if name not in NAMES:
+        raise ValueError(f"unknown experiment {name!r}: choose one of {', '.join(NAMES)}")
+    package = f"{__name__}.{NAMES[name]}"
+    if package in sys.modules:
+        yield get_experiment(name).settings
+        return
+    spec = importlib.util.spec_from_file_location(
+        f"{package}.settings", Path(__file__).parent / NAMES[name] / "settings.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    try:
+        spec.loader.exec_module(module)
+        from .settings import Scales
+
+        yield next(v for v in vars(module).values()
+                   if isinstance(v, Scales) and v.kind.experiment == name)
+    finally:
+        sys.modules.pop(spec.name, None)
+
+
+def check_overrides(name: str, scale: str, overrides: Mapping | None) -> None:
+    """ValueError naming the setting when ``overrides`` (``--set`` texts or values) do not fit
+    the settings of experiment ``name`` at ``scale`` (an unknown name, a bad value, a rule
+    between settings), exactly as ``run`` would say it, but before torch or the experiment is
+    imported: the command line refuses a bad ``--set`` at once."""
+    with _scales_of(name) as scales:
+        scales.at(scale, overrides)
+
+
+def has_scale(name: str, scale: str) -> bool:
+    """Whether experiment ``name`` has settings for ``scale`` (read as :func:`check_overrides`
+    reads them, without importing torch)."""
+    with _scales_of(name) as scales:
+        return scale in scales
+
+
 def __getattr__(name: str):
     if name in _LAZY:
         return getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = ["NAMES", "MODULES", "all_experiments", "get_experiment", *_LAZY]
+__all__ = ["NAMES", "MODULES", "all_experiments", "get_experiment", "check_overrides",
+           "has_scale", *_LAZY]

@@ -36,30 +36,16 @@ import numpy as np
 import torch
 
 from ..analysis.report import markdown_table
-from ..checks import check_positive, is_integer
 from ..training import History, converged, progress_enabled
 from ..utils import machine_facts
 from .output import check_output_folder
 from .settings import SCALES as SCALES  # the scales and their old names: settings.py
 from .settings import normalise_scale as normalise_scale
+from .settings import seed_list as seed_list  # light: the settings of tabor-table4 use it
 
 if TYPE_CHECKING:
     from .records import Record
     from .settings import Scales, Settings
-
-
-def seed_list(seeds: int | Iterable[int] | None, default: int) -> list[int]:
-    """Seeds as a list: an int N means seeds 0 … N-1, None means ``default`` of them."""
-    if seeds is None:
-        seeds = default
-    if isinstance(seeds, bool):
-        raise ValueError(f"seeds must be a count or a list of integers, got {seeds!r}")
-    if is_integer(seeds):
-        return list(range(check_positive(seeds, "the number of seeds")))
-    seeds = list(seeds)
-    if not seeds or not all(is_integer(s) for s in seeds):
-        raise ValueError(f"seeds must be a non-empty list of integers, got {seeds!r}")
-    return [int(s) for s in seeds]
 
 
 def steps(iterable: Iterable, total: int | None = None, desc: str = "",

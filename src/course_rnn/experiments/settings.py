@@ -44,6 +44,8 @@ from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 
+from ..checks import check_positive, is_integer
+
 #: The scales, in this order. Every experiment has "quick" and "paper" (:data:`REQUIRED`);
 #: "full" only where the paper's size is out of a 2-core CPU's reach in an hour: as close to
 #: the paper as that hour allows, its settings saying what was cut and why.
@@ -60,6 +62,20 @@ def normalise_scale(scale: str | None) -> str:
     if scale not in SCALES:
         raise ValueError(f"unknown scale {scale!r}: choose one of {', '.join(SCALES)}")
     return scale
+
+
+def seed_list(seeds: int | Iterable[int] | None, default: int) -> list[int]:
+    """Seeds as a list: an int N means seeds 0 … N-1, None means ``default`` of them."""
+    if seeds is None:
+        seeds = default
+    if isinstance(seeds, bool):
+        raise ValueError(f"seeds must be a count or a list of integers, got {seeds!r}")
+    if is_integer(seeds):
+        return list(range(check_positive(seeds, "the number of seeds")))
+    seeds = list(seeds)
+    if not seeds or not all(is_integer(s) for s in seeds):
+        raise ValueError(f"seeds must be a non-empty list of integers, got {seeds!r}")
+    return [int(s) for s in seeds]
 
 
 # -- one field's rule -----------------------------------------------------------------------------
@@ -181,7 +197,9 @@ def coerce(name: str, value, kind):
     if kind is int and isinstance(value, (int, np.integer)) and not isinstance(value, bool):
         return int(value)
     if kind is float and isinstance(value, (int, float, np.integer, np.floating)) \
-            and not isinstance(value, bool) and not math.isnan(value):
+            and not isinstance(value, bool):
+        if not math.isfinite(value):
+            raise ValueError(f"setting {name!r} must be a finite number, got {value!r}")
         return float(value)
     if kind is str and isinstance(value, str):
         return value

@@ -25,4 +25,6 @@ PAPER_MIXTURE = 252
 BROWN_TRAIN_WORDS = 800_000
 BROWN_EPOCHS = (10, 20)
 BROWN_VOCAB = 16_383
-BROWN_MIN_COUNT = 4  # "frequency ≤ 3" merged: a word is kept when seen at least 4 times
+# "frequency ≤ 3" merged: a word is kept when seen at least 4 times (BROWN_MIN_COUNT, defined in
+# .settings so that the settings are read without importing this package: the CLI checks --set)
+from .settings import BROWN_MIN_COUNT as BROWN_MIN_COUNT  # noqa: E402

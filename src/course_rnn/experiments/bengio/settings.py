@@ -8,7 +8,10 @@ from typing import ClassVar
 
 from ...checks import is_integer
 from ..settings import Scales, Settings, setting
-from .paper import BROWN_MIN_COUNT
+
+#: Words of frequency ≤ 3 merged (Bengio et al. 2003, §4): a word is kept when seen at least 4
+#: times (re-exported by :mod:`.paper`, beside the paper's other numbers).
+BROWN_MIN_COUNT = 4
 
 #: MLP variant -> direct connections (``W x``)?
 VARIANTS = {"no direct": False, "direct": True}

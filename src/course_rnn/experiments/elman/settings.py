@@ -6,8 +6,11 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from ...models import MODEL_KINDS
-from ...training import OPTIMIZERS
 from ..settings import Scales, Settings, setting
+
+#: The names of :data:`course_rnn.training.OPTIMIZERS` (repeated so that the settings are read
+#: without torch: the CLI checks ``--set`` first; a test keeps the two equal).
+OPTIMIZER_NAMES = ("adam", "sgd", "rmsprop")
 
 #: The two training regimes: sentences (each its own string) and Elman's unbroken stream.
 REGIMES = ("sentences", "stream")
@@ -42,7 +45,7 @@ class ElmanSettings(Settings):
     hidden: int = setting(at_least=1)
     sentences: int = setting(at_least=1)
     epochs: int = setting(at_least=1)
-    optimizer: str = setting(one_of=OPTIMIZERS)
+    optimizer: str = setting(one_of=OPTIMIZER_NAMES)
     sentences_regime: tuple[int, float] = setting(**_REGIME)
     stream_regime: tuple[int, float] = setting(**_REGIME)
     chunk: int = setting(at_least=1)

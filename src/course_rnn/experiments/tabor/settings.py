@@ -7,8 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ..replication import seed_list
-from ..settings import Scales, Settings, setting
+from ..settings import Scales, Settings, seed_list, setting
 
 #: The seed counts of the groups of runs (a count N means seeds 0 … N−1).
 SEED_KEYS = ("seeds", "eos_seeds", "equal_rate_seeds", "hc_seeds")
@@ -55,7 +54,7 @@ class TaborSettings(Settings):
     eval_every: int = setting(at_least=1)
     plateau_patience: int = setting(at_least=1)
     plateau_min_delta: float = setting(above=0)
-    hc_radii: tuple[float, ...] = setting(above=0)
+    hc_radii: tuple[float, ...] = setting(above=0, non_empty=True)
     hc_steps: int = setting(at_least=1)
 
     def check(self) -> None:
