@@ -1,0 +1,187 @@
+"""Bad calls to the public API get a clear error that names the argument (issue 27, part 6).
+
+One or two representative calls per class of mistake that ``benchmarks/api_audit.py`` found
+ending in a deep traceback or silently accepted; the audit itself runs every generated case.
+A few odd but valid calls still work."""
+
+import math
+import os
+import subprocess
+import sys
+
+import pytest
+import torch
+
+from course_rnn import corpus as C
+from course_rnn import languages as L
+from course_rnn import metrics as X
+from course_rnn import models as M
+from course_rnn import training as T
+from course_rnn.checks import check_items, check_number, check_seed
+
+NAN, INF = float("nan"), float("inf")
+LANG = L.AnBn(max_n=3)
+VOCAB = L.Vocab(LANG.alphabet)
+TRAIN = LANG.sample(4, seed=0)
+
+
+def srn(**kw):
+    return M.build_model("srn", **{"vocab_size": len(VOCAB), "hidden_size": 2, "seed": 0, **kw})
+
+
+def fit(**kw):
+    return T.fit(kw.pop("model", None) or srn(), kw.pop("task", VOCAB), kw.pop("train", TRAIN),
+                 **{"epochs": 1, "progress": False, "until": T.Plateau(patience=1), **kw})
+
+
+BAD_CALLS = {
+    # languages
+    "make_language kwarg": (lambda: L.make_language("cross_serial", max_n=3), TypeError, "max_n"),
+    "Dyck pairs": (lambda: L.Dyck(None), TypeError, "pairs"),
+    "Palindrome alphabet": (lambda: L.Palindrome(5), TypeError, "alphabet"),
+    "sample seed": (lambda: LANG.sample(3, seed=-1), ValueError, "seed must be an integer ≥ 0"),
+    "Vocab type": (lambda: L.Vocab(5), TypeError, "alphabet"),
+    "Vocab symbol": (lambda: L.Vocab(["a", 3]), ValueError, "alphabet"),
+    "make_batch vocab": (lambda: L.make_batch(5, ["ab"]), TypeError, "vocab must be a Vocab"),
+    "make_batch seqs": (lambda: L.make_batch(VOCAB, None), TypeError, "seqs"),
+    "iterate_batches size": (lambda: list(L.iterate_batches(VOCAB, TRAIN, 2.5)), ValueError,
+                             "batch_size must be a positive integer, got 2.5"),
+    # models
+    "build_model kwarg": (lambda: srn(hiddn_size=3), TypeError, "hiddn_size"),
+    "model seed": (lambda: srn(seed=-1), ValueError, "seed must be an integer ≥ 0"),
+    "FLNN init_range": (lambda: M.build_model("flnn", vocab_size=5, init_range=INF), ValueError,
+                        "init_range must be a finite number ≥ 0, got inf"),
+    "FLNN rbf_variance": (lambda: M.build_model("flnn", vocab_size=5, rbf_variance="1"),
+                          ValueError, "rbf_variance"),
+    "URN init_range": (lambda: M.build_model("urn", vocab_size=4, hidden_size=4,
+                                             init_range=NAN), ValueError, "init_range"),
+    "DecayRNN fraction": (lambda: M.build_model("decay_rnn", vocab_size=4,
+                                                excitatory_fraction=True),
+                          ValueError, "excitatory_fraction"),
+    "FLNN no step": (lambda: M.build_model("flnn", vocab_size=5)(torch.zeros(1, 0, dtype=int)),
+                     ValueError, "inputs must have at least one time step"),
+    # training: fit
+    "fit task": (lambda: fit(task=5), TypeError, "task (the second argument of fit)"),
+    "fit train str": (lambda: fit(train="aabb"), TypeError, "train set"),
+    "fit valid int": (lambda: fit(valid=5), TypeError, "valid set"),
+    "fit lr inf": (lambda: fit(lr=INF), ValueError, "lr must be a positive number"),
+    "fit clip inf": (lambda: fit(clip=INF), ValueError, "clip must be a positive number"),
+    "fit weight_decay": (lambda: fit(weight_decay=INF), ValueError, "weight_decay"),
+    "fit lr_factors": (lambda: fit(lr_factors=["rnn"]), TypeError, "lr_factors must be a mapping"),
+    "fit init": (lambda: fit(init=5), TypeError, "init must be a function"),
+    "fit restore_best": (lambda: fit(restore_best="yes"), ValueError, "restore_best"),
+    "fit progress": (lambda: fit(progress=2), ValueError, "progress"),
+    "fit seed": (lambda: fit(seed=-1), ValueError, "seed must be an integer ≥ 0"),
+    "fit metrics": (lambda: fit(metrics={"m": 5}), TypeError, "metrics['m']"),
+    "fit step_metrics": (lambda: fit(step_metrics=5), TypeError, "step_metrics"),
+    "fit checkpoint": (lambda: fit(checkpoint=5), TypeError, "checkpoint must be a path"),
+    # criteria and schedules
+    "Plateau metric": (lambda: T.Plateau(metric=5), ValueError, "metric"),
+    "Plateau floor": (lambda: T.Plateau(floor=NAN), ValueError, "floor"),
+    "Target value": (lambda: T.Target("train_accuracy", INF), ValueError, "value"),
+    "Optimum metric": (lambda: T.Optimum(0.1, metric=""), ValueError, "metric"),
+    "ReduceOnPlateau min_lr": (lambda: fit(schedule=T.ReduceOnPlateau(min_lr=-1)), ValueError,
+                               "ReduceOnPlateau.min_lr"),
+    "Cosine min_lr": (lambda: fit(schedule=T.Cosine(min_lr=INF)), ValueError, "Cosine.min_lr"),
+    "normal_embeddings": (lambda: T.normal_embeddings(INF), ValueError, "std"),
+    "evaluate_loss strings": (lambda: T.evaluate_loss(srn(), VOCAB, 5), TypeError, "strings"),
+    "perplexity batch": (lambda: T.perplexity(srn(), VOCAB, TRAIN, batch_size=0), ValueError,
+                         "batch_size"),
+    # metrics
+    "optimal_loss str": (lambda: X.optimal_loss("ab"), TypeError, "strings"),
+    "logits batch": (lambda: X.next_symbol_logits(srn(), VOCAB, TRAIN, -1), ValueError,
+                     "batch_size"),
+    "logits model": (lambda: X.next_symbol_logits(5, VOCAB, TRAIN), TypeError, "model"),
+    "anbn max_n": (lambda: X.anbn_generalisation(srn(), VOCAB, 2.5), ValueError, "max_n"),
+    "anbn letters": (lambda: X.anbn_generalisation(srn(), VOCAB, 2, "abc"), ValueError,
+                     "letters"),
+    "agreement empty": (lambda: X.agreement_accuracy(srn(), VOCAB, []), ValueError, "examples"),
+    "dyck no closer": (lambda: X.dyck_closing_accuracy(
+        M.build_model("srn", vocab_size=len(L.Vocab(L.Dyck().alphabet))), L.Dyck(),
+        L.Vocab(L.Dyck().alphabet), [""]), ValueError, "no closing bracket"),
+    # corpus
+    "read_corpus": (lambda: C.read_corpus("/no/such/file"), FileNotFoundError, "/no/such/file"),
+    "split fractions": (lambda: C.split_corpus([["a"]] * 10, fractions=(NAN, 0.5, 0.5)),
+                        ValueError, "fractions"),
+    "split seed": (lambda: C.split_corpus([["a"]] * 10, seed="x"), ValueError, "seed"),
+    "build_vocab": (lambda: C.build_vocab(5), TypeError, "tokens"),
+    "map_unknown vocab": (lambda: C.map_unknown([["a"]], 5), TypeError, "vocab"),
+}
+
+
+@pytest.mark.parametrize("call, error, message", BAD_CALLS.values(), ids=BAD_CALLS)
+def test_a_bad_call_names_its_argument(call, error, message):
+    with pytest.raises(error) as raised:
+        call()
+    assert message in str(raised.value)
+
+
+def test_the_shared_checks_say_what_was_expected():
+    with pytest.raises(ValueError, match="lr must be a finite number > 0, got inf"):
+        check_number(INF, "lr", above=0)
+    with pytest.raises(ValueError, match=r"share must be a finite number ≥ 0 and ≤ 1, got 2"):
+        check_number(2, "share", at_least=0, at_most=1)
+    assert check_number(None, "floor", optional=True) is None
+    assert check_seed(None, optional=True) is None and check_seed(3) == 3
+    with pytest.raises(TypeError, match=r"strings must be a list of strings \(a list of them"):
+        check_items("ab", "strings")
+    with pytest.raises(ValueError, match="train must hold at least one"):
+        check_items([], "train")
+
+
+@pytest.mark.parametrize("text, message", [
+    ("models=[]", "setting 'models' must not be empty"),
+    ("lr=Infinity", "setting 'lr' must be a finite number, got inf"),
+    ("nosuch=1", "unknown setting(s) 'nosuch' for anbn"),
+])
+def test_a_bad_set_is_refused_before_torch_is_imported(text, message, tmp_path):
+    """Exit code 2, the setting named, and neither torch nor the experiment imported."""
+    probe = ("import sys\n"
+             "from course_rnn.cli import main\n"
+             f"try:\n    main(['replicate', 'anbn', '--set', {text!r}, '--out', 'out'])\n"
+             "except SystemExit as exit_:\n    code = exit_.code\n"
+             "print(code, 'torch' in sys.modules, 'course_rnn.experiments.anbn' in sys.modules)\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          cwd=tmp_path, timeout=300, env={**os.environ, "COURSE_RNN_PROGRESS": "0"})
+    assert done.stdout.split() == ["2", "False", "False"], done.stderr[-2000:]
+    assert message in done.stderr and not (tmp_path / "out").exists()
+
+
+def test_every_experiments_settings_are_read_without_torch():
+    probe = ("import sys\n"
+             "from course_rnn.experiments import NAMES, check_overrides, has_scale\n"
+             "for name in NAMES:\n    check_overrides(name, 'quick', None)\n"
+             "    has_scale(name, 'paper')\n"
+             "print('torch' in sys.modules, sorted(m for m in sys.modules\n"
+             "      if m.startswith('course_rnn.experiments.') and m.count('.') > 2))\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          timeout=300)
+    assert done.stdout.split() == ["False", "[]"], done.stderr[-2000:]
+
+
+def test_the_light_settings_check_agrees_with_the_experiment():
+    from course_rnn.experiments import check_overrides, get_experiment
+
+    check_overrides("tabor-table4", "quick", {"hc_radii": "0.1,0.01"})
+    with pytest.raises(ValueError, match="setting 'hc_radii' must not be empty"):
+        check_overrides("tabor-table4", "quick", {"hc_radii": "[]"})
+    with pytest.raises(ValueError, match="setting 'hc_radii' must not be empty"):
+        get_experiment("tabor-table4").settings.at("quick", {"hc_radii": "[]"})
+
+
+def test_elmans_optimizer_names_are_the_trainings():
+    from course_rnn.experiments.elman.settings import OPTIMIZER_NAMES
+
+    assert OPTIMIZER_NAMES == tuple(T.OPTIMIZERS)
+
+
+def test_odd_but_valid_calls_still_work():
+    assert LANG.sample(0) == [] and not LANG.is_member("")
+    assert fit(batch_size=None, eval_every=3).converged in (True, False)
+    assert len(fit(min_epochs=0.5)) >= 1
+    for kind in ("urn", "matrix_rnn", "srn"):  # an empty batch gives empty logits
+        model = M.build_model(kind, vocab_size=4, hidden_size=4, seed=0)
+        assert model(torch.zeros(0, 3, dtype=torch.long)).shape == (0, 3, 4)
+    assert math.isfinite(X.optimal_loss([""]))
+    assert M.build_model("flnn", vocab_size=5, init_range=0.0) is not None  # zeros allowed
+    assert M.build_model("urn", vocab_size=4, hidden_size=None).hidden_size == 50
