@@ -119,3 +119,26 @@ def test_one_submission_that_breaks_scoring_costs_only_its_own_row(tmp_path, mon
     assert rows["boom_ch03_lstm_cell.ipynb"].total == 10
     text = csv_path.read_text()
     assert len(text.splitlines()) == 4 and "scoring error" in text
+
+
+def test_what_the_parent_holds_of_one_submission_is_sized_by_the_key():
+    """Result lines longer than 16 times the key's largest value cannot match it: they are
+    skipped unparsed (one such submission once held 377 MB of the parent's memory)."""
+    import tracemalloc
+
+    from course_rnn.grading.collector import Collector, report_caps
+
+    key = json.loads((EXERCISES / "autograder" / "ch03_lstm_cell" / "expected.json").read_text())
+    caps = report_caps(key)
+    assert caps == {"line_cap": 64 * 2**10, "results_cap": 64 * 2**10 * (len(key) + 4)}
+    collector = Collector(0, 1, None, set(key), bwrap_pid=0, **caps)
+    items = ", ".join(['{"t": "int", "v": 0}'] * 200_000)  # 4 MB: the old line cap
+    tracemalloc.start()
+    for case in key:
+        collector._results(b'{"id": "%s", "value": {"t": "list", "items": [%s]}}\n'
+                           % (case.encode(), items.encode()))
+    collector._results(b'{"id": "q3/1", "value": %s}\n' % json.dumps(key["q3/1"]).encode())
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert collector.malformed == len(key) and list(collector.records) == ["q3/1"]
+    assert peak < 20 * 2**20, peak

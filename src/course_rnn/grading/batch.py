@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .assignments import Assignment, load_assignment
+from .collector import report_caps
 from .intake import Submission, assignment_of, parse_submission, read_submission, submissions
 from .locate import find_exercises
 from .runner import (
@@ -71,7 +72,8 @@ def _grade(name: str, data: bytes, submission: Submission, assignment: Assignmen
            time_limit: float, sandboxed: bool, root: Path, slot: int) -> Result:
     run = run_notebook(data, assignment.cases, time_limit=time_limit, sandboxed=sandboxed,
                        public_tests=root / "student" / assignment.name / "tests",
-                       slot=slot, submission=submission, helpers=assignment.helpers)
+                       slot=slot, submission=submission, helpers=assignment.helpers,
+                       caps=report_caps(assignment.expected))
     try:
         points, notes = score(assignment, run.records)
     except Exception as e:  # noqa: BLE001 – what one submission reported costs only its row

@@ -1,7 +1,8 @@
 """The parent's side of a run's pipes: what came out of a sandbox, read without trusting it.
 
 The parent reads at most ``OUTPUT_CAP`` bytes of output and result lines of at most ``LINE_CAP``
-bytes each (``RESULTS_CAP`` in all, ``MAX_RECORDS`` records) from a pipe, parses each with depth
+bytes each (``RESULTS_CAP`` in all, ``MAX_RECORDS`` records) from a pipe — less when the key is
+known: :func:`report_caps` sizes both to the largest value the key holds — parses each with depth
 and number limits (:func:`.safejson.parse_json`) into a fixed schema; a line that fails is
 ignored (its case scores 0). From bwrap's info pipe it learns the sandbox's PID 1 and holds it
 through a pidfd at once, so that :mod:`.runner` can kill it and wait for it without a race.
@@ -9,6 +10,7 @@ through a pidfd at once, so that :mod:`.runner` can kill it and wait for it with
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import selectors
@@ -24,13 +26,25 @@ RESULTS_CAP = 32 * 2**20  # bytes of accepted result lines
 MAX_RECORDS = 10_000
 
 
+def report_caps(expected: dict) -> dict[str, int]:
+    """Result-line caps for an assignment whose key is ``expected``: a line may be 16 times
+    the key's largest (at least 64 KiB; a value much longer than any key's cannot match it),
+    and all lines together that times the number of cases and 4 (cell errors). Bounds what
+    the parent holds of one submission (≈ 10 bytes of Python objects per byte of JSON)."""
+    largest = max((len(json.dumps({"id": case, "value": value}))
+                   for case, value in expected.items()), default=0)
+    line = min(LINE_CAP, max(64 * 2**10, 16 * largest))
+    return {"line_cap": line, "results_cap": min(RESULTS_CAP, line * (len(expected) + 4))}
+
+
 class Collector(threading.Thread):
     """Reads the sandbox's output (keeps the start), its result lines (bounded, parsed
     strictly) and bwrap's info (PID 1's pid) until every writer is gone."""
 
     def __init__(self, output_fd: int, results_fd: int, info_fd: int | None, ids: set[str],
-                 bwrap_pid: int):
+                 bwrap_pid: int, *, line_cap: int = LINE_CAP, results_cap: int = RESULTS_CAP):
         super().__init__(daemon=True)
+        self.line_cap, self.results_cap = min(line_cap, LINE_CAP), min(results_cap, RESULTS_CAP)
         self.bwrap_pid = bwrap_pid
         self.pidfd: int | None = None
         self.fds = {output_fd: "output", results_fd: "results"}
@@ -102,7 +116,7 @@ class Collector(threading.Thread):
             newline = data.find(b"\n")
             chunk = data if newline < 0 else data[:newline]
             if not self.skipping:
-                if len(self.partial) + len(chunk) > LINE_CAP:
+                if len(self.partial) + len(chunk) > self.line_cap:
                     self.skipping, self.malformed = True, self.malformed + 1
                     self.partial.clear()
                 else:
@@ -118,7 +132,8 @@ class Collector(threading.Thread):
     def _line(self, line: bytes) -> None:
         if not line.strip():
             return
-        if len(self.records) >= MAX_RECORDS or self.accepted_bytes + len(line) > RESULTS_CAP:
+        if (len(self.records) >= MAX_RECORDS
+                or self.accepted_bytes + len(line) > self.results_cap):
             self.dropped += 1
             return
         try:

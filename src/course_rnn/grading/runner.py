@@ -78,13 +78,14 @@ class RunInfo:
 
 def run_notebook(data: bytes, cases, *, time_limit: float = TIME_LIMIT, sandboxed: bool = True,
                  public_tests: Path | None = None, slot: int = 0,
-                 submission: Submission | None = None, helpers: list[str] = ()) -> RunInfo:
+                 submission: Submission | None = None, helpers: list[str] = (),
+                 caps: dict[str, int] | None = None) -> RunInfo:
     """Run a notebook's code cells, then ``helpers`` (the key's copy of the notebook's own
     code cells, restored over whatever the submission rebound), then ``cases`` (hidden
     probes); report what came back. ``submission``: ``data`` already parsed
     (:func:`.intake.parse_submission`), else it is parsed here; either way the time limit
-    starts after parsing. ``sandboxed=False`` runs the same child without bubblewrap: for
-    trusted notebooks only."""
+    starts after parsing. ``caps``: the result-line caps (:func:`.collector.report_caps`).
+    ``sandboxed=False`` runs the same child without bubblewrap: for trusted notebooks only."""
     try:
         cells = (submission or parse_submission(data)).cells
     except ValueError as e:
@@ -95,12 +96,13 @@ def run_notebook(data: bytes, cases, *, time_limit: float = TIME_LIMIT, sandboxe
             "cell_timeout": min(CELL_TIMEOUT, time_limit / 2)}
     spec_bytes = json.dumps(spec, ensure_ascii=True).encode()
     return _spawn(spec_bytes, [c.id for c in cases], time_limit=time_limit, notebook=data,
-                  public_tests=public_tests, sandboxed=sandboxed, slot=slot, start=start)
+                  public_tests=public_tests, sandboxed=sandboxed, slot=slot, start=start,
+                  caps=caps)
 
 
 def _spawn(spec: bytes, ids: list[str], *, time_limit: float, public_tests: Path | None,
            sandboxed: bool, slot: int, notebook: bytes = b"", start: float | None = None,
-           command: list[str] | None = None) -> RunInfo:
+           command: list[str] | None = None, caps: dict[str, int] | None = None) -> RunInfo:
     """Start the child (``command`` instead, to time or test the sandbox itself), collect what
     it reports until it ends or ``time_limit`` passes, kill it and wait until it is gone."""
     start = time.perf_counter() if start is None else start
@@ -133,7 +135,7 @@ def _spawn(spec: bytes, ids: list[str], *, time_limit: float, public_tests: Path
             os.close(fd)
         own = []
         collector = Collector(output_r, results_r, info_r if sandboxed else None, set(ids),
-                              proc.pid)
+                              proc.pid, **(caps or {}))
         collector.start()
         try:
             code = proc.wait(timeout=max(0.1, start + time_limit - time.perf_counter()))
