@@ -6,6 +6,12 @@ Reads the chapter notebooks (no execution, no built site) and writes, per chapte
   spans, MyST directive option lines, roles' targets);
 - code lines: the non-blank lines of the code cells a reader sees (cells tagged
   ``remove-cell`` or ``remove-input`` are hidden on the site and not counted);
+- the main line and the replication notes: the notes are what a reader has to open — Markdown
+  inside a collapsed box of class ``replication-note`` (an admonition with
+  ``:class: dropdown replication-note``) and code cells collapsed on the site (tag ``hide-cell``,
+  or both ``hide-input`` and ``hide-output``); the main line is everything else. Prose words,
+  code lines, figures and tables are counted for each, and the reading time is the main line's
+  (the notes' own time is reported beside it);
 - figures: code cells with a figure caption (``mystnb: figure``); tables: Markdown tables in
   the prose plus shown code cells that display a table (a rough count: a cell calling
   ``table(`` / ``markdown_table`` / building a ``DataFrame``);
@@ -14,10 +20,10 @@ Reads the chapter notebooks (no execution, no built site) and writes, per chapte
 - prompts ("predict, then check" admonitions, class ``predict``), and whether the page has its
   outcomes box (class ``learning-outcomes``) and its key-ideas box (class ``key-ideas``);
 - machinery : ideas in the main line: words about the project's own machinery against words
-  about the ideas the chapter teaches, counted over the prose outside the paper-vs-ours and
-  committed-run sections (``REPLICATION_HEADING``). The two word lists below are a rough proxy
-  for what a sentence is about, not a classifier: "scale" can be Tabor's stack scale, "state"
-  a sentence about the machinery. They are for following a trend, chapter by chapter.
+  about the ideas the chapter teaches, counted over the main line's prose. The two word lists
+  below are a rough proxy for what a sentence is about, not a classifier: "scale" can be
+  Tabor's stack scale, "state" a sentence about the machinery. They are for following a
+  trend, chapter by chapter.
 
 Writes ``benchmarks/results/reading.md`` and ``reading.json``.
 
@@ -41,6 +47,10 @@ SECONDS_PER_FIGURE_OR_TABLE = 30
 OUTCOMES_CLASS = "learning-outcomes"
 KEY_IDEAS_CLASS = "key-ideas"
 PROMPT_CLASS = "predict"
+# The collapsed replication notes (issue 33, item 3): a Markdown box of this class, and code cells
+# hidden behind a toggle on the site.
+NOTE_CLASS = "replication-note"
+COLLAPSED_TAGS = frozenset({"hide-cell"})
 
 # Words about the project's own machinery (a rough proxy; see the docstring).
 MACHINERY_WORDS = frozenset(
@@ -63,7 +73,8 @@ IDEA_WORDS = frozenset(
     brackets""".split()
 )
 
-# A section of the replication (paper-vs-ours tables, committed runs), by its heading.
+# A heading that names the replication (paper-vs-ours tables, committed runs): since the notes are
+# collapsed boxes, no such heading should stand in the main line (tests/test_reading.py).
 REPLICATION_HEADING = re.compile(
     r"paper vs|paper versus|beside bengio|committed|paper's sizes?|papers' sizes?|paper's scale",
     re.IGNORECASE,
@@ -81,6 +92,10 @@ class Page:
     code_lines: int
     figures: int
     tables: int
+    notes_words: int
+    notes_code_lines: int
+    notes_figures: int
+    notes_tables: int
     prompts: int
     outcomes_box: bool
     key_ideas_box: bool
@@ -88,29 +103,39 @@ class Page:
     idea_words: int
     machinery_to_ideas: float
     reading_minutes: float
+    notes_minutes: float
 
 
 def prose_lines(markdown: str) -> list[str]:
     """The lines of prose in a Markdown cell: fenced code blocks (```python …) dropped, MyST
     directives kept but their fence and option lines (``:class: …``) dropped."""
+    return [line for line, _ in classified_lines(markdown)]
+
+
+def classified_lines(markdown: str) -> list[tuple[str, bool]]:
+    """``prose_lines`` with, for each line, whether it lies inside a replication note (a
+    directive whose ``:class:`` holds ``NOTE_CLASS``, at any depth)."""
     lines, in_code = [], False
-    fence_stack: list[str] = []
+    fence_stack: list[list] = []  # [fence, is a note] per open block
     for line in markdown.splitlines():
         match = FENCE.match(line)
         if match:
             rest = line.strip()[len(match.group(1)):].strip()
-            if fence_stack and not rest and match.group(1) == fence_stack[-1]:
+            if fence_stack and not rest and match.group(1) == fence_stack[-1][0]:
                 fence_stack.pop()
                 in_code = False
             elif rest.startswith("{"):  # a directive: its body is prose
-                fence_stack.append(match.group(1))
+                fence_stack.append([match.group(1), False])
             else:  # a code block (``` or ```python)
-                fence_stack.append(match.group(1))
+                fence_stack.append([match.group(1), False])
                 in_code = True
             continue
-        if in_code or re.match(r"^\s*:[\w-]+:", line):
+        option = re.match(r"^\s*:([\w-]+):(.*)$", line)
+        if option and fence_stack and option.group(1) == "class":
+            fence_stack[-1][1] = NOTE_CLASS in option.group(2).split()
+        if in_code or option:
             continue
-        lines.append(line)
+        lines.append((line, any(is_note for _, is_note in fence_stack)))
     return lines
 
 
@@ -132,46 +157,46 @@ def shown(cell: dict) -> bool:
     return not tags & {"remove-cell", "remove-input"}
 
 
+def collapsed(cell: dict) -> bool:
+    """Whether a code cell sits behind a toggle on the site: part of the replication notes."""
+    tags = set(cell.get("metadata", {}).get("tags", []))
+    return bool(tags & COLLAPSED_TAGS) or {"hide-input", "hide-output"} <= tags
+
+
 TABLE_CODE = re.compile(r"\btable\w*\(|markdown_table|DataFrame")
 
 
 def markdown_lines(notebook: dict):
     """Each prose line of the notebook's Markdown cells, with its cell's index and whether it lies
-    in a replication section (a heading matching ``REPLICATION_HEADING``, down to the next
-    heading of the same or a higher level that does not)."""
-    replication_level = None  # the level of the replication heading we are under, if any
+    in the replication notes (inside a box of class ``NOTE_CLASS``)."""
     for index, cell in enumerate(notebook["cells"]):
         if cell["cell_type"] != "markdown":
             continue
-        for line in prose_lines("".join(cell["source"])):
-            heading = HEADING.match(line)
-            if heading:
-                level = len(heading.group(1))
-                if replication_level is not None and level <= replication_level:
-                    replication_level = None
-                if replication_level is None and REPLICATION_HEADING.search(heading.group(2)):
-                    replication_level = level
-            yield index, line, replication_level is not None
+        for line, in_note in classified_lines("".join(cell["source"])):
+            yield index, line, in_note
 
 
 def measure(path: Path) -> Page:
     notebook = json.loads(path.read_text(encoding="utf-8"))
-    prose = main = machinery = ideas = code_lines = figures = tables = prompts = 0
+    prose = main = machinery = ideas = prompts = 0
+    # [main line, notes] each
+    code_lines, figures, tables = [0, 0], [0, 0], [0, 0]
     outcomes = key_ideas = False
     for cell in notebook["cells"]:
         source = "".join(cell["source"])
         if cell["cell_type"] == "code":
+            part = int(collapsed(cell))
             if shown(cell):
-                code_lines += sum(bool(line.strip()) for line in source.splitlines())
-                tables += bool(TABLE_CODE.search(source))
-            figures += "figure" in cell.get("metadata", {}).get("mystnb", {})
+                code_lines[part] += sum(bool(line.strip()) for line in source.splitlines())
+                tables[part] += bool(TABLE_CODE.search(source))
+            figures[part] += "figure" in cell.get("metadata", {}).get("mystnb", {})
         elif cell["cell_type"] == "markdown":
             prompts += has_class(source, PROMPT_CLASS)
             outcomes |= has_class(source, OUTCOMES_CLASS) > 0
             key_ideas |= has_class(source, KEY_IDEAS_CLASS) > 0
     for _, line, in_replication in markdown_lines(notebook):
         if line.lstrip().startswith("|---"):
-            tables += 1
+            tables[int(in_replication)] += 1
         found = words(line)
         prose += len(found)
         if not in_replication:
@@ -180,14 +205,20 @@ def measure(path: Path) -> Page:
             machinery += sum(w in MACHINERY_WORDS for w in lowered)
             machinery += len(MACHINERY_PHRASES.findall(line))
             ideas += sum(w in IDEA_WORDS for w in lowered)
-    minutes = (prose / WORDS_PER_MINUTE + (SECONDS_PER_CODE_LINE * code_lines
-               + SECONDS_PER_FIGURE_OR_TABLE * (figures + tables)) / 60)
+
+    def minutes(part: int, prose_words: int) -> float:
+        return round(prose_words / WORDS_PER_MINUTE + (
+            SECONDS_PER_CODE_LINE * code_lines[part]
+            + SECONDS_PER_FIGURE_OR_TABLE * (figures[part] + tables[part])) / 60, 1)
+
     return Page(
-        chapter=path.stem, prose_words=prose, main_line_words=main, code_lines=code_lines,
-        figures=figures, tables=tables, prompts=prompts, outcomes_box=outcomes,
+        chapter=path.stem, prose_words=prose, main_line_words=main, code_lines=code_lines[0],
+        figures=figures[0], tables=tables[0], notes_words=prose - main,
+        notes_code_lines=code_lines[1], notes_figures=figures[1], notes_tables=tables[1],
+        prompts=prompts, outcomes_box=outcomes,
         key_ideas_box=key_ideas, machinery_words=machinery, idea_words=ideas,
         machinery_to_ideas=round(machinery / ideas, 3) if ideas else float("inf"),
-        reading_minutes=round(minutes, 1),
+        reading_minutes=minutes(0, main), notes_minutes=minutes(1, prose - main),
     )
 
 
@@ -197,8 +228,11 @@ def markdown(pages: list[Page]) -> str:
         "",
         f"Reading time = prose words at {WORDS_PER_MINUTE} a minute + {SECONDS_PER_CODE_LINE} s "
         f"per shown code line + {SECONDS_PER_FIGURE_OR_TABLE} s per figure or table (issue 33's "
-        "formula), from the notebooks. Machinery : ideas counts, in the main line (outside the "
-        "paper-vs-ours and committed-run sections), words about the project's own machinery "
+        "formula), from the notebooks, for the main line: what a reader sees without opening "
+        "anything. The replication notes (Markdown in collapsed boxes of class "
+        "`replication-note`, code cells tagged `hide-cell`) are counted apart, with their own "
+        "time at the same rates. Machinery : ideas counts, in the main line, words about the "
+        "project's own machinery "
         "(verdicts, scales, seeds, committed runs, criteria, twice the budget, paper vs ours, "
         "replication) against words about the ideas (state, gate, counter, stack, attractor, "
         "nesting, gradient, generalise, memory, grammar …): the lists are in the script, and "
@@ -206,18 +240,23 @@ def markdown(pages: list[Page]) -> str:
         "tables in the prose and code cells that display one).",
         "",
         "| chapter | prose words | main line | code lines | figures | tables | reading (min) "
+        "| notes: words, code lines, figures + tables, min "
         "| prompts | outcomes | key ideas | machinery : ideas |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for p in pages:
         lines.append(
             f"| {p.chapter} | {p.prose_words:,} | {p.main_line_words:,} | {p.code_lines} | "
-            f"{p.figures} | {p.tables} | {p.reading_minutes:.1f} | {p.prompts} | "
+            f"{p.figures} | {p.tables} | {p.reading_minutes:.1f} | "
+            f"{p.notes_words:,}, {p.notes_code_lines}, {p.notes_figures + p.notes_tables}, "
+            f"{p.notes_minutes:.1f} | {p.prompts} | "
             f"{'yes' if p.outcomes_box else 'no'} | {'yes' if p.key_ideas_box else 'no'} | "
             f"{p.machinery_words} : {p.idea_words} = {p.machinery_to_ideas:.2f} |"
         )
     total = sum(p.reading_minutes for p in pages)
-    lines += ["", f"All chapters: {total:.0f} minutes of reading by the formula.", ""]
+    notes = sum(p.notes_minutes for p in pages)
+    lines += ["", f"All chapters: {total:.0f} minutes of reading in the main line by the formula, "
+              f"and {notes:.0f} more in the replication notes.", ""]
     return "\n".join(lines)
 
 

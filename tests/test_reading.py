@@ -9,6 +9,8 @@
   paper-vs-ours and committed-run sections.
 - It has at least two "predict, then check" prompts (class ``predict``), each with its answer
   in a dropdown, and each placed before a code cell (the cell whose result it predicts).
+- The main line teaches; the replication is a note (issue 33, item 3): see
+  ``test_the_replication_is_collapsed``.
 """
 
 from __future__ import annotations
@@ -85,6 +87,12 @@ def test_the_chapter_opens_with_its_outcomes_and_times(path: Path):
         f"{path.name}: the box says {stated and stated.group(1)} minutes of reading, "
         f"benchmarks/reading.py measures {measured}: update the box"
     )
+    notes = re.search(r"replication notes add about (\d+) more", box)
+    measured_notes = reading.measure(path).notes_minutes
+    assert notes and abs(int(notes.group(1)) - measured_notes) <= 1, (
+        f"{path.name}: the box must say how long the collapsed replication notes take to read "
+        f"(benchmarks/reading.py measures {measured_notes} minutes)"
+    )
     running = re.search(r"runs in about (\d+) s", box)
     assert running and int(running.group(1)) == round(WALL_S[path.stem]), (
         f"{path.name}: the running time must be benchmarks/results/chapters.json's "
@@ -119,3 +127,78 @@ def test_prompts_come_before_what_they_predict(path: Path):
         assert following is not None and following["cell_type"] == "code", (
             f"{path.name}, cell {index}: a prompt stands right before the cell it predicts"
         )
+
+
+# Code that shows the replication's bookkeeping: a committed run read back (``committed.load``,
+# ``compare_scales``, its provenance line) or an experiment's paper-vs-ours table
+# (``result.table()``, ``dyck_result.table()`` …).
+REPLICATION_CODE = re.compile(
+    r"\bcommitted\.load\(|compare_scales|provenance_line|\b\w*result\.table\(\)"
+)
+
+
+def hidden(cell: dict) -> bool:
+    return "remove-cell" in cell.get("metadata", {}).get("tags", []) or reading.collapsed(cell)
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
+def test_the_replication_is_collapsed(path: Path):
+    """The replication's bookkeeping is in collapsed notes, still executed and checked.
+
+    The rule is read from the notebook, by what a cell *does*, not by where it stands, so that a
+    paper-vs-ours table moved into the main line is caught wherever it lands:
+
+    - every code cell that reads a committed run back or displays a paper-vs-ours table
+      (``REPLICATION_CODE``) is collapsed (tag ``hide-cell``: executed, its output on the page
+      behind a toggle) or removed (``remove-cell``: an executed check);
+    - every check a reader would see (a code cell starting ``# Check`` that is not removed) is
+      collapsed: the checks shown beside the committed runs are notes too;
+    - every collapsed code cell says on its toggle that it is a replication note
+      (``mystnb.code_prompt_show``), so a reader knows what opening it shows;
+    - no heading of the main line names the replication (``reading.REPLICATION_HEADING``:
+      paper vs ours, committed runs, the paper's sizes) — headings cannot sit in a collapsed box,
+      so such a heading would mean a section left open;
+    - the page has one "Replication notes" heading, the Markdown cell under it says in the main
+      line what the replication found before its first note, and every note box
+      (class ``replication-note``) is a dropdown.
+
+    Code cells' sources are not changed by this: their order and text are hashed in
+    ``benchmarks/results/robustness.json`` (tests/test_robustness_record.py).
+    """
+    notebook = json.loads(path.read_text(encoding="utf-8"))
+    cells = notebook["cells"]
+    for index, cell in enumerate(cells):
+        if cell["cell_type"] != "code":
+            continue
+        source = "".join(cell["source"])
+        if REPLICATION_CODE.search(source):
+            assert hidden(cell), f"{path.name}, cell {index}: replication code in the main line"
+        if source.startswith("# Check"):
+            assert hidden(cell), f"{path.name}, cell {index}: a shown check is not collapsed"
+        if reading.collapsed(cell):
+            prompt = cell["metadata"].get("mystnb", {}).get("code_prompt_show", "")
+            assert prompt.startswith("Replication note"), (
+                f"{path.name}, cell {index}: the toggle does not say it is a replication note")
+    headings = [(i, line) for i, line, in_note in reading.markdown_lines(notebook)
+                if reading.HEADING.match(line)]
+    for index, line in headings:
+        assert not reading.REPLICATION_HEADING.search(line), (
+            f"{path.name}, cell {index}: a main-line heading names the replication: {line}")
+    notes_headings = [(i, line) for i, line in headings
+                      if re.match(r"^#{2,3}\s+(\d+\.\s+)?Replication notes$", line)]
+    assert len(notes_headings) == 1, f"{path.name}: one 'Replication notes' heading"
+    index, _ = notes_headings[0]
+    lines = [(line, in_note) for i, line, in_note in reading.markdown_lines(notebook) if i == index]
+    before_first_note = []
+    for line, in_note in lines[1:]:
+        if in_note:
+            break
+        before_first_note += reading.words(line)
+    assert len(before_first_note) >= 10, (
+        f"{path.name}: the main line says what the replication found under its heading")
+    note_boxes = [m for _, source in markdown_cells(notebook)
+                  for m in re.finditer(r"^:class:(.*)$", source, re.MULTILINE)
+                  if reading.NOTE_CLASS in m.group(1).split()]
+    assert note_boxes, f"{path.name}: no replication-note box"
+    assert all("dropdown" in m.group(1).split() for m in note_boxes), (
+        f"{path.name}: a replication note that is not collapsed")
