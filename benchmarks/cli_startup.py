@@ -1,9 +1,11 @@
 """How long does ``python -m course_rnn`` take to reject a bad argument, or to start a run?
 
 A typo should be answered at once, not after torch, matplotlib and every experiment have been
-imported. This script times, as whole processes, a few rejections (unknown experiment, bad
-``--device``, bad ``--seeds``, an output folder that cannot be written) and ``--help``, and writes
-the medians to ``benchmarks/results/cli_startup.json``.
+imported, and ``--help`` or ``list`` should not wait for them either (the experiments' titles come
+from a table, ``course_rnn.experiments.ABOUT``). This script times, as whole processes, a few
+rejections (unknown experiment, bad ``--device``, bad ``--seeds``, an output folder that cannot
+be written), ``--help``, ``replicate --help`` and ``list``, and writes the medians to
+``benchmarks/results/cli_startup.json``.
 
     python benchmarks/cli_startup.py [--repeats 5]
 """
@@ -27,7 +29,9 @@ CASES = {
     "bad --device": ["replicate", "anbn", "--device", "meta"],
     "bad --seeds": ["replicate", "anbn", "--seeds", "0"],
     "unwritable --out": ["replicate", "anbn", "--out", "/proc/course_rnn"],
-    "--help": ["replicate", "--help"],
+    "--help": ["--help"],
+    "replicate --help": ["replicate", "--help"],
+    "list": ["list"],
 }
 
 

@@ -32,10 +32,12 @@ def _names() -> dict[str, str]:
     return NAMES
 
 
-def _experiments():
-    from .experiments import all_experiments
+def _about() -> dict[str, tuple[str, str]]:
+    """Each experiment's (title, chapter), read from a table: listing them imports no
+    experiment, torch or matplotlib, so ``--help`` and ``list`` answer at once."""
+    from .experiments import ABOUT
 
-    return all_experiments()
+    return ABOUT
 
 
 def _positive(text: str) -> int:
@@ -103,22 +105,22 @@ def check_overrides(name: str, scale: str, pairs: list[tuple[str, str]]) -> None
     check(name, scale, dict(pairs))
 
 
-def _listing(experiments) -> str:
-    width = max(map(len, experiments))
-    return "\n".join(f"  {name:{width}s}  {e.title} (chapter {e.chapter})"
-                     for name, e in experiments.items())
+def _listing(about: dict[str, tuple[str, str]]) -> str:
+    width = max(map(len, about))
+    return "\n".join(f"  {name:{width}s}  {title} (chapter {chapter})"
+                     for name, (title, chapter) in about.items())
 
 
 class _Parser(argparse.ArgumentParser):
-    """An ArgumentParser whose help ends with the list of experiments, imported only when the
-    help is actually shown (so that rejecting a bad argument stays fast)."""
+    """An ArgumentParser whose help ends with the list of experiments (their titles from a
+    table: no experiment is imported, so ``--help`` answers at once)."""
 
     listing_tail = ""
 
     def format_help(self) -> str:
-        experiments = _experiments()
-        self.epilog = "experiments:\n" + _listing(experiments) + self.listing_tail.format(
-            pad=" " * (max(map(len, experiments)) - 1))
+        about = _about()
+        self.epilog = "experiments:\n" + _listing(about) + self.listing_tail.format(
+            pad=" " * (max(map(len, about)) - 1))
         return super().format_help()
 
 
@@ -232,7 +234,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser(names)
     args = parser.parse_args(argv)
     if args.command == "list":
-        print(_listing(_experiments()))
+        print(_listing(_about()))
         return 0
     try:
         return replicate(args, names)

@@ -122,6 +122,31 @@ def test_bad_arguments_are_rejected_before_anything_heavy_is_imported(tmp_path):
     assert "invalid choice: 'nope'" in done.stderr
 
 
+def test_the_listing_s_titles_are_the_experiments_own():
+    """--help and list show titles from a table (no experiment imported): the same as theirs."""
+    from course_rnn.experiments import ABOUT
+
+    assert ABOUT == {name: (e.title, e.chapter) for name, e in EXPERIMENTS.items()}
+
+
+@pytest.mark.parametrize("args", [["--help"], ["replicate", "--help"], ["list"]])
+def test_help_and_list_import_nothing_heavy(args, tmp_path):
+    """--help and list answer at once: neither torch, matplotlib nor an experiment is imported
+    (benchmarks/cli_startup.py times them)."""
+    probe = ("import sys\n"
+             "from course_rnn.cli import main\n"
+             f"try:\n    main({args!r})\n"
+             "except SystemExit:\n    pass\n"
+             "heavy = [m for m in ('torch', 'matplotlib', 'course_rnn.experiments.anbn') "
+             "if m in sys.modules]\n"
+             "print('heavy:', *heavy)\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          cwd=tmp_path, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.splitlines()[-1] == "heavy:", done.stdout[-500:]
+    assert "tabor-table4" in done.stdout
+
+
 @pytest.mark.parametrize("where", ["file/below", "/proc/course_rnn_results"])
 def test_an_output_folder_that_cannot_be_written_is_refused_before_any_work(where, tmp_path,
                                                                           capsys):
