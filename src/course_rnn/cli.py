@@ -5,7 +5,8 @@
     python -m course_rnn replicate all --out replications/
     python -m course_rnn list
 
-Each run writes ``results.json`` (every number, the settings, seeds, device and time),
+Each run writes ``results.json`` (every number, the settings, seeds, device and time, and its
+provenance: version, git commit, this command line, date, the ``--set`` overrides),
 ``table.md`` (the paper-vs-ours table) and one PNG per figure into ``--out`` (default
 ``replications/<experiment>-<scale>/``); an existing ``results.json`` is never replaced unless
 ``--overwrite`` is given.
@@ -16,6 +17,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import shlex
 import sys
 from pathlib import Path
 
@@ -176,7 +178,9 @@ def _out_folder(args, name: str) -> Path:
     return args.out / name if args.experiment == "all" else args.out
 
 
-def replicate(args, names) -> int:
+def replicate(args, names, command: str | None = None) -> int:
+    """Run the chosen experiments and save them; ``command`` (the command line as typed) goes
+    into each results.json's provenance, beside the version, commit, date and overrides."""
     from .experiments.output import check_output_folder
 
     chosen = list(names) if args.experiment == "all" else [args.experiment]
@@ -218,6 +222,7 @@ def replicate(args, names) -> int:
         result = experiment.run(scale=args.scale, seeds=args.seeds, device=device,
                                 progress=False if args.quiet else None,
                                 settings=_overrides(experiment, args.settings))
+        result.provenance["command"] = command
         paths = result.save(_out_folder(args, name), overwrite=args.overwrite)
         if result.runs:
             print(f"-- training runs ({len(result.runs) - len(result.unconverged())} of "
@@ -230,6 +235,7 @@ def replicate(args, names) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
     names = _names()
     parser = build_parser(names)
     args = parser.parse_args(argv)
@@ -237,7 +243,7 @@ def main(argv: list[str] | None = None) -> int:
         print(_listing(_about()))
         return 0
     try:
-        return replicate(args, names)
+        return replicate(args, names, shlex.join(["python", "-m", "course_rnn", *argv]))
     except (ValueError, FileExistsError, OSError) as err:
         parser.exit(2, f"python -m course_rnn replicate: error: {err}\n")
     except KeyboardInterrupt:

@@ -2,6 +2,7 @@
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -9,9 +10,10 @@ from pathlib import Path
 import pytest
 import torch
 
+import course_rnn
 from course_rnn.cli import main
 from course_rnn.experiments import all_experiments, get_experiment
-from course_rnn.experiments.replication import VERDICTS, Replication, Row
+from course_rnn.experiments.replication import VERDICTS, Replication, Row, report_markdown
 
 EXPERIMENTS = all_experiments()
 SEVEN = {"bengio-kn", "elman-clusters", "anbn", "decay-rnn-agreement", "tabor-table4",
@@ -281,6 +283,19 @@ def test_replicate_quick_smoke(name, tmp_path):
     saved = Replication(name, results["title"], "quick", [0], results["device"], {},
                         results["numbers"], [Row(**row) for row in results["table"]])
     assert not saved.unrecorded(), "every figure of our column is in results.json"
+    # where it comes from: version, commit, the command as typed, dates, every --set as such;
+    # the table says the scale was changed, and is what results.json makes
+    origin = results["provenance"]
+    assert origin["course_rnn"] == course_rnn.__version__
+    assert origin["commit"] is None or len(origin["commit"]) == 40
+    assert origin["command"] == shlex.join(["python", "-m", "course_rnn", "replicate", name,
+                                            "--scale", "quick", "--seeds", "1", "--out",
+                                            str(out), *overrides])
+    assert origin["started"] <= origin["finished"]
+    assert set(origin["overrides"]) == set(SMOKE[name])
+    assert "scale `quick` with overrides" in table
+    assert "Settings changed from the `quick` scale's with `--set`: " in table
+    assert table == report_markdown(results)
 
 
 def test_replication_save_refuses_a_file_as_folder(tmp_path):

@@ -4,8 +4,11 @@ A replication is a function ``run(scale, seeds, device, progress) -> Replication
 calls it at the book's scale and shows what comes back; ``python -m course_rnn replicate NAME``
 calls the very same function and saves what comes back into a folder:
 
-* ``results.json`` – every number measured (``numbers``), the settings, seeds, device and time;
-* ``table.md`` – the paper-vs-ours table (one :class:`Row` per compared figure);
+* ``results.json`` – every number measured (``numbers``), the settings, seeds, device and time,
+  the machine, and the run's ``provenance`` (:mod:`.provenance`: the package's version and git
+  commit, the command line, when, and every setting changed from the scale's own);
+* ``table.md`` – the paper-vs-ours table (one :class:`Row` per compared figure) under a heading
+  that says how the run was made (a run with changed settings is labelled so);
 * ``<figure>.png`` – each figure.
 
 Scales: ``"quick"`` is what the book runs (a few minutes at most on a laptop CPU; the chapters
@@ -39,6 +42,8 @@ from ..analysis.report import markdown_table
 from ..training import History, converged, progress_enabled
 from ..utils import machine_facts
 from .output import check_output_folder
+from .provenance import KEYS as PROVENANCE_KEYS
+from .provenance import provenance as make_provenance
 from .settings import SCALES as SCALES  # the scales and their old names: settings.py
 from .settings import normalise_scale as normalise_scale
 from .settings import seed_list as seed_list  # light: the settings of tabor-table4 use it
@@ -206,6 +211,9 @@ class Replication:
     artefacts: Any = field(default_factory=dict)  # trained models etc., for the chapter; not saved
     seconds: float = float("nan")
     runs: dict[str, History] = field(default_factory=dict)  # name -> curve + convergence
+    # version, commit, command, dates, overrides (see .provenance); what is missing is filled in
+    # when saved (a Replication made by hand: this code, now, no command, no overrides)
+    provenance: dict = field(default_factory=dict)
 
     def table(self) -> str:
         """The paper-vs-ours table in Markdown."""
@@ -224,11 +232,16 @@ class Replication:
         return [name for name, h in self.runs.items() if not converged(h)]
 
     def markdown(self) -> str:
-        """``table.md``: a heading, how it was run, and the table."""
-        return report_markdown({"title": self.title, "experiment": self.experiment,
-                                "scale": self.scale, "seeds": self.seeds,
-                                "device": self.device, "seconds": self.seconds,
-                                "table": [vars(r) for r in self.rows]})
+        """``table.md``: a heading, how it was run, and the table (what :func:`report_markdown`
+        makes of :meth:`to_json`, as for a saved run)."""
+        return report_markdown(self.to_json())
+
+    def full_provenance(self) -> dict:
+        """:attr:`provenance` with every key of :mod:`.provenance`, what is missing filled in
+        (the package's version and commit, now)."""
+        if all(key in self.provenance for key in PROVENANCE_KEYS):
+            return dict(self.provenance)
+        return {**make_provenance(), **self.provenance}
 
     def unrecorded(self) -> list[str]:
         """Figures printed in the ``ours`` column that appear nowhere in ``numbers``, at their
@@ -257,7 +270,7 @@ class Replication:
             "table": [vars(r) for r in self.rows], "figures": sorted(self.figures),
             "runs": {name: h.to_json(max_points=100) for name, h in self.runs.items()},
             "torch": torch.__version__, "python": platform.python_version(),
-            "machine": machine_facts(),
+            "machine": machine_facts(), "provenance": self.full_provenance(),
         })
 
     def save(self, out: str | Path, overwrite: bool = False) -> dict[str, Path]:
@@ -266,11 +279,12 @@ class Replication:
         An existing ``results.json`` there is never replaced unless ``overwrite`` is True.
         """
         out = check_output_folder(out, overwrite)
-        text = json.dumps(self.to_json(), indent=1, allow_nan=False) + "\n"  # before writing
+        record = self.to_json()
+        text = json.dumps(record, indent=1, allow_nan=False) + "\n"  # before writing
         out.mkdir(parents=True, exist_ok=True)
         paths = {"json": out / "results.json", "table": out / "table.md"}
         paths["json"].write_text(text)
-        paths["table"].write_text(self.markdown())
+        paths["table"].write_text(report_markdown(record))
         for name, figure in self.figures.items():
             paths[name] = out / f"{name}.png"
             figure.savefig(paths[name], dpi=120, bbox_inches="tight")
@@ -288,16 +302,55 @@ def rows_markdown(rows: Sequence[Mapping]) -> str:
 
 def report_markdown(results: Mapping) -> str:
     """``table.md`` from what ``results.json`` holds (or the same fields of a live run): a
-    heading, how it was run, and the table. A saved run's table is recomputed by this."""
+    heading, how it was run, and the table. A saved run's table is recomputed by this.
+
+    A run whose results.json has a ``provenance`` (every run since version 0.1.0's provenance
+    record; runs saved before have none and keep their table) also says which settings it
+    changed from its scale's — "scale `quick` with overrides" — and which code made it, when,
+    on what CPU and by which command."""
     seconds = results["seconds"]
     unknown = seconds is None or not math.isfinite(seconds)  # results.json saves NaN as null
     took = "time not recorded" if unknown else f"{seconds:.1f} s"
+    origin = results.get("provenance")
+    overrides = (origin or {}).get("overrides") or {}
+    changed = " with overrides" if overrides else ""
     head = (f"# {results['title']}\n\n"
-            f"Experiment `{results['experiment']}`, scale `{results['scale']}`, seeds "
+            f"Experiment `{results['experiment']}`, scale `{results['scale']}`{changed}, seeds "
             f"{', '.join(map(str, results['seeds']))}{_offset_words(results)}, device "
             f"`{results['device']}`, "
             f"{took}.\n\n")
+    if origin is not None:
+        head += _provenance_words(origin, overrides, results.get("machine") or {},
+                                  results["scale"])
     return head + rows_markdown(results["table"]) + "\n"
+
+
+def _provenance_words(origin: Mapping, overrides: Mapping, machine: Mapping, scale: str) -> str:
+    """The lines of ``table.md`` under its first: the changed settings (how they were given),
+    and the version, commit, date, machine and command behind the run."""
+    words = ""
+    if overrides:
+        how = "`--set`" if origin.get("command") else "`settings=`"
+        changes = ", ".join(f"`{key}={json.dumps(value, separators=(',', ':'))}`"
+                            for key, value in overrides.items())
+        words += f"Settings changed from the `{scale}` scale's with {how}: {changes}.\n\n"
+    commit = origin.get("commit")
+    code = f"course_rnn {origin.get('course_rnn') or '(version not recorded)'}"
+    if commit:
+        code += f", commit `{commit[:12]}`"
+        if origin.get("uncommitted_changes"):
+            code += " with uncommitted changes"
+    else:
+        code += ", not from a git checkout"
+    when = next((f", {key} {origin[key]}" for key in ("started", "finished") if origin.get(key)),
+                "")
+    cpu = machine.get("cpu")
+    where = (f" on {cpu} (kernels {machine.get('kernel_capability')}, torch "
+             f"{machine.get('torch')})") if cpu else ""
+    words += f"Made by {code}{when}{where}"
+    command = origin.get("command")
+    words += f", by `{command}`.\n\n" if command else ", from Python.\n\n"
+    return words
 
 
 def _offset_words(results: Mapping) -> str:

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import torch
 
 from ..utils import pick_device
+from .provenance import now, provenance
 from .replication import Experiment, Replication, Row, seed_list
 from .settings import Scales, Settings, normalise_scale
 
@@ -32,7 +33,8 @@ class Setup:
     ``scale`` ("quick" or "paper"), the ``settings`` of that scale with the overrides applied,
     the ``seeds`` (a list of distinct integers), the ``device``, ``progress`` (None: on unless
     ``$COURSE_RNN_PROGRESS=0``) and ``workers`` (None: ``$COURSE_RNN_WORKERS`` or the CPU
-    count), and when it started."""
+    count), when it started (``started``: the clock; ``date``: the local date and time) and
+    the ``overrides`` of the scale's settings (the changed settings' new values)."""
 
     experiment: Experiment
     scale: str
@@ -42,16 +44,21 @@ class Setup:
     progress: bool | None = None
     workers: int | None = None
     started: float = field(default_factory=time.perf_counter)
+    overrides: dict = field(default_factory=dict)
+    date: str = field(default_factory=now)
 
     def replication(self, numbers, rows: list[Row], figures: dict, artefacts=None,
                     runs: Mapping | None = None) -> Replication:
         """What the run measured, as the :class:`Replication` that chapters show and the CLI
-        saves; ``seconds`` is the wall time since :func:`begin`."""
+        saves; ``seconds`` is the wall time since :func:`begin`, ``provenance`` says which code
+        made it, when, and which settings were changed (:mod:`.provenance`; the command line
+        adds its command)."""
         return Replication(
             experiment=self.experiment.name, title=self.experiment.title, scale=self.scale,
             seeds=self.seeds, device=str(self.device), settings=self.settings, numbers=numbers,
             rows=rows, figures=figures, artefacts=artefacts if artefacts is not None else {},
-            seconds=time.perf_counter() - self.started, runs=dict(runs or {}))
+            seconds=time.perf_counter() - self.started, runs=dict(runs or {}),
+            provenance=provenance(self.overrides, started=self.date))
 
 
 def begin(experiment: Experiment, scales: Scales, scale: str | None,
@@ -74,4 +81,7 @@ def begin(experiment: Experiment, scales: Scales, scale: str | None,
     seeds = seed_list(seeds, default_seeds)
     if len(set(seeds)) != len(seeds):
         raise ValueError(f"seeds must be different from each other, got {seeds}")
-    return Setup(experiment, scale, chosen, seeds, pick_device(device), progress, workers)
+    saved = chosen.to_json()  # each changed setting's value, as results.json saves settings
+    overrides = {key: saved.get(key) for key in (settings or {})}
+    return Setup(experiment, scale, chosen, seeds, pick_device(device), progress, workers,
+                 overrides=overrides)
