@@ -124,3 +124,10 @@ def test_math_and_widgets_come_from_the_site(site: Path):
         "vendor/html-manager/embed-amd.js",
     ):
         assert (site / asset).is_file(), f"{asset} missing from the site: run `make book`"
+
+
+def test_every_vendored_package_ships_its_licence(site: Path):
+    """scripts/vendor_web_assets.py copies each package's licence next to its files."""
+    for asset in ("vendor/mathjax/LICENSE", "vendor/requirejs/LICENSE",
+                  "vendor/html-manager/LICENSE", "vendor/LICENSES.txt"):
+        assert (site / asset).is_file(), f"{asset} missing from the site: run `make book`"
