@@ -4,6 +4,7 @@ submissions are graded in the one batch of ``conftest.batch``; the rest are unit
 comparison and scoring rules.
 """
 
+import csv
 import json
 
 import pytest
@@ -193,3 +194,21 @@ def test_a_repository_under_tmp_is_not_hidden_by_the_sandboxs_own_tmp(monkeypatc
     # /tmp stays the sandbox's writable tmpfs: never re-created as a 0755 parent folder
     assert ["--dir", "/tmp"] not in [argv[i:i + 2] for i in range(len(argv) - 1)]
     assert ["--dir", "/tmp/ci"] in [argv[i:i + 2] for i in range(len(argv) - 1)]
+
+
+def test_a_mixed_class_gets_one_set_of_question_columns_per_assignment(tmp_path):
+    from course_rnn.grading.batch import Result, write_csv
+    from course_rnn.grading.runner import RunInfo
+
+    def result(name, assignment, points):
+        return Result(name, assignment, points, dict.fromkeys(points, 4.0), RunInfo("ok", 1.0))
+
+    path = tmp_path / "grades.csv"
+    write_csv([result("a.ipynb", "ch03_lstm_cell", {"q1": 4.0, "q2": 1.0}),
+               result("b.ipynb", "ch05_pdda", {"q1": 2.0})], path)
+    rows = list(csv.reader(path.open()))
+    assert rows[0][:5] == ["submission", "assignment", "ch03_lstm_cell:q1", "ch03_lstm_cell:q2",
+                           "ch05_pdda:q1"]
+    assert rows[1][2:5] == ["4.0", "1.0", ""] and rows[2][2:5] == ["", "", "2.0"]
+    write_csv([result("a.ipynb", "ch03_lstm_cell", {"q1": 4.0})], path)  # one assignment
+    assert next(csv.reader(path.open()))[:3] == ["submission", "assignment", "q1"]

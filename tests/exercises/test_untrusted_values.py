@@ -142,3 +142,30 @@ def test_what_the_parent_holds_of_one_submission_is_sized_by_the_key():
     tracemalloc.stop()
     assert collector.malformed == len(key) and list(collector.records) == ["q3/1"]
     assert peak < 20 * 2**20, peak
+
+
+@pytest.mark.parametrize("key", KEYS, ids=lambda k: k["t"])
+def test_describing_any_report_never_raises(key):
+    from course_rnn.grading.values import mismatch
+
+    for got in REPORTS + [deep(5), deep(1000)]:
+        assert isinstance(mismatch(got, key), str)
+
+
+def test_a_wrong_value_is_described_without_the_keys_value():
+    from course_rnn.grading.values import mismatch
+
+    key = {"t": "list", "items": [{"t": "float", "v": 0.531}, arr([2.5, 7.25], [2])]}
+    cases = {
+        "the number at [0] differs by 1–10 %": [{"t": "float", "v": 0.5}, arr([2.5, 7.25], [2])],
+        "1 of 2 numbers at [1] differ, the largest by 10–100 % at item 1":
+            [{"t": "float", "v": 0.531}, arr([2.5, 5.0], [2])],
+        "shape [3] at [1], expected [2]":
+            [{"t": "float", "v": 0.531}, arr([2.5, 7.25, 1.0], [3])],
+        "1 items, expected 2": [{"t": "float", "v": 0.531}],
+        "a str at [0] where numbers are expected": [{"t": "str", "v": "0.531"}, arr([1], [1])],
+    }
+    for words, got in cases.items():
+        described = mismatch({"t": "list", "items": got}, key)
+        assert described == words
+        assert "0.531" not in described and "7.25" not in described

@@ -211,14 +211,19 @@ def check_csv_path(path: Path | str, *, overwrite: bool) -> None:
 
 def write_csv(results: list[Result], path: Path | str) -> None:
     """Columns: submission, assignment, one per question, total, max, status, seconds, notes.
-    Written to a temporary file next to ``path``, then renamed over it (atomic)."""
-    questions = sorted({q for r in results for q in r.max_points}, key=_question_order)
+    A class that mixes assignments gets one set of question columns per assignment
+    (``ch03_lstm_cell:q1`` …), so that no column adds up different questions. Written to a
+    temporary file next to ``path``, then renamed over it (atomic)."""
+    graded = sorted({r.assignment for r in results if r.max_points})
+    columns = sorted({(r.assignment, q) for r in results for q in r.max_points},
+                     key=lambda c: (c[0], _question_order(c[1])))
+    names = [q if len(graded) == 1 else f"{a}:{q}" for a, q in columns]
     text = io.StringIO()
     out = csv.writer(text, lineterminator="\n")
-    out.writerow(["submission", "assignment", *questions, "total", "max", "status", "seconds",
+    out.writerow(["submission", "assignment", *names, "total", "max", "status", "seconds",
                   "notes"])
     for r in results:
-        row = [r.points.get(q, "") for q in questions]
+        row = [r.points.get(q, "") if a == r.assignment else "" for a, q in columns]
         notes = "; ".join(r.run.notes)  # each note is one escaped line already
         notes = notes if len(notes) <= 500 else notes[:499] + "…"
         out.writerow([r.submission, r.assignment, *row, r.total, sum(r.max_points.values()),

@@ -1,10 +1,11 @@
 """Scoring: what each hidden case of a run earns against the answer key (values compared by
-:func:`.values.values_match`), per question, with a note for every case that earned nothing."""
+:func:`.values.values_match`), per question, with a note for every case that earned nothing
+saying why in a few words (:func:`.values.mismatch`: never the key's value)."""
 
 from __future__ import annotations
 
 from .assignments import Assignment
-from .values import values_match
+from .values import mismatch, values_match
 
 
 def score(assignment: Assignment, records: dict) -> tuple[dict[str, float], list[str]]:
@@ -39,5 +40,8 @@ def score(assignment: Assignment, records: dict) -> tuple[dict[str, float], list
             points[case.question] += case.points
         else:
             reported = records.get(case.id, {})
-            notes.append(f"{case.id}: {reported.get('error', 'wrong value')}")
+            if "value" in reported:
+                notes.append(f"{case.id}: {mismatch(reported['value'], want)}")
+            else:
+                notes.append(f"{case.id}: {reported.get('error', 'no value reported')}")
     return points, [n if len(n) <= 200 else n[:199] + "…" for n in notes]

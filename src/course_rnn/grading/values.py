@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import math
 
+from .safejson import escape
+
 RTOL, ATOL = 1e-4, 1e-6
 MAX_ITEMS = 100_000  # numbers in one reported array
 MAX_DEPTH = 8  # containers inside containers
@@ -220,3 +222,87 @@ def non_finite(desc) -> bool:
         elif d["t"] == "dict":
             stack += [v for _, v in d["items"]]
     return False
+
+
+def mismatch(got, want, rtol: float = RTOL, atol: float = ATOL) -> str:
+    """Why ``got`` does not match the key's ``want``, in a few words an instructor can act on
+    ("3 of 4 numbers differ, the largest by 12 % at item 2", "shape [3, 5], expected [5, 3]",
+    "a str where a number is expected"), never the key's value itself (a CSV may be shown to
+    students). Never raises."""
+    try:
+        if not is_valid(got):
+            return "a value of an unknown form"
+        return _mismatch(got, want, rtol, atol, "")
+    except Exception:  # noqa: BLE001 – a description is a courtesy: never lose a row to it
+        return "wrong value"
+
+
+_KIND_NAMES = {"none": "None", "bool": "a bool", "int": "an int", "float": "a float",
+               "str": "a str", "raised": "an error", "array": "an array", "list": "a list",
+               "dict": "a dict"}
+
+
+def _mismatch(got, want, rtol: float, atol: float, where: str) -> str:
+    at = f" at {where}" if where else ""
+    if want["t"] == "raised" or got["t"] == "raised":
+        if got["t"] == "raised" and want["t"] == "raised":
+            return f"raised {escape(got['v'], 40)}{at}, expected another error"
+        if got["t"] == "raised":
+            return f"raised {escape(got['v'], 40)}{at}, expected a value"
+        return f"{_KIND_NAMES[got['t']]}{at}, expected an error to be raised"
+    expected = _numeric(want)
+    if expected is not None:
+        reported = _numeric(got)
+        if reported is None:
+            return f"{_KIND_NAMES[got['t']]}{at} where numbers are expected"
+        if reported[0] != expected[0]:
+            return f"shape {list(reported[0])}{at}, expected {list(expected[0])}"
+        return _numbers_differ(reported[1], expected[1], rtol, atol, at)
+    if want["t"] != got["t"]:
+        return f"{_KIND_NAMES[got['t']]}{at}, expected {_KIND_NAMES[want['t']]}"
+    if want["t"] == "str":
+        return f"another string{at}"
+    if want["t"] == "list":
+        if len(got["items"]) != len(want["items"]):
+            return f"{len(got['items'])} items{at}, expected {len(want['items'])}"
+        for i, (a, b) in enumerate(zip(got["items"], want["items"])):
+            if not _matches(a, b, rtol, atol):
+                return _mismatch(a, b, rtol, atol, f"{where}[{i}]")
+    if want["t"] == "dict":
+        mine, ref = dict(got["items"]), dict(want["items"])
+        missing, extra = len(ref.keys() - mine.keys()), len(mine.keys() - ref.keys())
+        if missing or extra:
+            return f"{missing} key(s) missing, {extra} unexpected{at}"
+        for k in ref:
+            if not _matches(mine[k], ref[k], rtol, atol):
+                return _mismatch(mine[k], ref[k], rtol, atol, f"{where}[{escape(k, 20)!r}]")
+    return f"wrong value{at}"
+
+
+def _numbers_differ(got: list, want: list, rtol: float, atol: float, at: str) -> str:
+    wrong = [i for i, (a, b) in enumerate(zip(got, want))
+             if not _number_matches(a, b, rtol, atol)]
+    if not wrong:
+        return f"wrong value{at}"
+    if any(not _finite(got[i]) for i in wrong):
+        return f"{len(wrong)} of {len(want)} numbers{at} differ, NaN or infinite among them"
+    gaps = []
+    for i in wrong:
+        try:
+            gaps.append((abs(float(got[i]) - want[i]) / max(abs(want[i]), atol), i))
+        except OverflowError:
+            gaps.append((math.inf, i))
+    gap, i = max(gaps)
+    size = _gap_size(gap)
+    if len(want) == 1:
+        return f"the number{at} differs {size}"
+    return f"{len(wrong)} of {len(want)} numbers{at} differ, the largest {size} at item {i}"
+
+
+def _gap_size(relative: float) -> str:
+    """A relative gap in coarse steps: enough to tell rounding from a wrong formula, not
+    enough to recover the key from the reported value."""
+    for bound, words in ((0.01, "by under 1 %"), (0.1, "by 1–10 %"), (1.0, "by 10–100 %")):
+        if relative < bound:
+            return words
+    return "by more than 100 %"
