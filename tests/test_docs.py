@@ -1,9 +1,11 @@
 """The contributor documents point at what is there: every file ARCHITECTURE.md, CONTRIBUTING.md
 and the notation page name exists, every chapter the notation page links to exists, the page is
-in the book's table of contents, and nothing in the project points at a folder outside it."""
+in the book's table of contents, every chapter links glossary terms and only ones the glossary
+defines, and nothing in the project points at a folder outside it."""
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 from pathlib import Path
@@ -62,3 +64,34 @@ def test_nothing_points_outside_the_repository(tracked):
                 and (ROOT / name).is_file()
                 and OUTSIDE in (ROOT / name).read_text(errors="replace")]
     assert not pointing, f"these point at {OUTSIDE}, which a clone does not have: {pointing}"
+
+
+GLOSSARY_BLOCK = re.compile(r"^```\{glossary\}\n(.*?)^```$", re.DOTALL | re.MULTILINE)
+# {term}`word` or {term}`shown text <term>`
+TERM_ROLE = re.compile(r"\{term\}`([^`<]*?)\s*(?:<([^`>]+)>)?`")
+
+
+def glossary_terms() -> set[str]:
+    """The terms of book/glossary.md's ``{glossary}`` blocks: each entry's unindented first line
+    (Sphinx matches a ``{term}`` reference case-insensitively)."""
+    text = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
+    return {line.strip().lower() for block in GLOSSARY_BLOCK.findall(text)
+            for line in block.splitlines() if line.strip() and not line[0].isspace()}
+
+
+def test_the_glossary_has_its_terms():
+    assert {"attractor", "counter", "teacher forcing", "verdict"} <= glossary_terms()
+
+
+@pytest.mark.parametrize("chapter", sorted((ROOT / "chapters").glob("[0-9][0-9]_*.ipynb")),
+                         ids=lambda p: p.stem)
+def test_the_chapter_links_its_glossary_terms_to_entries_that_exist(chapter):
+    """Issue 33, item 6: a chapter links the first use of the glossary's terms to their entries
+    (``{term}`` roles in its Markdown cells), and every such link names an entry of the page."""
+    notebook = json.loads(chapter.read_text(encoding="utf-8"))
+    prose = "\n".join("".join(cell["source"]) for cell in notebook["cells"]
+                      if cell["cell_type"] == "markdown")
+    targets = [(target or text).strip().lower() for text, target in TERM_ROLE.findall(prose)]
+    assert targets, f"{chapter.name} links no glossary term"
+    unknown = sorted(set(targets) - glossary_terms())
+    assert not unknown, f"{chapter.name} links terms the glossary does not have: {unknown}"
