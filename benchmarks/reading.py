@@ -140,6 +140,8 @@ def classified_lines(markdown: str) -> list[tuple[str, bool]]:
 
 
 def words(text: str) -> list[str]:
+    # a glossary link is read as its text: {term}`attractors <attractor>` -> attractors
+    text = re.sub(r"\{term\}`([^`<]*?)\s*(?:<[^`]*>)?`", r" \1 ", text)
     text = re.sub(r"`[^`]*`", " ", text)  # inline code, and roles' targets: {cite}`key`
     text = re.sub(r"\{[\w-]+\}", " ", text)  # the role names themselves
     text = re.sub(r"\]\([^)]*\)", "]", text)  # link targets
