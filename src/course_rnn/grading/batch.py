@@ -60,10 +60,8 @@ def grade_notebook(path: Path | str, assignment: Assignment, time_limit: float =
     try:
         submission = parse_submission(data)
     except ValueError as e:
-        run = RunInfo("unreadable", 0.0, notes=[escape(e, 200)])
-        questions = assignment.questions
-        return Result(shown_name(path.name), assignment.name, dict.fromkeys(questions, 0.0),
-                      questions, run)
+        return _unreadable(shown_name(path.name), assignment, RunInfo(
+            "unreadable", 0.0, notes=[escape(e, 200)]))
     return _grade(shown_name(path.name), data, submission, assignment, time_limit, sandboxed,
                   root, slot)
 
@@ -81,6 +79,15 @@ def _grade(name: str, data: bytes, submission: Submission, assignment: Assignmen
         points, notes = dict.fromkeys(assignment.questions, 0.0), [_describe(e)]
     run.notes += notes
     return Result(name, assignment.name, points, assignment.questions, run)
+
+
+def _unreadable(name: str, assignment: Assignment | None, run: RunInfo) -> Result:
+    """The row of a notebook that could not be parsed: 0 for each question of its assignment
+    (when its file name says which one), nothing else run."""
+    if assignment is None:
+        return Result(name, "?", {}, {}, run)
+    questions = assignment.questions
+    return Result(name, assignment.name, dict.fromkeys(questions, 0.0), questions, run)
 
 
 def _describe(error: BaseException) -> str:
@@ -154,10 +161,7 @@ def grade_folder(
         except ValueError as e:
             run = RunInfo("unreadable", time.perf_counter() - start, notes=[escape(e, 200)])
             assignment = assignment_of(name, None, names)  # from its file name, if it says
-            if assignment is None:
-                return Result(shown, "?", {}, {}, run)
-            questions = assignments[assignment].questions
-            return Result(shown, assignment, dict.fromkeys(questions, 0.0), questions, run)
+            return _unreadable(shown, assignments.get(assignment), run)
         assignment = assignment_of(name, submission, names)
         if assignment is None:
             run = RunInfo("unreadable", 0.0, notes=["no assignment name in metadata or name"])
