@@ -115,6 +115,19 @@ def time_book() -> dict:
     return record
 
 
+def merged_with_earlier(results: dict, earlier_path: Path) -> dict:
+    """With ``--only``, the other chapters keep their earlier records (each with the date it was
+    measured), so that timing one new or changed chapter does not drop the rest."""
+    if not earlier_path.is_file():
+        return results
+    earlier = json.loads(earlier_path.read_text())
+    fresh = {r["chapter"] for r in results["chapters"]}
+    kept = [dict(r, measured=r.get("measured", earlier["when"])) for r in earlier["chapters"]
+            if r["chapter"] not in fresh and (ROOT / "chapters" / f"{r['chapter']}.ipynb").is_file()]
+    chapters = sorted(kept + results["chapters"], key=lambda r: r["chapter"])
+    return {**results, "when": f"{earlier['when']} (chapters as dated)", "chapters": chapters}
+
+
 def markdown(results: dict) -> str:
     lines = [
         "# Chapter timings (default scale)",
@@ -125,17 +138,18 @@ def markdown(results: dict) -> str:
         "are inflated; kernel CPU time (worker processes included) is the steadier number.",
         "",
         "| chapter | wall (s) | kernel CPU (s) | peak memory (MB) | load before | "
-        f"≤ {CHAPTER_LIMIT_S} s |",
-        "|---|---|---|---|---|---|",
+        f"≤ {CHAPTER_LIMIT_S} s | measured |",
+        "|---|---|---|---|---|---|---|",
     ]
     for r in results["chapters"]:
         if r.get("error") and "wall_s" not in r:
-            lines.append(f"| {r['chapter']} | failed: {r['error']} | | | | no |")
+            lines.append(f"| {r['chapter']} | failed: {r['error']} | | | | no | |")
             continue
         ok = "yes" if r["within_target"] else ("FAILED" if r["error"] else "no")
         lines.append(
             f"| {r['chapter']} | {r['wall_s']:.1f} | {r['kernel_cpu_s']:.1f} | "
-            f"{r['kernel_peak_rss_mb']:.0f} | {r['load_before']:.1f} | {ok} |"
+            f"{r['kernel_peak_rss_mb']:.0f} | {r['load_before']:.1f} | {ok} | "
+            f"{r.get('measured', results['when'])} |"
         )
     if "book" in results:
         b = results["book"]
@@ -168,8 +182,11 @@ def main(argv=None) -> int:
     }
     for path in chapters:
         record = time_chapter(path)
+        record["measured"] = time.strftime("%Y-%m-%d %H:%M")
         results["chapters"].append(record)
         print(json.dumps(record), flush=True)
+    if args.only:
+        results = merged_with_earlier(results, args.out / "chapters.json")
     if args.book:
         results["book"] = time_book()
         print(json.dumps(results["book"]), flush=True)

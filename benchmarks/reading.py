@@ -6,9 +6,10 @@ Reads the chapter notebooks (no execution, no built site) and writes, per chapte
   spans, MyST directive option lines, roles' targets);
 - code lines: the non-blank lines of the code cells a reader sees (cells tagged
   ``remove-cell`` or ``remove-input`` are hidden on the site and not counted);
-- the main line and the replication notes: the notes are what a reader has to open — Markdown
-  inside a collapsed box of class ``replication-note`` (an admonition with
-  ``:class: dropdown replication-note``) and code cells collapsed on the site (tag ``hide-cell``,
+- the main line and the notes: the notes are what a reader has to open — Markdown inside a
+  collapsed box of class ``replication-note`` (an admonition with
+  ``:class: dropdown replication-note``) or ``aside-note`` (a side remark for the curious, such
+  as a framework's conventions: ``:class: dropdown aside-note``) and code cells collapsed on the site (tag ``hide-cell``,
   or both ``hide-input`` and ``hide-output``); the main line is everything else. Prose words,
   code lines, figures and tables are counted for each, and the reading time is the main line's
   (the notes' own time is reported beside it);
@@ -50,16 +51,25 @@ PROMPT_CLASS = "predict"
 # The collapsed replication notes (issue 33, item 3): a Markdown box of this class, and code cells
 # hidden behind a toggle on the site.
 NOTE_CLASS = "replication-note"
+# A collapsed side remark that is not about the replication (e.g. PyTorch's conventions).
+ASIDE_CLASS = "aside-note"
+NOTE_CLASSES = frozenset({NOTE_CLASS, ASIDE_CLASS})
 COLLAPSED_TAGS = frozenset({"hide-cell"})
 
 # Words about the project's own machinery (a rough proxy; see the docstring).
 MACHINERY_WORDS = frozenset(
     """verdict verdicts scale scales committed seed seeds seed's criterion criteria twice
     provenance replication replications replicate replicated replicates budget budgets
-    budget-limited agrees differs""".split()
+    budget-limited""".split()
 )
-# Phrases counted as one machinery word each.
-MACHINERY_PHRASES = re.compile(r"\bpapers?(?:'s)? (?:vs\.?|versus) ours\b", re.IGNORECASE)
+# Phrases counted as one machinery word each: "paper vs ours", and the verdict words used as
+# verdicts, i.e. marked (**differs**, "agrees", *not comparable*). Unmarked, "agrees" and "differs"
+# are plain English — "the verb agrees with its subject" is chapter 4's idea, not its machinery.
+MACHINERY_PHRASES = re.compile(
+    r"\bpapers?(?:'s)? (?:vs\.?|versus) ours\b"
+    r"|(?:\*\*?|[\"“])(?:agrees|differs|not comparable|not converged)(?:\*\*?|[\"”])",
+    re.IGNORECASE)
+LOG_SCALE = re.compile(r"\blog(?:arithmic)?[ -]scale\b", re.IGNORECASE)
 # Words about the ideas the chapters teach (a rough proxy; see the docstring).
 IDEA_WORDS = frozenset(
     """state states gate gates gated counter counters counting stack stacks attractor
@@ -113,8 +123,8 @@ def prose_lines(markdown: str) -> list[str]:
 
 
 def classified_lines(markdown: str) -> list[tuple[str, bool]]:
-    """``prose_lines`` with, for each line, whether it lies inside a replication note (a
-    directive whose ``:class:`` holds ``NOTE_CLASS``, at any depth)."""
+    """``prose_lines`` with, for each line, whether it lies inside a collapsed note (a
+    directive whose ``:class:`` holds one of ``NOTE_CLASSES``, at any depth)."""
     lines, in_code = [], False
     fence_stack: list[list] = []  # [fence, is a note] per open block
     for line in markdown.splitlines():
@@ -132,7 +142,7 @@ def classified_lines(markdown: str) -> list[tuple[str, bool]]:
             continue
         option = re.match(r"^\s*:([\w-]+):(.*)$", line)
         if option and fence_stack and option.group(1) == "class":
-            fence_stack[-1][1] = NOTE_CLASS in option.group(2).split()
+            fence_stack[-1][1] = bool(NOTE_CLASSES & set(option.group(2).split()))
         if in_code or option:
             continue
         lines.append((line, any(is_note for _, is_note in fence_stack)))
@@ -170,7 +180,7 @@ TABLE_CODE = re.compile(r"\btable\w*\(|markdown_table|DataFrame")
 
 def markdown_lines(notebook: dict):
     """Each prose line of the notebook's Markdown cells, with its cell's index and whether it lies
-    in the replication notes (inside a box of class ``NOTE_CLASS``)."""
+    in the notes (inside a box of one of ``NOTE_CLASSES``)."""
     for index, cell in enumerate(notebook["cells"]):
         if cell["cell_type"] != "markdown":
             continue
@@ -204,7 +214,8 @@ def measure(path: Path) -> Page:
         if not in_replication:
             main += len(found)
             lowered = [w.lower().replace("’", "'") for w in found]
-            machinery += sum(w in MACHINERY_WORDS for w in lowered)
+            # "a log scale" is an axis, not the book's scale
+            machinery += sum(w in MACHINERY_WORDS for w in lowered) - len(LOG_SCALE.findall(line))
             machinery += len(MACHINERY_PHRASES.findall(line))
             ideas += sum(w in IDEA_WORDS for w in lowered)
 
@@ -231,9 +242,9 @@ def markdown(pages: list[Page]) -> str:
         f"Reading time = prose words at {WORDS_PER_MINUTE} a minute + {SECONDS_PER_CODE_LINE} s "
         f"per shown code line + {SECONDS_PER_FIGURE_OR_TABLE} s per figure or table (issue 33's "
         "formula), from the notebooks, for the main line: what a reader sees without opening "
-        "anything. The replication notes (Markdown in collapsed boxes of class "
-        "`replication-note`, code cells tagged `hide-cell`) are counted apart, with their own "
-        "time at the same rates. Machinery : ideas counts, in the main line, words about the "
+        "anything. The notes (Markdown in collapsed boxes of class `replication-note` or "
+        "`aside-note`, code cells tagged `hide-cell`) are counted apart, with their own time at "
+        "the same rates. Machinery : ideas counts, in the main line, words about the "
         "project's own machinery "
         "(verdicts, scales, seeds, committed runs, criteria, twice the budget, paper vs ours, "
         "replication) against words about the ideas (state, gate, counter, stack, attractor, "

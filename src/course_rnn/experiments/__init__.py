@@ -54,12 +54,12 @@ ABOUT = {
     "elman-clusters": ("Elman (1990), Fig. 7: the SRN's hidden states cluster words by "
                        "category", "02_srn"),
     "anbn": ("a^n b^n: which recurrent networks learn to count (SRN, GRU, LSTM, ReLU and wide "
-             "SRNs trained on n ≤ 20, tested up to n = 60)", "03_gates"),
+             "SRNs trained on n ≤ 20, tested up to n = 60)", "03_gates_counting"),
     "decay-rnn-agreement": ("Bhatt et al. (2020), Tables 1, 2 and 4, Fig. 5: number prediction "
                             "and grammaticality with SRN/GRU/LSTM and Decay RNNs, the learned "
                             "decay α, Marvin & Linzen pairs", "04_agreement"),
     "tabor-table4": ("Tabor (2011), Table 4: fractal learning networks on Grammars 1 and 2",
-                     "05_dynamical_automata"),
+                     "05_dynamical_automata_training"),
     "urn-dyck": ("Bernardy & Lappin (2022; 2023): URNs, MatrixRNN and LSTM on Dyck, accuracy by "
                  "attractors, inner nesting and outer depth", "06_unitary"),
     "urn-cross-serial": ("Bernardy & Lappin (2023), Tables 1–2 and Fig. 2: URN vs LSTM on "

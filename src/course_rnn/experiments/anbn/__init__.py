@@ -215,7 +215,7 @@ EXPERIMENTS = (Experiment(
     name="anbn",
     title="a^n b^n: which recurrent networks learn to count (SRN, GRU, LSTM, ReLU and wide "
           "SRNs trained on n ≤ 20, tested up to n = 60)",
-    chapter="03_gates", run=run, settings=SETTINGS),)
+    chapter="03_gates_counting", run=run, settings=SETTINGS),)
 
 __all__ = [
     "run", "EXPERIMENTS", "SETTINGS", "AnbnSettings", "DEFAULT_SEEDS", "MODELS",

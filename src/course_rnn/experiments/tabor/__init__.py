@@ -146,7 +146,7 @@ def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=N
                              histories)
 
 
-EXPERIMENTS = (Experiment(name=NAME, title=TITLE, chapter="05_dynamical_automata", run=run,
+EXPERIMENTS = (Experiment(name=NAME, title=TITLE, chapter="05_dynamical_automata_training", run=run,
                           settings=SETTINGS),)
 
 __all__ = [
