@@ -123,7 +123,8 @@ def merged_with_earlier(results: dict, earlier_path: Path) -> dict:
     earlier = json.loads(earlier_path.read_text())
     fresh = {r["chapter"] for r in results["chapters"]}
     kept = [dict(r, measured=r.get("measured", earlier["when"])) for r in earlier["chapters"]
-            if r["chapter"] not in fresh and (ROOT / "chapters" / f"{r['chapter']}.ipynb").is_file()]
+            if r["chapter"] not in fresh
+            and (ROOT / "chapters" / f"{r['chapter']}.ipynb").is_file()]
     chapters = sorted(kept + results["chapters"], key=lambda r: r["chapter"])
     return {**results, "when": f"{earlier['when']} (chapters as dated)", "chapters": chapters}
 

@@ -9,10 +9,10 @@ Reads the chapter notebooks (no execution, no built site) and writes, per chapte
 - the main line and the notes: the notes are what a reader has to open — Markdown inside a
   collapsed box of class ``replication-note`` (an admonition with
   ``:class: dropdown replication-note``) or ``aside-note`` (a side remark for the curious, such
-  as a framework's conventions: ``:class: dropdown aside-note``) and code cells collapsed on the site (tag ``hide-cell``,
-  or both ``hide-input`` and ``hide-output``); the main line is everything else. Prose words,
-  code lines, figures and tables are counted for each, and the reading time is the main line's
-  (the notes' own time is reported beside it);
+  as a framework's conventions: ``:class: dropdown aside-note``) and code cells collapsed on
+  the site (tag ``hide-cell``, or both ``hide-input`` and ``hide-output``); the main line is
+  everything else. Prose words, code lines, figures and tables are counted for each, and the
+  reading time is the main line's (the notes' own time is reported beside it);
 - figures: code cells with a figure caption (``mystnb: figure``); tables: Markdown tables in
   the prose plus shown code cells that display a table (a rough count: a cell calling
   ``table(`` / ``markdown_table`` / building a ``DataFrame``);
@@ -26,9 +26,14 @@ Reads the chapter notebooks (no execution, no built site) and writes, per chapte
   Tabor's stack scale, "state" a sentence about the machinery. They are for following a
   trend, chapter by chapter.
 
+- numbers shown in the main line (``--site book/_build/html``): the numbers in the visible text
+  of each built page's article — printed outputs, tables, prose — outside collapsed notes, the
+  prompts' answers, code and formulas; those inside tables are counted apart. They need the
+  executed outputs, so they are read from the built site, not from the (cleared) notebooks.
+
 Writes ``benchmarks/results/reading.md`` and ``reading.json``.
 
-Usage: python benchmarks/reading.py [--chapters DIR] [--out DIR]
+Usage: python benchmarks/reading.py [--chapters DIR] [--site book/_build/html] [--out DIR]
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ import argparse
 import json
 import re
 from dataclasses import asdict, dataclass
+from html.parser import HTMLParser
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -114,6 +120,9 @@ class Page:
     machinery_to_ideas: float
     reading_minutes: float
     notes_minutes: float
+    # from the built site (``--site``), None without it
+    numbers_shown: int | None = None
+    numbers_in_tables: int | None = None
 
 
 def prose_lines(markdown: str) -> list[str]:
@@ -250,12 +259,15 @@ def markdown(pages: list[Page]) -> str:
         "replication) against words about the ideas (state, gate, counter, stack, attractor, "
         "nesting, gradient, generalise, memory, grammar …): the lists are in the script, and "
         "they are a rough proxy, for following a trend. Tables are counted roughly (Markdown "
-        "tables in the prose and code cells that display one).",
+        "tables in the prose and code cells that display one). Numbers shown: the numbers in "
+        "the visible text of the built page's main line (printed outputs, tables and prose; not "
+        "code, formulas, collapsed notes or prompts' answers), counted with `--site "
+        "book/_build/html`, in brackets those inside tables; – where the site was not read.",
         "",
         "| chapter | prose words | main line | code lines | figures | tables | reading (min) "
         "| notes: words, code lines, figures + tables, min "
-        "| prompts | outcomes | key ideas | machinery : ideas |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| prompts | outcomes | key ideas | machinery : ideas | numbers shown (in tables) |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for p in pages:
         lines.append(
@@ -264,21 +276,89 @@ def markdown(pages: list[Page]) -> str:
             f"{p.notes_words:,}, {p.notes_code_lines}, {p.notes_figures + p.notes_tables}, "
             f"{p.notes_minutes:.1f} | {p.prompts} | "
             f"{'yes' if p.outcomes_box else 'no'} | {'yes' if p.key_ideas_box else 'no'} | "
-            f"{p.machinery_words} : {p.idea_words} = {p.machinery_to_ideas:.2f} |"
+            f"{p.machinery_words} : {p.idea_words} = {p.machinery_to_ideas:.2f} | "
+            + (f"{p.numbers_shown:,} ({p.numbers_in_tables:,}) |" if p.numbers_shown is not None
+               else "– |")
         )
     total = sum(p.reading_minutes for p in pages)
     notes = sum(p.notes_minutes for p in pages)
     lines += ["", f"All chapters: {total:.0f} minutes of reading in the main line by the formula, "
-              f"and {notes:.0f} more in the replication notes.", ""]
+              f"and {notes:.0f} more in the notes.", ""]
     return "\n".join(lines)
+
+
+# -- numbers shown in the main line: read from the built site, where the outputs are -------------
+
+NUMBER = re.compile(r"(?<![\w.])[-−]?\d[\d,]*(?:\.\d+)?(?:e[-+]?\d+)?%?", re.IGNORECASE)
+VOID = frozenset("area base br col embed hr img input link meta source track wbr".split())
+# What a reader does not see without opening it (a collapsed note, a prompt's answer, a hidden
+# cell) or what is not a shown number (code, formulas, scripts).
+HIDDEN_CLASSES = frozenset({"dropdown", "replication-note", "aside-note", "tag_hide-cell",
+                            "cell_input", "math"})
+HIDDEN_TAGS = frozenset({"details", "script", "style", "code", "nav", "footer"})
+
+
+class _MainLineNumbers(HTMLParser):
+    """Counts the numbers in the visible text of a built page's article, outside collapsed
+    boxes, code and formulas; numbers inside a table are counted apart too."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        # (tag, hidden, in the article, in a cell's output)
+        self.stack: list[tuple[str, bool, bool, bool]] = []
+        self.numbers = self.in_tables = 0
+
+    def handle_starttag(self, tag, attrs):
+        if tag in VOID:
+            return
+        hidden, in_article, in_output = self.stack[-1][1:] if self.stack else (False,) * 3
+        classes = set((dict(attrs).get("class") or "").split())
+        in_article = in_article or "bd-article" in classes
+        in_output = in_output or "cell_output" in classes
+        # a <pre> is a printed output inside a cell's output, a code block in the prose elsewhere
+        hidden = (hidden or tag in HIDDEN_TAGS or bool(classes & HIDDEN_CLASSES)
+                  or (tag == "pre" and not in_output))
+        self.stack.append((tag, hidden, in_article, in_output))
+
+    def handle_endtag(self, tag):
+        for i in range(len(self.stack) - 1, -1, -1):  # tolerate unclosed tags
+            if self.stack[i][0] == tag:
+                del self.stack[i:]
+                return
+
+    def handle_data(self, data):
+        if not self.stack or self.stack[-1][1] or not self.stack[-1][2]:
+            return
+        found = len(NUMBER.findall(data))
+        self.numbers += found
+        if any(entry[0] == "table" for entry in self.stack):
+            self.in_tables += found
+
+
+def numbers_shown(page: Path) -> tuple[int, int]:
+    """(numbers in the main line, of which in tables) of one built chapter page."""
+    parser = _MainLineNumbers()
+    parser.feed(page.read_text(encoding="utf-8"))
+    return parser.numbers, parser.in_tables
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--chapters", type=Path, default=ROOT / "chapters")
+    parser.add_argument("--site", type=Path, default=None,
+                        help="a built site (book/_build/html): also count the numbers each "
+                             "page shows in its main line (from the executed outputs)")
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results")
     args = parser.parse_args()
+    if args.site and not (args.site / "chapters").is_dir():
+        parser.error(f"{args.site} is not a built site: it has no chapters/ folder")
     pages = [measure(path) for path in sorted(args.chapters.glob("[0-9][0-9]_*.ipynb"))]
+    if args.site:
+        for page in pages:
+            built = args.site / "chapters" / f"{page.chapter}.html"
+            if not built.is_file():
+                parser.error(f"{built} is missing: build the book first (make book)")
+            page.numbers_shown, page.numbers_in_tables = numbers_shown(built)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "reading.json").write_text(
         json.dumps({"pages": [asdict(p) for p in pages]}, indent=2) + "\n", encoding="utf-8"

@@ -217,3 +217,20 @@ def test_the_replication_is_collapsed(path: Path):
     assert note_boxes, f"{path.name}: no replication-note box"
     assert all("dropdown" in m.group(1).split() for m in note_boxes), (
         f"{path.name}: a replication note that is not collapsed")
+
+
+def test_numbers_shown_are_counted_in_the_main_line_only(tmp_path: Path):
+    """``reading.py --site`` counts what a reader sees: printed outputs and tables, not code,
+    formulas, collapsed notes or a prompt's answer."""
+    page = tmp_path / "page.html"
+    page.write_text(
+        '<nav>1 2 3</nav><article class="bd-article"><p>In 1990, 3 of 4.5 % were right</p>'
+        '<div class="cell_input"><pre>x = 7</pre></div>'
+        '<div class="cell_output"><pre>loss 0.25, 1e-3</pre><table><tr><td>12</td>'
+        '<td>-4</td></tr></table></div><span class="math">x^2</span><code>n = 20</code>'
+        '<pre>a code block 99</pre>'
+        '<div class="dropdown replication-note admonition">paper 88</div>'
+        '<details><p>42</p></details><img alt="5" src="x.png"><br><p>and 6</p></article>'
+        "<footer>2026</footer>", encoding="utf-8")
+    # 1990, 3, 4.5 % | 0.25, 1e-3 | 12, -4 (in a table) | 6
+    assert reading.numbers_shown(page) == (8, 2)
