@@ -92,3 +92,49 @@ def test_a_padded_batch_shows_every_symbol_and_greys_the_padding():
     assert shown.count("<s>") == 2 and shown.count("</s>") == 2
     grey = [p for ax in fig.axes for p in ax.patches if p.get_hatch()]
     assert len(grey) == 4
+
+
+def test_the_bptt_chain_shows_each_step_s_factor_and_the_size_reaching_each_state():
+    words = ["<s>", "man", "eat", "cookie"]
+    reach = [2.0, 1.0, 0.25, 0.125]  # by distance T - k, as gradient_norms_by_distance returns
+    fig = diagrams.bptt_chain(words, reach)
+    shown = diagrams.labels(fig)
+    assert {"$h_{0}$", "$h_{3}$", "cookie", "×0.50", "×0.25"} <= set(shown), shown
+    # the factor of a step is the ratio of the sizes on either side of it
+    assert [t for t in shown if t.startswith("×")] == ["×0.50", "×0.25", "×0.50"]
+    bars = [p.get_height() for p in fig.axes[1].patches]
+    assert bars == [0.125, 0.25, 1.0, 2.0], "one bar per state h_0 … h_T, h_T's the last"
+    with pytest.raises(ValueError, match="one positive size per word"):
+        diagrams.bptt_chain(words, reach[:-1])
+    with pytest.raises(ValueError, match="one positive size per word"):
+        diagrams.bptt_chain(words, [1.0, 0.0, 1.0, 1.0])
+    with pytest.raises(ValueError, match="words"):
+        diagrams.bptt_chain(["<s>"], [1.0])
+
+
+def test_rotations_turn_the_states_below_and_contractions_put_each_top_in_its_own_copy():
+    fig = diagrams.rotation_vs_contraction(depth=4, angles=(100, 223), ratio=1 / 3)
+    rotation, contraction = fig.axes
+
+    def rows(ax):  # the three rows' positions: below the top, after push a, after push b
+        return [np.sort(c.get_offsets()[:, 0]) for c in ax.collections]
+
+    below, after_a, after_b = rows(rotation)
+    assert len(below) == 1 + 2 + 4 + 8 + 16, "every stack of up to 4 pushes"
+    # a rotation turns the whole row: the same gaps between neighbours on the circle
+    def gaps(angles):
+        return np.sort(np.diff(np.concatenate([angles, [angles[0] + 360]])))
+
+    for turned in (after_a, after_b):
+        np.testing.assert_allclose(gaps(turned), gaps(below), atol=1e-9)
+    below, after_a, after_b = rows(contraction)
+    # a contraction puts each top's states in its own third of the line, apart from the other's
+    np.testing.assert_allclose(np.ptp(after_a), np.ptp(below) / 3)
+    assert after_a.max() < -1 / 3 + 1e-9 and after_b.min() > 1 / 3 - 1e-9
+    shown = diagrams.labels(fig)
+    assert shown.count("223° apart") == 2, "a rotation keeps a pair's distance"
+    assert {"0.667 apart", "0.222 apart"} <= set(shown), "a contraction shrinks it to a third"
+    with pytest.raises(ValueError, match="ratio"):
+        diagrams.rotation_vs_contraction(ratio=0.5)
+    with pytest.raises(ValueError, match="depth"):
+        diagrams.rotation_vs_contraction(depth=0)

@@ -6,10 +6,14 @@ displays:
 * :func:`bengio_network` – Bengio et al.'s neural n-gram model (chapter 1);
 * :func:`srn_rolled_unrolled` – Elman's SRN as one layer with a loop, and unrolled over a
   sentence (chapter 2);
+* :func:`bptt_chain` – the gradient's path back through an unrolled SRN, one factor per step,
+  with the sizes a chapter measured (chapter 2);
 * :func:`gru_cell`, :func:`lstm_cell` – the gated cells, in PyTorch's form (chapter 3);
 * :func:`decay_rnn_cell` – Bhatt et al.'s Decay RNN (chapter 4);
 * :func:`flnn_network` – Tabor's fractal learning network (chapter 5);
 * :func:`urn_step` – one step of the unitary-evolution RNN (chapter 6);
+* :func:`rotation_vs_contraction` – where the states of a stack land after one more push, when
+  a push turns (a rotation) and when it shrinks (a contraction) (chapter 6);
 * :func:`padded_batch` – a batch of strings of different lengths as the models read it: inputs,
   targets and the mask that keeps the padding out of the loss (chapter 0);
 * :func:`stack_map_triangles` – Tabor's stack map drawn as his Figure 1a draws it, a triangle
@@ -265,6 +269,54 @@ def srn_rolled_unrolled(words: Sequence[str] = ("<s>", "man", "eat", "cookie"),
     return fig
 
 
+def bptt_chain(words: Sequence[str], reach: Sequence[float]) -> Figure:
+    """The gradient's path back through time over an unrolled SRN: one state per word read
+    (``words``: the inputs of steps 0 … T), and under each state ``reach`` — the size of the
+    gradient that the last state sends back to it, ``‖∂h_T/∂h_k‖``, listed by distance
+    ``T − k`` as :func:`~course_rnn.analysis.gradients.gradient_norms_by_distance` returns it
+    (``reach[0]`` is the last state's own). Each backward arrow carries the factor by which that
+    step changed the size, ``reach[d] / reach[d − 1]``; the bars show the sizes on a log scale."""
+    words = list(words)
+    reach = np.asarray(reach, dtype=float)
+    if not 2 <= len(words) <= 16 or not all(isinstance(w, str) and w for w in words):
+        raise ValueError(f"words must be 2 to 16 non-empty strings, got {words!r}")
+    if reach.shape != (len(words),) or not np.isfinite(reach).all() or (reach <= 0).any():
+        raise ValueError(f"reach must hold one positive size per word ({len(words)}), "
+                         f"got {reach.tolist()!r}")
+    n = len(words)
+    last = n - 1
+    at_state = reach[::-1]  # at_state[k] = ‖∂h_T/∂h_k‖, k = 0 … T
+    fig = Figure(figsize=(1.0 + 0.9 * n, 4.6), facecolor="white")
+    top = fig.add_axes([0.08, 0.47, 0.9, 0.5])
+    bottom = fig.add_axes([0.08, 0.1, 0.9, 0.34], sharex=top)
+    top.set_xlim(-0.6, last + 0.6)
+    top.set_ylim(-1.25, 1.0)
+    top.axis("off")
+    boxes = []
+    for k, word in enumerate(words):
+        _box(top, k, -0.85, word, w=0.84, h=0.34, kind="input", size=8)
+        boxes.append(_box(top, k, 0.0, f"$h_{{{k}}}$", w=0.6, h=0.42, kind="state", size=9))
+        _arrow(top, (k, -0.68), boxes[k].bottom, color="#9a9a9a")
+    for k in range(1, n):
+        _arrow(top, boxes[k - 1].right, boxes[k].left, color="#9a9a9a")
+        back_from, back_to = (k - 0.12, boxes[k].top[1]), (k - 1 + 0.12, boxes[k - 1].top[1])
+        _arrow(top, back_from, back_to, f"×{at_state[k - 1] / at_state[k]:.2f}", rad=0.55,
+               color=ACCENT, offset=(0, 0.28), size=7)
+    top.text(last + 0.45, 0.62, f"the gradient of $h_T = h_{{{last}}}$ starts here", fontsize=8,
+             color=ACCENT, ha="right", va="bottom")
+    top.text(-0.55, 0.62, "← back through time: one factor per step", fontsize=8, color=ACCENT,
+             ha="left", va="bottom")
+    bottom.bar(np.arange(n), at_state, width=0.6, color=ACCENT, alpha=0.75)
+    bottom.set_yscale("log")
+    bottom.set_xticks(np.arange(n), [f"$h_{{{k}}}$" for k in range(n)], fontsize=8)
+    bottom.set_ylabel(r"$\|\partial h_T / \partial h_k\|$", fontsize=9)
+    bottom.tick_params(axis="y", labelsize=8)
+    for side in ("top", "right"):
+        bottom.spines[side].set_visible(False)
+    bottom.set_title("how much of the gradient reaches each state (log scale)", fontsize=9)
+    return fig
+
+
 # -- chapter 3 -------------------------------------------------------------------------------------
 
 
@@ -505,4 +557,65 @@ def urn_step() -> Figure:
            color=ACCENT)
     ax.text(cx + 1.0, cy - 0.55, "a rotation keeps\nthe length", fontsize=8, ha="left",
             va="center", color=INK)
+    return fig
+
+
+def _pushed(start: float, pushes: Sequence, depth: int) -> np.ndarray:
+    """Every state reached from ``start`` by up to ``depth`` pushes (each a function of the
+    state), the start included."""
+    layer, states = [start], [start]
+    for _ in range(depth):
+        layer = [push(z) for z in layer for push in pushes]
+        states += layer
+    return np.asarray(states, dtype=float)
+
+
+def rotation_vs_contraction(depth: int = 5, angles: tuple[float, float] = (100.0, 223.0),
+                            ratio: float = 1 / 3) -> Figure:
+    """Why a stack of rotations cannot keep its top apart, and a contracting one can (chapter 6).
+
+    Two kinds of push, a and b, on the states reached by every stack of up to ``depth`` pushes
+    (grey), and the same states after one more push a (blue) and push b (orange). Left: pushes
+    that turn a state on the circle by a fixed angle (``angles``, degrees; a 2-D rotation): each
+    row is the row above turned, the same shape, and the two turned copies interleave. Right:
+    pushes that shrink the line towards their own point, ``z ↦ ratio·z ∓ (1 − ratio)`` (with
+    ratio ⅓ the Cantor stack of chapter 6): each copy is ``ratio`` times the size, push a's on
+    the left, push b's on the right, apart. One pair of states is joined in each row: a rotation
+    keeps its distance, a contraction multiplies it by ``ratio``."""
+    _check_drawn(depth, "depth", 8, " (pushes below the top)")
+    if not 0 < ratio < 0.5:
+        raise ValueError(f"ratio must lie strictly between 0 and 1/2 (copies that do not touch), "
+                         f"got {ratio!r}")
+    alpha, beta = (float(a) % 360 for a in angles)
+    turn = [lambda z: (z + alpha) % 360, lambda z: (z + beta) % 360]
+    shrink = [lambda z: ratio * z - (1 - ratio), lambda z: ratio * z + (1 - ratio)]
+    colours = ("#8a8a8a", "#1f77b4", "#e07b00")
+    rows = ("below the top", "after push a", "after push b")
+    fig = Figure(figsize=(10.0, 3.4), facecolor="white", layout="constrained")
+    axes = fig.subplots(1, 2)
+    panels = ((axes[0], turn, 0.0, (0, 360), "position on the circle (angle, degrees)",
+               "rotations: a push turns every state by its angle"),
+              (axes[1], shrink, 0.0, (-1.05, 1.05), "position on the line",
+               f"contractions: a push shrinks all distances (×{ratio:.2g})"))
+    for ax, pushes, start, xlim, xlabel, title in panels:
+        below = _pushed(start, pushes, depth)
+        for row, (states, colour) in enumerate(zip(
+                (below, *(np.array([push(z) for z in below]) for push in pushes)), colours)):
+            ax.scatter(states, np.full(len(states), 2 - row), s=16, color=colour, zorder=3)
+        # one pair of states, and where push a takes it
+        p, q = start, pushes[1](start)
+        p_a, q_a = pushes[0](p), pushes[0](q)
+        for y, (u, v) in ((2.3, (p, q)), (1.3, (p_a, q_a))):
+            _arrow(ax, (u, y), (v, y), f"{abs(v - u):.3g}{'°' if pushes is turn else ''} apart",
+                   color=INK, size=8, head=False, offset=(0, 0.14))
+        for u, v in ((p, p_a), (q, q_a)):
+            _arrow(ax, (u, 1.95), (v, 1.05), color="#9a9a9a", dashed=True)
+        ax.set_xlim(*xlim)
+        ax.set_ylim(-0.5, 2.7)
+        ax.set_yticks([2, 1, 0], list(rows), fontsize=8)
+        ax.tick_params(axis="x", labelsize=8)
+        ax.set_xlabel(xlabel, fontsize=8)
+        ax.set_title(title, fontsize=9)
+        for side in ("top", "right", "left"):
+            ax.spines[side].set_visible(False)
     return fig
