@@ -10,7 +10,7 @@ CHROMIUM := /usr/bin/chromium
 # Executed notebooks (book build, nbval) and CI logs get no progress bars.
 export COURSE_RNN_PROGRESS ?= 0
 
-.PHONY: book test notebooks notebooks-elsewhere lint install web-assets npm chromium bubblewrap clean exercises grade replicate
+.PHONY: book test notebooks notebooks-elsewhere lint install web-assets npm chromium bubblewrap clean exercises grade replicate dist
 
 install: $(STAMP)
 
@@ -89,9 +89,19 @@ replicate: $(STAMP)
 	@test -n "$(EXPERIMENT)" || { $(BIN)/python -m course_rnn list; echo "usage: make replicate EXPERIMENT=name [ARGS=...]"; exit 2; }
 	COURSE_RNN_PROGRESS=1 $(BIN)/python -m course_rnn replicate $(EXPERIMENT) $(ARGS)
 
+# The release: refuses at once if the version disagrees anywhere (pyproject.toml is the one place
+# it is written; scripts/release.py check), builds the sdist and the wheel into dist/, checks them
+# (metadata and twine check --strict, the whole package and its licence, no stray file), then
+# installs the wheel as the README says into a fresh venv that runs chapter 3 and an assignment's
+# grader.check (tests/packaging/test_wheel.py). RELEASE=1 adds what a tag needs: a dated
+# CHANGELOG entry and committed files (CONTRIBUTING.md, "Releasing").
+dist: $(STAMP)
+	$(BIN)/python scripts/release.py dist $(if $(RELEASE),--release)
+	COURSE_RNN_DIST=$(CURDIR)/dist $(BIN)/python -m pytest -q tests/packaging/test_wheel.py
+
 lint: $(STAMP)
 	$(BIN)/ruff check --fix src tests benchmarks
 	$(BIN)/ruff format --check src tests benchmarks || true
 
 clean:
-	rm -rf book/_build .pytest_cache .hypothesis test-artifacts
+	rm -rf book/_build .pytest_cache .hypothesis test-artifacts dist

@@ -3,15 +3,18 @@
 A chapter opened outside the course environment (a fresh Jupyter, Colab from the site's launch
 button) would otherwise die at its first ``import course_rnn``. Its first cell, tagged
 ``course-setup`` (and ``remove-cell``: the website does not show it), checks for the library:
-in Colab it installs it from the repository; anywhere else it stops with the exact command to
-run. The repository's address comes from ``book/_config.yml`` (``repository: url``), the one
-place it is written; this script renders the cell from there.
+in Colab it installs the release the book was built with; anywhere else it stops with the exact
+commands to run (PyTorch for the CPU first, then that release), and where another version is
+installed it says so. The version comes from ``pyproject.toml``, the repository's address from
+``book/_config.yml`` (``repository: url``), the torch pin from ``requirements.txt``: each is
+written once (scripts/release.py reads them); this script renders the cell from there.
 
     python scripts/notebook_setup.py --check [NOTEBOOK ...]   # exit 1 if a cell is missing/stale
     python scripts/notebook_setup.py --write [NOTEBOOK ...]   # insert or update the cell
     python scripts/notebook_setup.py --show                   # print the cell's source
 
 NOTEBOOK defaults to every ``chapters/*.ipynb``. Writing keeps everything else in the notebook.
+A new version changes every chapter's first cell (run ``--write`` when releasing).
 """
 
 from __future__ import annotations
@@ -21,7 +24,8 @@ import json
 import sys
 from pathlib import Path
 
-import yaml
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import release as _release  # noqa: E402  (scripts/release.py: version, address, commands)
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "book" / "_config.yml"
@@ -29,13 +33,14 @@ TAG = "course-setup"
 TAGS = [TAG, "remove-cell"]
 
 TEMPLATE = '''\
-# Setup: this notebook needs the course_rnn library. In Colab this cell installs it; anywhere
-# else, if it is missing, the error says how to install it.
+# Setup: this notebook needs course_rnn {release}, the release this book was made with. In Colab
+# this cell installs it; anywhere else, if it is missing, the error says how to install it, and
+# if another version is installed, a warning says so.
 import importlib.util
 import sys
 
+COURSE_RNN = "{requirement}"
 if importlib.util.find_spec("course_rnn") is None:
-    COURSE_RNN = "{requirement}"
     if "google.colab" in sys.modules:
         import subprocess
 
@@ -43,31 +48,48 @@ if importlib.util.find_spec("course_rnn") is None:
     else:
         raise ModuleNotFoundError(
             f"This notebook needs the course_rnn library, which this kernel ({{sys.executable}}) "
-            "cannot import. Install it into the kernel's environment, e.g. in a cell:\\n"
+            "cannot import. Install it into the kernel's environment, e.g. in a cell (the first "
+            "line: PyTorch for the CPU, as a laptop needs; skip it where torch is installed):\\n"
+            "    %{torch_command}\\n"
             f'    %pip install "{{COURSE_RNN}}"\\n'
             "then restart the kernel. From a clone of {url}: "
             '`pip install -e ".[{extra}]"` (or `make install`).'
         )
+else:
+    import importlib.metadata
+
+    try:
+        INSTALLED = importlib.metadata.version("course_rnn")
+    except importlib.metadata.PackageNotFoundError:  # a folder on sys.path, not installed
+        INSTALLED = "{release}"
+    if INSTALLED != "{release}":
+        import warnings
+
+        warnings.warn(f"This notebook was made with course_rnn {release}; this kernel has "
+                      f"{{INSTALLED}}, whose results may differ. To match the book: "
+                      f'pip install "{{COURSE_RNN}}"', stacklevel=1)
 '''
 
 
 def repository(config: Path = CONFIG) -> tuple[str, str]:
     """The repository's URL and branch, from the book's configuration."""
-    settings = yaml.safe_load(Path(config).read_text(encoding="utf-8"))
-    repo = settings.get("repository") or {}
-    if not repo.get("url"):
-        raise ValueError(f"{config}: no repository url (repository: url: ...)")
-    return repo["url"].rstrip("/"), str(repo.get("branch") or "main")
+    return _release.repository(config)
 
 
-def requirement(url: str, branch: str = "main", extra: str = "book") -> str:
-    """What pip installs: ``course_rnn[extra] @ git+URL[@branch]``."""
-    at = "" if branch == "main" else f"@{branch}"
-    return f"course_rnn[{extra}] @ git+{url}{at}"
+def requirement(url: str, version: str, extra: str = "book") -> str:
+    """What pip installs: the tagged release archive (release.requirement)."""
+    return _release.requirement(url, version, extra)
 
 
-def setup_source(url: str, branch: str = "main", extra: str = "book") -> str:
-    return TEMPLATE.format(requirement=requirement(url, branch, extra), url=url, extra=extra)
+def setup_source(url: str, branch: str = "main", extra: str = "book", *,
+                 release: str | None = None, torch: str | None = None) -> str:
+    """The cell for the release ``release`` (default: pyproject.toml's version), with
+    ``torch`` (default: requirements.txt's pin) for the CPU route. ``branch`` is not used: the
+    cell installs a tagged release, never a branch."""
+    version = release or _release.version()
+    return TEMPLATE.format(requirement=requirement(url, version, extra), url=url, extra=extra,
+                           release=version,
+                           torch_command=_release.torch_cpu_command(torch or _release.torch_pin()))
 
 
 def setup_cell(source: str) -> dict:

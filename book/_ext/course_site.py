@@ -19,12 +19,18 @@
    the playground's ``<div>`` and ``<script>``, …) becomes its text, shown as written. Cell
    outputs that are HTML (``text/html``: tables, widgets) are left as they are.
 
+4. The release the book is made with, on every page: the footer names ``course_rnn``'s version
+   (``pyproject.toml``'s, which the installed package must report: a stale install stops the
+   build), and the pages may write ``{{ course_rnn_version }}``, ``{{ install_torch_cpu }}`` and
+   ``{{ install_course }}`` (MyST substitutions: the README's install commands, as inline code).
 The repository's address is written once, in ``_config.yml`` (``repository: url``); the README
-in each archive takes it from there.
+in each archive takes it from there. The version and the install commands come from
+``scripts/release.py``.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import shutil
 import tempfile
@@ -33,6 +39,8 @@ from typing import Any
 
 from docutils import nodes
 from sphinx.application import Sphinx
+from sphinx.config import Config
+from sphinx.errors import ExtensionError
 
 STEPPER_JS = "course-rnn-stepper.js"
 # the site's name for each script of course_rnn/widgets/static/ that pages load from _static/
@@ -109,6 +117,40 @@ def _exercise_archives(app: Sphinx) -> None:
     app.connect("build-finished", lambda app, error: shutil.rmtree(folder, ignore_errors=True))
 
 
+def release_script(confdir: str | Path):
+    """scripts/release.py of the repository the book is in."""
+    path = Path(confdir).resolve().parent / "scripts" / "release.py"
+    spec = importlib.util.spec_from_file_location("course_rnn_release", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def version_footer(version: str, url: str) -> str:
+    return (f'<p>This is the book of course_rnn {version} (<a href="{url}/blob/v{version}/'
+            f'CHANGELOG.md">what changed</a>); install the same release to run its chapters.</p>')
+
+
+def _config_inited(app: Sphinx, config: Config) -> None:
+    import course_rnn
+
+    release = release_script(app.confdir)
+    version = release.version(release.ROOT)
+    if course_rnn.__version__ != version:
+        raise ExtensionError(
+            f"the installed course_rnn is {course_rnn.__version__}, pyproject.toml says {version}: "
+            "the chapters would run another version than the book shows (run `make install`)")
+    config.version = config.release = version
+    options = config.html_theme_options
+    url = options.get("repository_url") or release.repository()[0]
+    options["extra_footer"] = version_footer(version, url) + options.get("extra_footer", "")
+    torch, course = release.install_commands("book", release.ROOT)
+    config.myst_substitutions = {**(config.myst_substitutions or {}),
+                                 "course_rnn_version": version,
+                                 "install_torch_cpu": f"`{torch}`",
+                                 "install_course": f"`{course}`"}
+
+
 def _builder_inited(app: Sphinx) -> None:
     if app.builder.format != "html":
         return
@@ -119,6 +161,7 @@ def _builder_inited(app: Sphinx) -> None:
 def setup(app: Sphinx) -> dict[str, Any]:
     # Before any page's own scripts: the first stepper.js to run defines CourseRnnStepper.
     app.add_js_file(STEPPER_JS, priority=200)
+    app.connect("config-inited", _config_inited)
     app.connect("builder-inited", _builder_inited)
     app.connect("doctree-read", _doctree_read)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,22 +1,28 @@
-"""The course as a learner outside the repository gets it: the built wheel, installed with its
-extras (``course_rnn[book,exercises]``) into a fresh virtual environment, run from a folder that
-is not the repository.
+"""The course as a learner outside the repository gets it: the release that ``make dist`` builds,
+installed as the README says — PyTorch for the CPU first, then ``course_rnn[book,exercises]`` —
+into a fresh virtual environment, run from a folder that is not the repository.
 
 - The wheel declares MIT with its LICENSE, and does not pin torch to one version.
-- Every chapter's first code cell runs (chapters 2, 3 and 7 need pandas: the ``book`` extra), and
-  chapter 0 runs up to its first training run.
+- Every chapter's first code cell runs (chapters 2, 3 and 7 need pandas: the ``book`` extra),
+  chapter 0 runs up to its first training run, and chapter 3 (every ``03_*`` page) runs whole.
+- The installed torch is the CPU build: no CUDA, no ``nvidia-*`` packages.
 - A student's downloaded archive works: its blank notebook's checks find their tests, the
   reference answers pass them (otter: the ``exercises`` extra).
 - The installed grader has no exercises beside it: outside a clone it asks for ``--exercises``
   at once, and with ``--exercises`` (after the command) grades a submission.
 
-The environment gets the versions requirements.txt pins (as a constraint: the CPU torch 2.13.0,
-not a multi-GB CUDA build), installed by uv (pip if uv is missing). uv keeps what it fetched in
-~/.cache/course-rnn-uv: the first run needs the package registry and takes ≈30 s more.
+The wheel is built by ``scripts/release.py`` (what ``make dist`` runs), or taken from the folder
+``COURSE_RNN_DIST`` names (``make dist`` sets it to dist/ and runs this file after building).
+The environment gets the versions requirements.txt pins (as a constraint: torch is the pin, from
+this machine's package sources, which here hold the CPU wheel), installed by uv (pip if uv is
+missing). uv keeps what it fetched in ~/.cache/course-rnn-uv and installs from it with
+``--offline`` — no network — once it is warm; the first run (or one after a pin changed) needs the
+package registry and takes ≈30 s more.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import shutil
@@ -28,6 +34,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+spec = importlib.util.spec_from_file_location("release", ROOT / "scripts" / "release.py")
+release = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(release)
 CHECK_ARCHIVE = ROOT / "tests" / "exercises" / "check_archive.py"
 UV_CACHE = Path.home() / ".cache" / "course-rnn-uv"
 
@@ -39,23 +48,32 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200)]
 # Prints one line per notebook, RESULT {json}: the cells it ran, or the error.
 RUN_CELLS = r"""
 import json, sys, traceback
-for job in json.loads(sys.argv[1]):
-    path, stop, limit = job
-    cells = [''.join(c['source']) for c in json.load(open(path))['cells']
-             if c['cell_type'] == 'code']
-    cells = [c for c in cells if 'course-setup' not in c]
-    namespace, ran, error = {'__name__': '__main__'}, 0, None
-    try:
-        for i, source in enumerate(cells[:limit or None]):
-            if stop and stop in source:
-                break
-            code = '\n'.join(l for l in source.splitlines()
-                             if not l.lstrip().startswith(('%', '!')))
-            exec(compile(code, f'{path} code cell {i}', 'exec'), namespace)
-            ran += 1
-    except Exception:
-        error = traceback.format_exc()[-1500:]
-    print('RESULT', json.dumps({'notebook': path, 'ran': ran, 'error': error}), flush=True)
+
+
+def main():
+    for job in json.loads(sys.argv[1]):
+        path, stop, limit = job
+        cells = [''.join(c['source']) for c in json.load(open(path))['cells']
+                 if c['cell_type'] == 'code']
+        cells = [c for c in cells if 'course-setup' not in c]
+        namespace, ran, error = {'__name__': '__main__'}, 0, None
+        try:
+            for i, source in enumerate(cells[:limit or None]):
+                if stop and stop in source:
+                    break
+                code = '\n'.join(l for l in source.splitlines()
+                                 if not l.lstrip().startswith(('%', '!')))
+                exec(compile(code, f'{path} code cell {i}', 'exec'), namespace)
+                ran += 1
+        except Exception:
+            error = traceback.format_exc()[-1500:]
+        print('RESULT', json.dumps({'notebook': path, 'ran': ran, 'error': error}), flush=True)
+
+
+# The chapters' worker pools (parallel_map) start processes that import this file again as
+# __mp_main__: only the first process runs the notebooks.
+if __name__ == '__main__':
+    main()
 """
 
 
@@ -66,17 +84,15 @@ def run(command: list, cwd: Path, timeout: int = 600, env: dict | None = None):
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
-    """Build the wheel from a copy of the sources (no build/ left in the repository)."""
-    source = tmp_path_factory.mktemp("source")
-    for name in ("pyproject.toml", "README.md", "LICENSE"):
-        shutil.copy(ROOT / name, source / name)
-    shutil.copytree(ROOT / "src", source / "src",
-                    ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
-    out = tmp_path_factory.mktemp("dist")
-    done = run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
-                "-q", "-w", out, source], cwd=source)
-    assert done.returncode == 0, done.stderr[-3000:]
-    (built,) = out.glob("course_rnn-*.whl")
+    """The wheel of ``make dist``: from $COURSE_RNN_DIST, or built as make dist builds it (into
+    a temporary folder: nothing is left in the repository) and checked as it checks it."""
+    name = f"course_rnn-{release.version()}-py3-none-any.whl"
+    if os.environ.get("COURSE_RNN_DIST"):
+        built = Path(os.environ["COURSE_RNN_DIST"]) / name
+        assert built.is_file(), f"$COURSE_RNN_DIST has no {name}: run `make dist`"
+        return built
+    sdist, built = release.build(tmp_path_factory.mktemp("dist"))
+    assert not release.check(sdist, built)
     return built
 
 
@@ -102,9 +118,27 @@ def package_sources() -> list[str]:
     return options
 
 
+def install(python: Path, wanted: list, folder: Path) -> subprocess.CompletedProcess:
+    """``pip install wanted`` into ``python``'s environment, with requirements.txt's pins as
+    constraints: uv offline from its cache (online only to fill it), or pip."""
+    constraints = ["-c", ROOT / "requirements.txt"]
+    uv = shutil.which("uv", path=str(Path(sys.executable).parent)) or shutil.which("uv")
+    if not uv:
+        return run([python, "-m", "pip", "install", "-q", *wanted, *constraints], cwd=folder,
+                   timeout=1100)
+    command = [uv, "pip", "install", "-q", "--python", python, "--index-strategy",
+               "unsafe-best-match", *package_sources(), *wanted, *constraints]
+    env = {"UV_CACHE_DIR": str(UV_CACHE)}
+    done = run([*command, "--offline"], cwd=folder, timeout=1100, env=env)
+    if done.returncode != 0:  # a cold cache: fetch once from the package registry
+        done = run(command, cwd=folder, timeout=1100, env=env)
+    return done
+
+
 @pytest.fixture(scope="module")
 def venv(wheel, tmp_path_factory) -> Path:
-    """A fresh virtual environment with the wheel and its extras: returns its python.
+    """A fresh virtual environment with the release installed as the README says (PyTorch
+    first, then the wheel with its extras): returns its python.
 
     With uv (requirements.txt) it takes seconds once uv's cache (~/.cache/course-rnn-uv) is
     warm; without it pip takes minutes."""
@@ -113,20 +147,15 @@ def venv(wheel, tmp_path_factory) -> Path:
     done = run([base, "-m", "venv", "--without-pip", folder], cwd=folder)
     assert done.returncode == 0, done.stderr
     python = folder / "bin" / "python"
-    wanted = [f"{wheel}[book,exercises]", "-c", ROOT / "requirements.txt"]
-    uv = shutil.which("uv", path=str(Path(sys.executable).parent)) or shutil.which("uv")
-    if uv:
-        done = run([uv, "pip", "install", "-q", "--python", python, "--index-strategy",
-                    "unsafe-best-match", *package_sources(), *wanted], cwd=folder,
-                   timeout=1100, env={"UV_CACHE_DIR": str(UV_CACHE)})
-    else:
+    if not shutil.which("uv", path=str(Path(sys.executable).parent)) and not shutil.which("uv"):
         run([python, "-m", "ensurepip", "-q"], cwd=folder)
-        done = run([python, "-m", "pip", "install", "-q", *wanted], cwd=folder, timeout=1100)
-    if done.returncode != 0:
-        reason = f"could not install the wheel with its extras:\n{done.stderr[-3000:]}"
-        if "connect" in done.stderr.lower() and os.environ.get("CI") != "true":
-            pytest.skip(reason)
-        pytest.fail(reason)
+    for wanted in ([f"torch=={release.torch_pin()}"], [f"{wheel}[book,exercises]"]):
+        done = install(python, wanted, folder)
+        if done.returncode != 0:
+            reason = f"could not install {wanted}:\n{done.stderr[-3000:]}"
+            if "connect" in done.stderr.lower() and os.environ.get("CI") != "true":
+                pytest.skip(reason)
+            pytest.fail(reason)
     return python
 
 
@@ -165,24 +194,36 @@ def test_setuptools_is_new_enough_for_the_license_field():
     assert minimum >= (77,), f"{setuptools}: setuptools < 77 cannot read license = 'MIT'"
 
 
-def test_the_installed_package_is_the_one_that_runs(venv, elsewhere):
-    done = run([venv, "-c", "import course_rnn, json; print(json.dumps(course_rnn.__file__))"],
+def test_the_installed_package_is_the_release_and_torch_is_the_cpu_build(venv, elsewhere):
+    done = run([venv, "-c", "import course_rnn, json, torch, importlib.metadata as m; "
+                "print(json.dumps([course_rnn.__file__, course_rnn.__version__, torch.__version__,"
+                " torch.version.cuda, sorted(d.metadata['Name'] for d in m.distributions())]))"],
                cwd=elsewhere)
     assert done.returncode == 0, done.stderr
-    location = json.loads(done.stdout)
+    location, version, torch, cuda, installed = json.loads(done.stdout)
     assert str(venv.parents[1]) in location and str(ROOT) not in location, location
+    assert version == release.version(), version
+    assert torch.split("+")[0] == release.torch_pin(), torch
+    nvidia = [name for name in installed if name.lower().startswith("nvidia")]
+    assert cuda is None and not nvidia, (
+        f"torch {torch} (CUDA {cuda}, {nvidia}) is not the CPU build: this machine's package "
+        "sources must offer it (PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cpu)")
 
 
-def test_every_chapter_starts_and_chapter_0_runs_to_its_training(venv, elsewhere):
+def test_every_chapter_starts_chapter_0_runs_to_its_training_and_chapter_3_whole(venv, elsewhere):
     script = elsewhere / "run_cells.py"
     script.write_text(RUN_CELLS)
-    jobs = [
-        # chapter 0: the whole tour of the languages, up to its first training run;
-        # every other chapter: its first cell (imports and settings)
-        [str(chapter), "fit(", 0] if chapter.name.startswith("00_") else [str(chapter), "", 1]
-        for chapter in sorted((ROOT / "chapters").glob("*.ipynb"))
-    ]
-    done = run([venv, script, json.dumps(jobs)], cwd=elsewhere,
+
+    def job(chapter: Path) -> list:
+        if chapter.name.startswith("00_"):  # the tour of the languages, up to its first training
+            return [str(chapter), "fit(", 0]
+        if chapter.name.startswith("03_"):  # every cell
+            return [str(chapter), "", 0]
+        return [str(chapter), "", 1]  # its first cell: imports and settings
+
+    chapters = sorted((ROOT / "chapters").glob("*.ipynb"))
+    jobs = [job(chapter) for chapter in chapters]
+    done = run([venv, script, json.dumps(jobs)], cwd=elsewhere, timeout=900,
                env={"MPLBACKEND": "Agg", "COURSE_RNN_PROGRESS": "0"})
     assert done.returncode == 0, done.stderr[-3000:]
     results = [json.loads(line.split(" ", 1)[1]) for line in done.stdout.splitlines()
@@ -193,6 +234,12 @@ def test_every_chapter_starts_and_chapter_0_runs_to_its_training(venv, elsewhere
     assert not failures, "\n".join(failures)
     chapter0 = results[0]
     assert Path(chapter0["notebook"]).name.startswith("00_") and chapter0["ran"] >= 10, chapter0
+    for result in results:  # chapter 3: every code cell ran (the setup cell is skipped)
+        path = Path(result["notebook"])
+        if path.name.startswith("03_"):
+            cells = [c for c in json.loads(path.read_text())["cells"]
+                     if c["cell_type"] == "code" and "course-setup" not in "".join(c["source"])]
+            assert result["ran"] == len(cells), result
 
 
 def test_a_downloaded_exercise_works_with_the_installed_package(venv, elsewhere):
