@@ -53,7 +53,7 @@ FIGURES = {
     "fig-05-flnn-diagram": "05_dynamical_automata",
     "fig-05-stack-triangles": "05_dynamical_automata_training",
     "fig-06-urn-diagram": "06_unitary",
-    "fig-06-eigenvalues": "06_unitary",
+    "fig-06-eigenvalues": "06_unitary_stacks",
     "fig-06-depth-epochs": "06_unitary",
 }
 

@@ -63,7 +63,7 @@ ABOUT = {
     "urn-dyck": ("Bernardy & Lappin (2022; 2023): URNs, MatrixRNN and LSTM on Dyck, accuracy by "
                  "attractors, inner nesting and outer depth", "06_unitary"),
     "urn-cross-serial": ("Bernardy & Lappin (2023), Tables 1–2 and Fig. 2: URN vs LSTM on "
-                         "cross-serial C_8 → C_10", "06_unitary"),
+                         "cross-serial C_8 → C_10", "06_unitary_stacks"),
     "gym": ("The syntax gym: SRN, GRU, LSTM, Decay RNN, URN and FLNN on five languages, and the "
             "papers' claims about who wins", "07_syntax_gym"),
 }

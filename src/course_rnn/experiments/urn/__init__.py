@@ -265,7 +265,7 @@ EXPERIMENTS = (
     Experiment(name="urn-cross-serial",
                title="Bernardy & Lappin (2023), Tables 1–2 and Fig. 2: URN vs LSTM on "
                      "cross-serial C_8 → C_10",
-               chapter="06_unitary", run=run_cross_serial,
+               chapter="06_unitary_stacks", run=run_cross_serial,
                settings=CROSS_SERIAL_SETTINGS),
 )
 
