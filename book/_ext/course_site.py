@@ -21,8 +21,9 @@
 
 4. The release the book is made with, on every page: the footer names ``course_rnn``'s version
    (``pyproject.toml``'s, which the installed package must report: a stale install stops the
-   build), and the pages may write ``{{ course_rnn_version }}``, ``{{ install_torch_cpu }}`` and
-   ``{{ install_course }}`` (MyST substitutions: the README's install commands, as inline code).
+   build), and the pages may write ``{{ course_rnn_version }}``, ``{{ install_torch_cpu }}``,
+   ``{{ install_course }}`` and ``{{ install_exercises }}`` (MyST substitutions: the READMEs'
+   install commands, as inline code).
 The repository's address is written once, in ``_config.yml`` (``repository: url``); the README
 in each archive takes it from there. The version and the install commands come from
 ``scripts/release.py``.
@@ -145,10 +146,12 @@ def _config_inited(app: Sphinx, config: Config) -> None:
     url = options.get("repository_url") or release.repository()[0]
     options["extra_footer"] = version_footer(version, url) + options.get("extra_footer", "")
     torch, course = release.install_commands("book", release.ROOT)
+    _, exercises = release.install_commands("exercises", release.ROOT)
     config.myst_substitutions = {**(config.myst_substitutions or {}),
                                  "course_rnn_version": version,
                                  "install_torch_cpu": f"`{torch}`",
-                                 "install_course": f"`{course}`"}
+                                 "install_course": f"`{course}`",
+                                 "install_exercises": f"`{exercises}`"}
 
 
 def _builder_inited(app: Sphinx) -> None:

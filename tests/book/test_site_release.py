@@ -27,8 +27,9 @@ def test_every_page_footer_names_the_release(site_pages: list[Path]):
     assert not missing, f"pages whose footer does not say {footer!r}: {missing[:5]}"
 
 
-def test_the_introduction_installs_the_release_after_cpu_torch(site: Path):
-    text = plain((site / "intro.html").read_text(encoding="utf-8"))
-    torch, course = release.install_commands("book")
-    assert torch in text and course in text
-    assert text.index(torch) < text.index(course)
+def test_the_introduction_and_exercises_install_the_release_after_cpu_torch(site: Path):
+    for page, extra in (("intro.html", "book"), ("exercises.html", "exercises")):
+        text = plain((site / page).read_text(encoding="utf-8"))
+        torch, course = release.install_commands(extra)
+        assert torch in text and course in text, page
+        assert text.index(torch) < text.index(course), page

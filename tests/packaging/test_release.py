@@ -147,6 +147,8 @@ def test_the_books_footer_names_the_release_and_a_stale_install_stops_the_build(
     assert f"https://example.org/r/blob/v{VERSION}/CHANGELOG.md" in footer
     assert config.release == VERSION
     assert config.myst_substitutions["install_course"] == f"`{release.install_commands()[1]}`"
+    assert config.myst_substitutions["install_exercises"] == \
+        f"`{release.install_commands('exercises')[1]}`"
     monkeypatch.setattr(course_rnn, "__version__", "0.0.1")
     with pytest.raises(Exception, match="installed course_rnn is 0.0.1, pyproject.toml says"):
         course_site._config_inited(app, config)
