@@ -24,6 +24,13 @@
    build), and the pages may write ``{{ course_rnn_version }}``, ``{{ install_torch_cpu }}``,
    ``{{ install_course }}`` and ``{{ install_exercises }}`` (MyST substitutions: the READMEs'
    install commands, as inline code).
+
+5. No build logs in the site. When a chapter's cell fails, MyST-NB writes its traceback into
+   the site's folder (``_build/html/reports/<page>.err.log``), where it would be published with
+   the pages. After the build it is moved beside the site, to ``book/_build/reports/`` (emptied
+   at the start of each build, so what it holds is this build's failures), and the build says
+   where.
+
 The repository's address is written once, in ``_config.yml`` (``repository: url``); the README
 in each archive takes it from there. The version and the install commands come from
 ``scripts/release.py``.
@@ -154,11 +161,43 @@ def _config_inited(app: Sphinx, config: Config) -> None:
                                  "install_exercises": f"`{exercises}`"}
 
 
+def reports_folder(outdir: Path) -> Path:
+    """Where a build's failure logs are kept: beside the site (``book/_build/reports/``)."""
+    return Path(outdir).parent / "reports"
+
+
+def move_reports(outdir: Path) -> list[Path]:
+    """Move MyST-NB's failure logs out of the site (``outdir/reports``) into
+    :func:`reports_folder`; return where they now are."""
+    source, target = Path(outdir) / "reports", reports_folder(outdir)
+    if not source.is_dir():
+        return []
+    moved = []
+    for log in sorted(path for path in source.rglob("*") if path.is_file()):
+        destination = target / log.relative_to(source)
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        shutil.move(log, destination)
+        moved.append(destination)
+    shutil.rmtree(source)
+    return moved
+
+
+def _move_reports(app: Sphinx, error: Exception | None) -> None:
+    from sphinx.util import logging
+
+    for log in move_reports(Path(app.outdir)):
+        logging.getLogger(__name__).warning(f"a notebook's traceback is kept in {log}")
+
+
 def _builder_inited(app: Sphinx) -> None:
     if app.builder.format != "html":
         return
     _add_scripts(app)
     _exercise_archives(app)
+    # this build's failures only; the site's own folder must not publish any
+    shutil.rmtree(reports_folder(Path(app.outdir)), ignore_errors=True)
+    shutil.rmtree(Path(app.outdir) / "reports", ignore_errors=True)
+    app.connect("build-finished", _move_reports)
 
 
 def setup(app: Sphinx) -> dict[str, Any]:

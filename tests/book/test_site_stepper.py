@@ -143,3 +143,21 @@ def test_stepper_labels_are_readable_in_the_sites_themes(site, site_pages, serve
     assert not problems, f"stepper text below {MIN_CONTRAST}:1 or unexplained:\n" + "\n".join(
         problems[:40]
     )
+
+
+def test_stepper_titles_typeset_their_formulas(site, site_pages, server, browser):
+    """A chapter titles its stepper in caret notation ("trained on a^n b^n, n ≤ 10"); the page
+    sets the formulas as its prose does (MathJax), never as "a^n"."""
+    titles = []
+    for relative in stepper_pages(site, site_pages):
+        page = browser.new_page()
+        page.goto(f"{server}/{relative}", wait_until="load")
+        page.wait_for_function(  # stepper.js replaces each formula once MathJax has started
+            "() => !document.querySelector('.rnn-stepper-title [data-tex]')", timeout=15000)
+        titles += [(relative, *t) for t in page.evaluate(
+            "() => [...document.querySelectorAll('.rnn-stepper-title')].map(t =>"
+            " [t.textContent, t.querySelectorAll('mjx-container').length])")]
+        page.close()
+    caret = [t for t in titles if "^" in t[1]]
+    assert not caret, f"stepper titles in caret notation: {caret}"
+    assert any(math for *_, math in titles), f"no stepper title has a formula: {titles}"

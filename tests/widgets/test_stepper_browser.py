@@ -218,3 +218,21 @@ def test_it_fits_a_phone(chromium, lstm_block, urn_block):
             assert plot["x"] + plot["width"] <= box["x"] + box["width"] + 1
         finally:
             page.close()
+
+
+def test_the_title_sets_formulas_in_italics_not_caret_notation(chromium):
+    """Without MathJax (a notebook), a title's formulas are italic with superscripts."""
+    anbn = AnBn()
+    vocab = Vocab(anbn.alphabet)
+    model = build_model("lstm", vocab_size=len(vocab), hidden_size=3, seed=0).eval()
+    block = web_stepper_html(model, vocab, anbn, string="ab",
+                             title="LSTM trained on a^n b^n, n ≤ 10, not on w c w^R (seed 3)")
+    page, root = open_block(chromium, block)
+    try:
+        title = root.locator(".rnn-stepper-title")
+        assert title.inner_text() == "LSTM trained on anbn, n ≤ 10, not on wcwR (seed 3)"
+        assert title.locator("sup").all_inner_texts() == ["n", "n", "R"]
+        assert title.locator("i").all_inner_texts() == ["a", "n", "b", "n", "n", "w", "c", "w", "R"]
+        assert not page.errors
+    finally:
+        page.close()

@@ -158,6 +158,90 @@
                    "#17becf", "#bcbd22", "#7f7f7f"];
   const fmt = v => (Math.abs(v) < 5e-3 ? 0 : v).toFixed(2);
 
+  // ---- the title: its formulas typeset as the prose sets them ---------------------------
+  // A chapter titles its stepper in plain text, naming a language the library's way, in caret
+  // notation ("LSTM trained on a^n b^n, n ≤ 10"). The formulas in it — a run of symbols with
+  // exponents (a^n b^n, w c w^R, a^m b^n c^m d^n), a bound (n ≤ 10, n = 16) or $…$ — are set in
+  // italics with superscripts, and then by MathJax where the page has it (the book), like the
+  // prose around the stepper. Never as raw TeX: the italic form stays if MathJax is absent.
+  // (no look-behind: Safari before 16.4 cannot parse it) `lead` is the character before a
+  // formula, which must not be a letter or digit: "on" is a word, not the symbols o and n.
+  const SYMBOL = String.raw`[A-Za-z](?:\^(?:\{[^{}]*\}|[A-Za-z0-9]+))?(?![\w^])`;
+  const FORMULA = new RegExp(String.raw`\$([^$]+)\$|(^|[^\w^])(?:([A-Za-z]\s*[≤≥=<>≠]\s*\d+(?!\w))` +
+                             `|(${SYMBOL}(?:\\s+${SYMBOL})*))`, "g");
+  const RELATION_TEX = {"≤": String.raw`\le`, "≥": String.raw`\ge`, "≠": String.raw`\ne`};
+
+  // "a^n" or "a^{n+1}" as <i>a</i><sup><i>n</i></sup>: letters italic, digits and signs upright
+  function italic(text) {
+    const span = document.createElement("span");
+    for (const [, letters, other] of text.matchAll(/([A-Za-z]+)|([^A-Za-z]+)/g)) {
+      span.append(letters ? el("i", {}, letters) : other);
+    }
+    return span;
+  }
+  function symbolsHtml(tex) {
+    const span = el("span");
+    for (const [, mark, group, one, other] of tex.matchAll(/([\^_])(?:\{([^{}]*)\}|(\w+))|([^\s^_]+)/g)) {
+      if (other !== undefined) { span.append(italic(other.replace(/[{}]/g, ""))); continue; }
+      const script = el(mark === "^" ? "sup" : "sub");
+      script.append(italic(group ?? one));
+      span.append(script);
+    }
+    return span;
+  }
+  function formula(tex, fallback) {
+    const span = el("span", {class: "rnn-stepper-formula", "data-tex": tex});
+    span.append(fallback);
+    return span;
+  }
+  function titleNodes(text) {
+    const nodes = [];
+    let at = 0;
+    for (const match of text.matchAll(FORMULA)) {
+      const [whole, dollars, lead = "", bound, symbols] = match;
+      if (symbols !== undefined && !symbols.includes("^")) continue;  // plain words
+      nodes.push(text.slice(at, match.index + lead.length));
+      at = match.index + whole.length;
+      if (dollars !== undefined) nodes.push(formula(dollars, symbolsHtml(dollars)));
+      else if (bound !== undefined) {
+        const [, name, relation, value] = bound.match(/([A-Za-z])\s*(\S)\s*(\d+)/);
+        nodes.push(formula(`${name} ${RELATION_TEX[relation] || relation} ${value}`,
+                           italicBound(name, relation, value)));
+      } else {  // a single letter after the formula is a word: "a^n b^n a lot"
+        const kept = symbols.replace(/(\s+[A-Za-z])+$/, "");
+        at -= symbols.length - kept.length;
+        nodes.push(formula(kept, symbolsHtml(kept)));
+      }
+    }
+    nodes.push(text.slice(at));
+    return nodes.filter(node => node !== "");
+  }
+  function italicBound(name, relation, value) {
+    const span = el("span");
+    span.append(el("i", {}, name), ` ${relation} ${value}`);
+    return span;
+  }
+  // Where the page runs MathJax 3, each formula is replaced by MathJax's rendering of its TeX
+  // once MathJax has started (after the page's own math), and its CSS updated.
+  function typesetFormulas(container) {
+    if (!container.querySelector(".rnn-stepper-formula")) return;
+    const upgrade = () => {
+      const mj = window.MathJax;
+      if (!mj || !mj.startup || !mj.startup.promise || !mj.tex2chtmlPromise) return;
+      mj.startup.promise = mj.startup.promise.then(async () => {
+        for (const span of container.querySelectorAll(".rnn-stepper-formula[data-tex]")) {
+          const node = await mj.tex2chtmlPromise(span.dataset.tex, {display: false});
+          span.replaceChildren(node);
+          span.removeAttribute("data-tex");
+        }
+        mj.startup.document.clear();
+        mj.startup.document.updateDocument();
+      }).catch(() => {});  // the italic form stays
+    };
+    if (document.readyState === "complete") upgrade();
+    else window.addEventListener("load", upgrade, {once: true});
+  }
+
   function mount(root) {
     if (root.dataset.mounted) return;
     root.dataset.mounted = "1";
@@ -168,7 +252,10 @@
     const outputs = m.itos.slice(m.output_from);
     const alphabet = m.itos.slice(m.output_from + 1);
     root.classList.add("rnn-stepper-mounted");
-    root.append(el("div", {class: "rnn-stepper-title"}, root.dataset.title || m.kind));
+    const title = el("div", {class: "rnn-stepper-title"});
+    title.append(...titleNodes(root.dataset.title || m.kind));
+    root.append(title);
+    typesetFormulas(title);
     const input = el("input", {type: "text", class: "rnn-stepper-input", value: root.dataset.string || "",
                               "aria-label": "string to read", spellcheck: "false"});
     const back = el("button", {type: "button", "aria-label": "previous step", title: "previous step"}, "◀");
@@ -484,7 +571,7 @@
   document.head.append(style);
 
   // `dom` and `themeCss`: the page-building pieces the playground (playground.js) shares
-  window.CourseRnnStepper = {run, tokenise, validNext, unitsToPlot, mount, mountAll,
+  window.CourseRnnStepper = {run, tokenise, validNext, unitsToPlot, mount, mountAll, titleNodes,
                              dom: {el, svgEl, PALETTE}, themeCss};
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", mountAll);
   else mountAll();
