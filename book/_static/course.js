@@ -216,7 +216,9 @@
     });
     const article = doc.querySelector(".bd-article") || doc.querySelector('[role="main"]');
     if (!article) return "";
-    const part = (anchor && article.querySelector(anchor)) || article;
+    // (an id may start with a digit, which a CSS selector "#2-…" cannot name)
+    const target = anchor && doc.getElementById(decodeURIComponent(anchor.replace(/^#/, "")));
+    const part = target && article.contains(target) ? target : article;
     return part.textContent.replace(/\s+/g, " ").trim();
   }
 
