@@ -5,8 +5,9 @@ A probe must measure only the student's answer:
 - it reads only the student's answers, the notebook's own code (restored from the key's copy
   before the probes run, :func:`course_rnn.grading.assignments.provided_code`) and builtins, so
   a submission that rebinds a helper (``counted_up_to = lambda *a: a[-1]``) changes nothing;
-- no text a student reads (``exercises/README.md``, the notebook's prose, the public tests)
-  prints a hidden value, so that a blank notebook cannot return it;
+- no text a student reads (``exercises/README.md``, the notebook's prose, the public tests,
+  also as packed into the notebook's setup cell) prints a hidden value, so that a blank
+  notebook cannot return it;
 - NaN and infinities never match (``test_untrusted_values.py``), and the course's helpers that
   judge an answer treat NaN as a failure (the batch's ``fake_nan`` notebook, ``test_hostile.py``).
 """
@@ -21,6 +22,7 @@ import re
 import pytest
 
 from course_rnn.grading.assignments import ANSWER_TAG, load_assignment, provided_code
+from course_rnn.grading.handout import packed_tests
 
 from .conftest import ASSIGNMENTS, EXERCISES
 
@@ -130,8 +132,9 @@ def test_no_text_a_student_reads_prints_a_hidden_value(name):
     prose = "\n".join("".join(c["source"]) for c in notebook["cells"]
                       if c["cell_type"] == "markdown")
     tests = "\n".join(p.read_text(encoding="utf-8") for p in sorted(student.glob("tests/*.py")))
+    packed = "\n".join(c for t in packed_tests(notebook)[1].values() for c in t["cases"])
     for where, text in (("exercises/README.md", row), ("the notebook", prose),
-                        ("the public tests", tests)):
+                        ("the public tests", tests), ("the tests packed in the notebook", packed)):
         assert _given_away(text, name) == [], f"{where} prints hidden values of {name}"
 
 

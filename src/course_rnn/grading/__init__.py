@@ -17,16 +17,18 @@ Four commands (``python -m course_rnn.grading assign | check | archives | grade`
     Regenerates into a temporary folder and lists every committed file that differs.
 ``archives --out DIR``
     One zip per assignment for students: the notebook, its public tests, a README
-    (:mod:`.archives`; the website's Exercises page offers them).
+    (:mod:`.archives`; the website's Exercises page offers them). The notebook alone is enough:
+    ``assign`` packs its public tests into its setup cell (:mod:`.handout`).
 ``grade SUBMISSIONS [--csv grades.csv] [--overwrite] [--jobs 2] [--time-limit 60] …``
     Grades every notebook in a folder, each in its own bubblewrap sandbox, and writes one CSV
     row per submission with points per question.
 
 How a submission is graded, and why it cannot fake its score
 ------------------------------------------------------------
-Students get instant feedback from ``grader.check("q1")`` (otter, public tests only); those carry
-no points. Every point comes from a *hidden* case, a *probe*: code whose last expression is a
-value computed by the student's functions (``lstm_step(*lstm_case(1))``), never a verdict.
+Students get instant feedback from ``grader.check("q1")`` (:mod:`.feedback`: the public tests
+packed into the notebook, one sentence per failed check); those carry no points. Every point
+comes from a *hidden* case, a *probe*: code whose last expression is a value computed by the
+student's functions (``lstm_step(*lstm_case(1))``), never a verdict.
 
 1. The parent (:mod:`.batch`) takes only regular files of bounded size (never following a
    symlink, never opening a FIFO or device), extracts the code cells with a parser that bounds
@@ -43,10 +45,11 @@ value computed by the student's functions (``lstm_step(*lstm_case(1))``), never 
    and writes the CSV atomically.
 
 The modules, one job each: :mod:`.locate` (where the exercises folder is), :mod:`.assignments`
-(building the student versions and the answer keys), :mod:`.archives` (the students'
-downloads), :mod:`.intake`, :mod:`.sandbox`, :mod:`.runner`, :mod:`.collector`, :mod:`.child`
-(sandboxed running), :mod:`.scoring` and :mod:`.values` (scoring), :mod:`.batch` (a folder of
-submissions to a CSV), :mod:`.cli` (the commands).
+(building the student versions and the answer keys), :mod:`.handout` (the student notebook's
+top and setup cell), :mod:`.feedback` (``grader.check`` in the student's kernel),
+:mod:`.archives` (the students' downloads), :mod:`.intake`, :mod:`.sandbox`, :mod:`.runner`,
+:mod:`.collector`, :mod:`.child` (sandboxed running), :mod:`.scoring` and :mod:`.values`
+(scoring), :mod:`.batch` (a folder of submissions to a CSV), :mod:`.cli` (the commands).
 
 The child can report any value it likes, but a value earns the point only if it equals what the
 reference solution computes, which it never sees. Limits: no defence against a student who calls

@@ -1,17 +1,18 @@
 """One download per assignment: the student notebook, its public tests and a README, zipped.
 
-``grader.check("q1")`` (otter) looks for ``tests/q1.py`` next to the notebook, so a student who
-downloads the notebook alone gets ``Test q1 not found``. The website therefore offers
-``<name>.zip``, which unpacks to one folder::
+The website offers ``<name>.zip``, which unpacks to one folder::
 
     ch01_bengio/
-        ch01_bengio.ipynb     the assignment
-        tests/q1.py …         its public tests (the hidden ones stay with the instructor)
-        README.md             how to install the course and check an answer
+        ch01_bengio.ipynb     the assignment (it carries its own public tests: it works alone)
+        tests/q1.py …         its public tests, to read (the hidden ones stay with the instructor)
+        README.md             how to install the course, check an answer and hand it in
 
-The archives are made when the book is built (``book/_ext/course_site.py``) or by hand:
-``python -m course_rnn.grading archives --out DIR``. Their bytes depend only on the files (fixed
-timestamps, sorted entries), so an unchanged assignment gives an unchanged archive.
+The notebook needs nothing else: ``assign`` packs its public tests into its setup cell
+(:mod:`.handout`), so a notebook downloaded or uploaded alone (another folder, Colab) still gets
+its ``grader.check`` feedback, offline. The archives are made when the book is built
+(``book/_ext/course_site.py``) or by hand: ``python -m course_rnn.grading archives --out DIR``.
+Their bytes depend only on the files (fixed timestamps, sorted entries), so an unchanged
+assignment gives an unchanged archive.
 """
 
 from __future__ import annotations
@@ -24,8 +25,9 @@ STAMP = (1980, 1, 1, 0, 0, 0)  # zip's earliest date: archives do not change wit
 
 README = """# {name}: a graded exercise of the course_rnn course
 
-This folder holds the assignment `{name}.ipynb` and its public tests (`tests/`). Keep them
-together: `grader.check("q1")` reads `tests/q1.py` next to the notebook.
+This folder holds the assignment `{name}.ipynb` and a copy of its public tests to read
+(`tests/`). The notebook carries its own public tests: it also works alone (moved to another
+folder, uploaded to Colab) and never needs the network.
 
 1. Install the course library and the exercise tools, once, into the Python environment your
    Jupyter kernel runs in (in a notebook cell: `%pip install ...`):
@@ -33,11 +35,16 @@ together: `grader.check("q1")` reads `tests/q1.py` next to the notebook.
        {install}
 
    From a clone of the repository, `pip install -e ".[exercises]"` does the same.
-2. Open `{name}.ipynb` in Jupyter from this folder and work from top to bottom: replace each
+2. Open `{name}.ipynb` in Jupyter, run its setup cell, and work from top to bottom: replace each
    `...` with your code.
 3. After each answer, run the `grader.check("q1")` cell below it: it runs the public tests and
-   says which case fails and why. Public tests carry no points; your instructor's grader runs
-   hidden tests with other inputs, and every rule they check is one a public test states.
+   prints one line per failed check, what was expected and what your code gave
+   (`grader.check("q1", details=True)` adds the traceback). Public tests carry no points; your
+   instructor's grader runs hidden tests with other inputs, and every rule they check is one a
+   public test states.
+4. Hand in the notebook file (keep `{name}` in its file name), saved after a restart and run
+   of every cell: the grader runs every code cell again and reads no outputs. The top of the
+   notebook says how it is graded.
 """
 
 

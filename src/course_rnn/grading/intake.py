@@ -3,8 +3,9 @@ bounded size, never through a symlink), its assignment, and its code cells.
 
 The notebook is parsed once, before its time limit starts, with :func:`.safejson.parse_json`
 (bounded depth and number length, no recursion; at most ``NOTEBOOK_CAP`` bytes). Statements
-that talk to otter, IPython magics and shell lines are replaced by ``pass`` in the cells, which
-:mod:`.runner` then hands to the sandbox. A magic is recognised only where IPython recognises
+that talk to otter or set up the student's checker (:mod:`.feedback`), IPython magics and
+shell lines are replaced by ``pass`` in the cells, which :mod:`.runner` then hands to the
+sandbox. A magic is recognised only where IPython recognises
 one: at the start of a logical line (not inside brackets, a string or after a backslash), so
 ``(nonlinearity\n != "tanh")`` runs as Python reads it. Cells are split into lines at ``\n``
 (and ``\r\n``) only, as Python splits them: U+2028, U+0085 or a form feed inside a string
@@ -23,8 +24,9 @@ from .safejson import parse_json
 
 NOTEBOOK_CAP = 20 * 2**20  # a submission larger than this is refused unread
 CODE_CAP = 4 * 2**20  # characters of code cells run
-OTTER_STATEMENT = re.compile(
-    r"\s*(import otter\b.*|grader\s*=\s*otter\..*|grader\.\w+\(.*\)\s*)", re.S)
+OTTER_STATEMENT = re.compile(  # otter's, and the setup cell of .handout / .feedback
+    r"\s*(import otter\b.*|grader\s*=\s*(otter\.|Checker\().*|grader\.\w+\(.*\)\s*"
+    r"|from course_rnn\.grading\.feedback import Checker\s*)", re.S)
 MAGIC_LINE = re.compile(r"\s*[%!]")
 
 
