@@ -46,8 +46,12 @@ CONFIG = ROOT / "book" / "_config.yml"
 PACKAGE = "course_rnn"
 TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 # What a wheel and an sdist may hold besides the package (everything else is a stray file).
-SDIST_FILES = {"PKG-INFO", "pyproject.toml", "setup.cfg", "README.md", "LICENSE", "MANIFEST.in",
-               "CHANGELOG.md", "CITATION.cff"}
+SDIST_FILES = {"PKG-INFO", "pyproject.toml", "setup.cfg", "setup.py", "README.md", "LICENSE",
+               "MANIFEST.in", "CHANGELOG.md", "CITATION.cff"}
+#: The committed runs the chapters read: in the sdist as they are, in the wheel inside the
+#: package (setup.py copies them; course_rnn.experiments.committed finds them there).
+RUNS = "benchmarks/results/replications/"
+PACKAGED_RUNS = f"{PACKAGE}/experiments/committed_runs/"
 STRAY = re.compile(r"(^|/)(__pycache__|\.ipynb_checkpoints|\.venv|tests?|_build)(/|$)"
                    r"|\.(pyc|pyo|ipynb|egg-info)$|(^|/)\.")
 
@@ -208,8 +212,8 @@ def _stale_setup_cells(root: Path) -> list[str]:
 # -- build and check --------------------------------------------------------------------------
 
 #: What a build starts from: the package and the files the sdist carries beside it.
-DIST_SOURCES = ("pyproject.toml", "MANIFEST.in", "README.md", "LICENSE", "CHANGELOG.md",
-                "CITATION.cff", "src")
+DIST_SOURCES = ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "LICENSE",
+                "CHANGELOG.md", "CITATION.cff", "src", RUNS.rstrip("/"))
 
 
 def dist_files(root: Path = ROOT) -> list[str]:
@@ -262,7 +266,7 @@ def wheel_metadata(wheel: Path):
 def check(sdist: Path, wheel: Path, root: Path = ROOT) -> list[str]:
     """What is wrong with a built sdist and wheel (empty: nothing): their metadata (the version,
     the licence, the addresses, a long description; ``twine check --strict``) and their files
-    (the whole package and its licence, nothing else)."""
+    (the whole package, the committed runs the chapters read, the licence, nothing else)."""
     root = Path(root)
     found = []
     release, (url, _) = version(root), repository(root / "book" / "_config.yml")
@@ -281,7 +285,10 @@ def check(sdist: Path, wheel: Path, root: Path = ROOT) -> list[str]:
     if pinned:
         found.append(f"{wheel.name}: pins {pinned[0]} (it would replace a working torch)")
 
-    package = {n.removeprefix("src/") for n in dist_files(root) if n.startswith(f"src/{PACKAGE}/")}
+    files = dist_files(root)
+    package = {n.removeprefix("src/") for n in files if n.startswith(f"src/{PACKAGE}/")}
+    runs = {n for n in files if n.startswith(RUNS) and n.count("/") == RUNS.count("/") + 1}
+    packaged_runs = {PACKAGED_RUNS + n[len(RUNS):] for n in runs}
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
     info = f"{PACKAGE}-{release}.dist-info/"
@@ -292,8 +299,10 @@ def check(sdist: Path, wheel: Path, root: Path = ROOT) -> list[str]:
                    f"{PACKAGE}/widgets/static/stepper.js", f"{PACKAGE}/experiments/costs.json"):
         if needed not in names:
             found.append(f"{wheel.name} lacks {needed}")
+    if missing := sorted(packaged_runs - names):
+        found.append(f"{wheel.name} lacks {len(missing)} committed run file(s): {missing[:5]}")
     stray = sorted(n for n in names if not n.startswith(info) and
-                   (not n.startswith(f"{PACKAGE}/") or n not in package or STRAY.search(n)))
+                   (n not in package | packaged_runs or STRAY.search(n)))
     if stray:
         found.append(f"{wheel.name} holds files that are not the package's: {stray[:8]}")
 
@@ -308,12 +317,15 @@ def check(sdist: Path, wheel: Path, root: Path = ROOT) -> list[str]:
     if missing := sorted(modules - in_src):
         found.append(f"{sdist.name} lacks {len(missing)} module(s): {missing[:5]}")
     extra = sorted(n for n in inside if not n.startswith(("src/", f"src/{PACKAGE}.egg-info/"))
-                   and n not in SDIST_FILES)
+                   and n not in SDIST_FILES and n not in runs and n != RUNS + "README.md")
     extra += sorted(n for n in inside if n.startswith(f"src/{PACKAGE}/")
                     and (n[len("src/"):] not in package or STRAY.search(n)))
     if extra:
         found.append(f"{sdist.name} holds stray files: {extra[:8]}")
-    for needed in ("LICENSE", "README.md", "pyproject.toml", "CHANGELOG.md", "CITATION.cff"):
+    if missing := sorted(runs - inside):
+        found.append(f"{sdist.name} lacks {len(missing)} committed run file(s): {missing[:5]}")
+    for needed in ("LICENSE", "README.md", "pyproject.toml", "setup.py", "CHANGELOG.md",
+                   "CITATION.cff"):
         if needed not in inside:
             found.append(f"{sdist.name} lacks {needed}")
 

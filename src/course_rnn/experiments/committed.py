@@ -27,7 +27,11 @@ from ..analysis.report import markdown_table
 from .replication import Replication, report_markdown
 
 #: Where the committed runs live in a checkout of the repository.
-RUNS = Path(__file__).resolve().parents[3] / "benchmarks" / "results" / "replications"
+CHECKOUT_RUNS = Path(__file__).resolve().parents[3] / "benchmarks" / "results" / "replications"
+#: Their copy in an installed package (a wheel has no benchmarks/: setup.py copies them here).
+PACKAGED_RUNS = Path(__file__).resolve().parent / "committed_runs"
+#: Where the chapters read them: the checkout's folder, or else the installed copy.
+RUNS = CHECKOUT_RUNS if CHECKOUT_RUNS.is_dir() else PACKAGED_RUNS
 #: What a committed folder must hold.
 FILES = ("results.json", "table.md", "provenance.json")
 
