@@ -1,7 +1,8 @@
 """The Exercises page offers one download per assignment, and each download is on the site and
-holds the notebook with its public tests (that it works in a fresh folder is
-tests/exercises/test_archives.py). Also: the site's stepper script is the package's current one
-(book/_ext/course_site.py), whatever the execution cache kept in a chapter's output."""
+holds the notebook with its public tests (that the notebook works alone, copied into an empty
+folder, is tests/exercises/test_standalone.py). Also: the site's stepper script is the
+package's current one (book/_ext/course_site.py), whatever the execution cache kept in a
+chapter's output."""
 
 from __future__ import annotations
 

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+import course_rnn
 from course_rnn.grading.archives import assignment_files, write_archive, write_archives
 
 from .conftest import ASSIGNMENTS, EXERCISES
@@ -44,7 +45,10 @@ def test_one_archive_per_assignment_with_notebook_tests_and_readme(archives):
                 arcname = f"{name}/{file.relative_to(student).as_posix()}"
                 assert archive.read(arcname) == file.read_bytes(), arcname
             readme = archive.read(f"{name}/README.md").decode()
-        assert f'pip install "course_rnn[exercises] @ git+{URL}"' in readme
+        assert ("pip install torch==" in readme and "download.pytorch.org/whl/cpu" in readme
+                and readme.index("pip install torch==") < readme.index("course_rnn[exercises]"))
+        assert (f'pip install "course_rnn[exercises] @ {URL.rstrip("/")}/archive/refs/tags/'
+                f'v{course_rnn.__version__}.tar.gz"') in readme
         assert 'grader.check("q1")' in readme
         assert "works alone" in readme and "Hand in the notebook file" in readme
 

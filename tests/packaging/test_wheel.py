@@ -6,8 +6,9 @@ into a fresh virtual environment, run from a folder that is not the repository.
 - Every chapter's first code cell runs (chapters 2, 3 and 7 need pandas: the ``book`` extra),
   chapter 0 runs up to its first training run, and chapter 3 (every ``03_*`` page) runs whole.
 - The installed torch is the CPU build: no CUDA, no ``nvidia-*`` packages.
-- A student's downloaded archive works: its blank notebook's checks find their tests, the
-  reference answers pass them (otter: the ``exercises`` extra).
+- A student's downloaded archive works: its blank notebook's checks run the public tests it
+  carries, the reference answers pass them (``course_rnn.grading.feedback``; the ``exercises``
+  extra brings otter, which only ``assign`` uses).
 - The installed grader has no exercises beside it: outside a clone it asks for ``--exercises``
   at once, and with ``--exercises`` (after the command) grades a submission.
 
