@@ -58,6 +58,16 @@ def test_the_reference_pages_link_chapters_that_exist_and_are_in_the_book(page):
     assert files.index(page) > last_chapter
 
 
+def test_every_chapter_page_is_in_the_book_in_order():
+    """Every notebook in chapters/ is a page of the course, in the order of its name (a split
+    chapter's pages one after the other), and the contents name no notebook that is missing."""
+    toc = yaml.safe_load((ROOT / "book" / "_toc.yml").read_text())
+    files = [entry["file"] for part in toc["parts"] for entry in part["chapters"]]
+    in_book = [name.removeprefix("chapters/") for name in files if name.startswith("chapters/")]
+    on_disk = sorted(p.stem for p in (ROOT / "chapters").glob("*.ipynb"))
+    assert in_book == on_disk, (in_book, on_disk)
+
+
 def test_nothing_points_outside_the_repository(tracked):
     pointing = [name for name in tracked
                 if Path(name).suffix in {".py", ".md", ".yml", ".toml", ".txt", ".cfg", ".ipynb"}

@@ -35,7 +35,7 @@ def curves(groups: dict[str, list[TrainedRun]]) -> dict:
             ax.set_xlabel(x)
         fig.axes[0].set_ylabel("KL per position (train)")
         fig.axes[0].axhline(1e-3, color="0.4", ls=":", lw=1, label="Tabor's criterion")
-        fig.axes[0].legend(fontsize=6)
+        fig.axes[0].legend(fontsize=7)
         if len(fig.axes) > 1:
             fig.axes[1].set_yscale("linear")
         figures[key] = fig
