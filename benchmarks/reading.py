@@ -293,8 +293,7 @@ NUMBER = re.compile(r"(?<![\w.])[-−]?\d[\d,]*(?:\.\d+)?(?:e[-+]?\d+)?%?", re.I
 VOID = frozenset("area base br col embed hr img input link meta source track wbr".split())
 # What a reader does not see without opening it (a collapsed note, a prompt's answer, a hidden
 # cell) or what is not a shown number (code, formulas, scripts).
-HIDDEN_CLASSES = frozenset({"dropdown", "replication-note", "aside-note", "tag_hide-cell",
-                            "cell_input", "math"})
+HIDDEN_CLASSES = NOTE_CLASSES | {"dropdown", "tag_hide-cell", "cell_input", "math"}
 HIDDEN_TAGS = frozenset({"details", "script", "style", "code", "nav", "footer"})
 
 

@@ -45,14 +45,19 @@ def test_every_file_a_document_names_exists(doc, tracked):
     assert not missing, f"{doc} names files that do not exist: {missing}"
 
 
+def toc_files() -> list[str]:
+    """The book's pages in the order of ``book/_toc.yml``."""
+    toc = yaml.safe_load((ROOT / "book" / "_toc.yml").read_text())
+    return [entry["file"] for part in toc["parts"] for entry in part["chapters"]]
+
+
 @pytest.mark.parametrize("page", ["notation", "glossary"])
 def test_the_reference_pages_link_chapters_that_exist_and_are_in_the_book(page):
     text = (ROOT / "book" / f"{page}.md").read_text(encoding="utf-8")
     links = set(re.findall(r"\]\((chapters/[\w.]+\.ipynb)\)", text))
     assert links, f"the {page} page links no chapter"
     assert all((ROOT / "book" / link).exists() for link in links), links
-    toc = yaml.safe_load((ROOT / "book" / "_toc.yml").read_text())
-    files = [entry["file"] for part in toc["parts"] for entry in part["chapters"]]
+    files = toc_files()
     assert page in files
     last_chapter = max(i for i, name in enumerate(files) if name.startswith("chapters/"))
     assert files.index(page) > last_chapter
@@ -61,9 +66,8 @@ def test_the_reference_pages_link_chapters_that_exist_and_are_in_the_book(page):
 def test_every_chapter_page_is_in_the_book_in_order():
     """Every notebook in chapters/ is a page of the course, in the order of its name (a split
     chapter's pages one after the other), and the contents name no notebook that is missing."""
-    toc = yaml.safe_load((ROOT / "book" / "_toc.yml").read_text())
-    files = [entry["file"] for part in toc["parts"] for entry in part["chapters"]]
-    in_book = [name.removeprefix("chapters/") for name in files if name.startswith("chapters/")]
+    in_book = [name.removeprefix("chapters/") for name in toc_files()
+               if name.startswith("chapters/")]
     on_disk = sorted(p.stem for p in (ROOT / "chapters").glob("*.ipynb"))
     assert in_book == on_disk, (in_book, on_disk)
 

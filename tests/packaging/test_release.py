@@ -69,6 +69,15 @@ def copy_of_the_project(tmp_path: Path) -> Path:
     return tmp_path
 
 
+def test_the_students_archive_installs_what_the_release_script_gives():
+    """The archive README's commands come from the installed package (the grader's CLI has no
+    scripts/ beside it); they must be the release script's, which reads the repository."""
+    from course_rnn.grading.archives import install_commands
+
+    url, _ = release.repository()
+    assert install_commands(url) == release.install_commands("exercises")
+
+
 def test_a_version_bumped_in_one_place_only_is_refused_with_what_to_do(tmp_path):
     root = copy_of_the_project(tmp_path)
     assert release.problems(root, installed=False) == []
