@@ -34,6 +34,7 @@ import torch
 
 from ..checks import check_count
 from ..training.progress import describe_run, listen_to_runs, progress_enabled
+from ..utils import pick_device
 
 
 def worker_count(workers: int | None, jobs: int, device=None) -> int:
@@ -46,7 +47,7 @@ def worker_count(workers: int | None, jobs: int, device=None) -> int:
             except ValueError:
                 raise ValueError(f"$COURSE_RNN_WORKERS must be an integer, got {text!r}") \
                     from None
-        elif device is not None and torch.device(device).type == "cuda":
+        elif pick_device(device).type == "cuda":  # None: the device the runs will pick
             workers = 1
         else:
             workers = os.cpu_count() or 1
