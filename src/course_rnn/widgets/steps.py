@@ -60,7 +60,7 @@ def run_steps(model, vocab: Vocab, string, language: Language | None = None) -> 
     model.eval()
     trace = model.trace(ids)
     logits = trace.pop("logits")[0, :, vocab.eos_id :]
-    probs = torch.softmax(logits.double(), dim=-1).numpy()
+    probs = torch.softmax(logits.double(), dim=-1).cpu().numpy()  # a model on a GPU too
     states = {}
     for name, value in trace.items():
         value = value[0].double().cpu().numpy()
