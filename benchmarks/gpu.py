@@ -2,6 +2,8 @@
 
     COURSE_RNN_DEVICE=cuda make notebooks                     # the check itself, one at a time
     python benchmarks/gpu.py [--jobs N] [--limit S] [--only 03_gates ...] [--out DIR]
+                             [--tests tests/experiments ...] [--commit C]
+    python benchmarks/gpu.py --merge OTHER/gpu.json [--merge-tests-log LOG]  # into --out
 
 runs each chapter notebook as ``make notebooks`` does (``pytest --nbval-lax`` on the notebook,
 ``COURSE_RNN_DEVICE`` set, so every model and experiment trains on the GPU), ``--jobs`` at a time,
@@ -16,6 +18,16 @@ running then are stopped and recorded as unfinished, and the record is written a
 chapter, so a check that is cut off keeps what it measured. Wall times with ``--jobs`` > 1 are
 for chapters sharing one GPU and the machine's cores, and the record says how many ran at once.
 ``--device cpu`` runs the same check on the CPU (to try this script where there is no GPU).
+
+``--tests PATH …`` also runs those test folders on the device (``pytest -n`` with pytest-xdist
+where it is installed), within the same limit: at the limit pytest is interrupted (SIGINT), so it
+still prints the names of the tests that failed so far, and the record keeps them.
+
+A GPU machine's output folder is temporary: ``--merge`` folds a record written there into the
+committed one (``--out``), chapter by chapter, each keeping when and at which commit it ran;
+``--merge-tests-log`` reads a pytest log from there (its summary, or its progress characters
+when it was cut off before one). ``--commit`` names the commit where the machine's own git does
+not know it (a copied working tree).
 """
 
 from __future__ import annotations
@@ -35,6 +47,8 @@ ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = ROOT / "chapters"
 DEFAULT_OUT = ROOT / "benchmarks" / "results"
 SUMMARY = re.compile(r"(\d+) (passed|failed|error|errors|skipped)")
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+PROGRESS = re.compile(r"^([.FEsxX]+)\s*(\[\s*\d+%\])?$")
 
 
 def device_facts(device: str) -> dict:
@@ -84,10 +98,52 @@ def chapter_record(name: str, log: Path, wall: float, returncode: int | None) ->
     if returncode is None:
         record.update(ok=False, unfinished=True)
     elif not record["ok"]:
-        failure = re.search(r"^(E\s.*(?:\n.*){0,8})", text, re.M)
-        record["first_failure"] = (failure.group(1) if failure else "\n".join(
-            text.strip().splitlines()[-8:]))[:1500]
+        record["first_failure"] = first_failure(text)
     return record
+
+
+def first_failure(text: str) -> str:
+    """The first failing cell and its error: the cause (later cells often fail only because an
+    earlier one did not define a name)."""
+    text = ANSI.sub("", text)
+    cell = re.search(r"::Cell (\d+)", text)
+    error = re.search(r"^(\w+(?:Error|Exception|Interrupt): .*)$", text, re.M)
+    if not (cell and error):
+        return "\n".join(text.strip().splitlines()[-8:])[:1500]
+    return f"cell {cell.group(1)}: {error.group(1)}"[:1500]
+
+
+def start_tests(paths: list[str], device: str, out: Path) -> tuple[subprocess.Popen, Path]:
+    """The test folders on the device, several at once where pytest-xdist is installed."""
+    log = out / "gpu-tests.log"
+    env = {**os.environ, "COURSE_RNN_DEVICE": device, "COURSE_RNN_PROGRESS": "0",
+           "MPLBACKEND": "Agg"}
+    import importlib.util
+
+    parallel = ["-n", "6"] if importlib.util.find_spec("xdist") else []
+    process = subprocess.Popen(
+        [sys.executable, "-m", "pytest", "-q", "-rfE", "--tb=line", *parallel, *paths],
+        cwd=ROOT, env=env, stdout=log.open("w"), stderr=subprocess.STDOUT,
+        start_new_session=True)
+    return process, log
+
+
+def tests_record(text: str, paths: list[str], finished: bool) -> dict:
+    """Passed, failed and skipped tests and the failures' names, from pytest's output: its
+    summary line, or (cut off before one) the progress characters it printed."""
+    counts = {"passed": 0, "failed": 0, "skipped": 0, "error": 0}
+    summary = [line for line in text.splitlines() if SUMMARY.search(line) and " in " in line]
+    if summary:
+        for number, word in SUMMARY.findall(summary[-1]):
+            counts["error" if word.startswith("error") else word] += int(number)
+    else:
+        marks = "".join(m.group(1) for m in map(PROGRESS.match, text.splitlines()) if m)
+        counts.update(passed=marks.count("."), failed=marks.count("F"),
+                      skipped=marks.count("s"), error=marks.count("E"))
+    names = sorted({line.split(" - ")[0].split(" ", 1)[1] for line in text.splitlines()
+                    if line.startswith(("FAILED ", "ERROR "))})
+    return {"paths": paths, **counts, "failures": names,
+            "finished": finished and bool(summary)}
 
 
 def markdown(result: dict) -> str:
@@ -114,11 +170,29 @@ def markdown(result: dict) -> str:
         "| chapter | wall (s) | cells passed | failed | result |",
         "|---|---|---|---|---|",
     ]
+    dated = any(r.get("measured") for r in rows)
+    if dated:
+        lines[-2:] = ["| chapter | wall (s) | cells passed | failed | result | measured |",
+                      "|---|---|---|---|---|---|"]
     for r in rows:
         verdict = ("passed" if r["ok"] else "unfinished at the limit" if r.get("unfinished")
                    else "**failed**")
         lines.append(f"| `{r['chapter']}` | {r['wall_s']} | {r['passed']} | "
-                     f"{r['failed'] + r['error']} | {verdict} |")
+                     f"{r['failed'] + r['error']} | {verdict} |"
+                     + (f" {r.get('measured') or result['when']} |" if dated else ""))
+    tests = result.get("tests")
+    if tests:
+        state = "finished" if tests["finished"] else "cut off at the limit before its summary"
+        lines += ["", "## Tests on the device", "",
+                  f"`pytest {' '.join(tests['paths'])}` ({state}"
+                  + (f"; {tests['measured']}" if tests.get("measured") else "") + "): "
+                  f"{tests['passed']} passed, {tests['failed'] + tests['error']} failed, "
+                  f"{tests['skipped']} skipped."]
+        if tests["failures"]:
+            lines += ["", "Failed:", ""] + [f"- `{name}`" for name in tests["failures"]]
+        elif tests["failed"] + tests["error"]:
+            lines += ["", "The failures' names were not printed (the run was cut off before "
+                      "pytest's summary): run the tests again on a GPU to name them."]
     failures = [r for r in rows if r.get("first_failure")]
     if failures:
         lines += ["", "## First failure of each failed chapter", ""]
@@ -128,6 +202,16 @@ def markdown(result: dict) -> str:
 
 
 def commit() -> str:
+    """This working tree's commit, with "+ changes" when files differ from it."""
+    try:
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+                               cwd=ROOT, capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        dirty = ""
+    return head() + (" + changes" if dirty.strip() else "")
+
+
+def head() -> str:
     try:
         return subprocess.run(["git", "rev-parse", "--short=10", "HEAD"], cwd=ROOT,
                               capture_output=True, text=True, timeout=30).stdout.strip() or "?"
@@ -135,9 +219,62 @@ def commit() -> str:
         return "?"
 
 
+def merged(earlier: dict, later: dict) -> dict:
+    """``later``'s chapters (and tests) replace ``earlier``'s; every record keeps when and at
+    which commit it ran."""
+    def dated(record: dict, run: dict) -> dict:
+        return dict(record, measured=record.get("measured")
+                    or f"{run['when']}, {run['commit']}, {run['jobs']} at once")
+
+    fresh = {r["chapter"] for r in later["chapters"]}
+    chapters = ([dated(r, earlier) for r in earlier["chapters"] if r["chapter"] not in fresh]
+                + [dated(r, later) for r in later["chapters"]])
+    result = {**later, "when": f"{earlier['when']} to {later['when']} (chapters as dated)",
+              "chapters": sorted(chapters, key=lambda r: r["chapter"]),
+              "wall_s": earlier["wall_s"] + later["wall_s"]}
+    tests = later.get("tests") or earlier.get("tests")
+    if tests:
+        owner = later if later.get("tests") else earlier
+        result["tests"] = dict(tests, measured=tests.get("measured")
+                               or f"{owner['when']}, {owner['commit']}")
+    return result
+
+
 def write(result: dict, out: Path) -> None:
     (out / "gpu.json").write_text(json.dumps(result, indent=1) + "\n")
     (out / "gpu.md").write_text(markdown(result))
+
+
+def finish_tests(tests: tuple[subprocess.Popen, Path], paths: list[str]) -> dict:
+    """The tests' record; still running (the limit): interrupted so that pytest names its
+    failures so far."""
+    process, log = tests
+    finished = process.poll() is not None
+    if not finished:
+        os.killpg(process.pid, 2)  # SIGINT: pytest stops and prints its summary
+        try:
+            process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, 9)
+            process.wait()
+    return tests_record(log.read_text(errors="replace"), paths, finished)
+
+
+def merge(path: Path, tests_log: Path | None, test_paths: list[str] | None, out: Path,
+          commit_: str | None) -> int:
+    """Fold a record written on a GPU machine into ``out``'s."""
+    later = json.loads(path.read_text())
+    if commit_:
+        later["commit"] = commit_
+    if tests_log:
+        later["tests"] = tests_record(tests_log.read_text(errors="replace"),
+                                      test_paths or ["tests"], True)
+    earlier_path = out / "gpu.json"
+    result = merged(json.loads(earlier_path.read_text()), later) if earlier_path.is_file() \
+        else later
+    write(result, out)
+    print(markdown(result))
+    return 0
 
 
 def main(argv=None) -> int:
@@ -148,7 +285,16 @@ def main(argv=None) -> int:
                         help="stop chapters still running after S seconds (recorded)")
     parser.add_argument("--only", nargs="+", metavar="NAME", help="these chapters only")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument("--tests", nargs="+", metavar="PATH",
+                        help="also run these test folders on the device, within the limit")
+    parser.add_argument("--commit", help="the commit to record (default: this tree's git)")
+    parser.add_argument("--merge", type=Path, metavar="GPU_JSON",
+                        help="fold this record (from a GPU machine) into --out's and stop")
+    parser.add_argument("--merge-tests-log", type=Path, metavar="LOG",
+                        help="with --merge: the tests' pytest log from that machine")
     args = parser.parse_args(argv)
+    if args.merge:
+        return merge(args.merge, args.merge_tests_log, args.tests, args.out, args.commit)
     if args.jobs < 1:
         parser.error(f"--jobs must be ≥ 1, got {args.jobs}")
     paths = sorted(CHAPTERS.glob("*.ipynb"))
@@ -161,10 +307,11 @@ def main(argv=None) -> int:
     logs = args.out / "gpu-logs"
     logs.mkdir(exist_ok=True)
     result = {"when": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-              "commit": commit(), "facts": device_facts(args.device), "jobs": args.jobs,
-              "limit_s": args.limit, "wall_s": 0.0, "chapters": []}
+              "commit": args.commit or commit(), "facts": device_facts(args.device),
+              "jobs": args.jobs, "limit_s": args.limit, "wall_s": 0.0, "chapters": []}
     start, waiting, running = time.perf_counter(), list(paths), {}
-    while waiting or running:
+    tests = start_tests(args.tests, args.device, args.out) if args.tests else None
+    while waiting or running or (tests and tests[0].poll() is None):
         while waiting and len(running) < args.jobs:
             path = waiting.pop(0)
             running[path.stem] = start_chapter(path, args.device, logs)
@@ -190,6 +337,9 @@ def main(argv=None) -> int:
                                            "failed": 0, "skipped": 0, "error": 0, "ok": False,
                                            "unfinished": True})
             waiting = []
+        if tests and (tests[0].poll() is not None or over):
+            result["tests"] = finish_tests(tests, args.tests)
+            tests = None
         result["chapters"].sort(key=lambda r: r["chapter"])
         result["wall_s"] = time.perf_counter() - start
         write(result, args.out)
