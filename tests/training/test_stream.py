@@ -75,7 +75,7 @@ def test_fit_is_the_hand_written_loop(kind):
     chunk, streams, lr = 5, 2, 0.05
     by_fit = model(kind, seed=3)
     history = fit(by_fit, StreamModelling(VOCAB, chunk), STREAM, epochs=1, batch_size=streams,
-                  lr=lr, clip=1.0, seed=0, progress=False,
+                  lr=lr, clip=1.0, seed=0, progress=False, device="cpu",  # the loop's device
                   until=Target("train_loss", 0.0, mode="min"))
     by_hand = model(kind, seed=3)
     optimizer = torch.optim.Adam(by_hand.parameters(), lr=lr)
