@@ -15,6 +15,12 @@ name               class                                       what it isolates
 =================  ==========================================  ===============================
 
 ``make_language("dyck", pairs="()[]")`` builds any of them by name.
+
+Beside them, :mod:`.chomsky` holds the string-to-string tasks of Delétang et al. (2023) — parity
+check, modular arithmetic, reverse string, stack manipulation, duplicate string, odds first —
+and a^n b^n and Dyck-2 completion in the same protocol: ``make_transduction("reverse_string")``
+(:data:`TRANSDUCTIONS`). They are not languages (each maps an input to an output) and train
+through :class:`course_rnn.training.TransductionTask`.
 """
 
 import inspect
@@ -22,6 +28,7 @@ import inspect
 from .agreement import Agreement, AgreementExample
 from .anbn import AnBn, AnBnCn
 from .base import EOS, Language, as_symbols
+from .chomsky import TRANSDUCTIONS, Transduction, make_transduction
 from .cross_serial import CrossSerial
 from .dyck import Dyck
 from .elman import ElmanTemplates
@@ -58,5 +65,5 @@ __all__ = [
     "EOS", "BOS", "PAD", "Language", "as_symbols", "Vocab", "Batch", "make_batch",
     "iterate_batches", "LANGUAGES", "make_language", "AnBn", "AnBnCn", "Dyck", "CrossSerial",
     "Palindrome", "TaborGrammar1", "TaborGrammar2", "PDDA1", "ElmanTemplates", "Agreement",
-    "AgreementExample",
+    "AgreementExample", "Transduction", "TRANSDUCTIONS", "make_transduction",
 ]

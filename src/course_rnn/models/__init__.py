@@ -10,6 +10,8 @@ kind            class                       paper
 ``flnn``        :class:`~.flnn.FLNN`        Tabor 2011
 ``urn``         :class:`~.urn.URN`          Bernardy & Lappin 2022, 2023
 ``matrix_rnn``  :class:`~.urn.MatrixRNN`    the unconstrained baseline of Bernardy & Lappin 2022
+``stack_rnn``   :class:`~.stack_rnn.StackRNN`  Delétang et al. 2023
+``jm_stack_rnn`` :class:`~.stack_rnn.JoulinMikolovStackRNN`  Joulin & Mikolov 2015
 ==============  ==========================  ============================================
 
 ``build_model(kind, **kwargs)`` makes any of them by name (the CLI, checkpoints and widgets use
@@ -37,6 +39,8 @@ _REGISTRY = {
     "flnn": ("flnn", "FLNN"),
     "urn": ("urn", "URN"),
     "matrix_rnn": ("urn", "MatrixRNN"),
+    "stack_rnn": ("stack_rnn", "StackRNN"),
+    "jm_stack_rnn": ("stack_rnn", "JoulinMikolovStackRNN"),
 }
 _CLASSES = {cls: module for module, cls in _REGISTRY.values()}  # the course's own models
 _CLASSES.update({"BengioMLP": "bengio", "KneserNeyLM": "kneser_ney",
@@ -60,6 +64,8 @@ NAMED_MODELS: dict[str, tuple[str, dict]] = {
     "3-TURN": ("urn", {"k": 3}),  # the generators' first 3 rows (Bernardy & Lappin 2023)
     "Full-URN": ("urn", {"k": None}),
     "MatrixRNN": ("matrix_rnn", {}),
+    "Stack-RNN": ("stack_rnn", {}),  # Delétang et al. 2023, the chapters' Stack-RNN
+    "J&M Stack-RNN": ("jm_stack_rnn", {}),  # Joulin & Mikolov 2015
 }
 
 

@@ -5,6 +5,9 @@
 :mod:`~.tasks`                      what is learned from what: :class:`LanguageModelling`,
                                     :class:`Classification`, :class:`NextWord`,
                                     :class:`ExactDistributions`
+:mod:`~.transduction`               string-to-string tasks (Delétang et al. 2023):
+                                    :class:`TransductionTask`, fresh strings each step
+                                    (:class:`Curriculum`), :func:`length_generalisation`
 :mod:`~.convergence`                when a model has learned: :class:`Plateau`,
                                     :class:`Target`, :class:`Optimum`, :class:`AnyOf`; the
                                     :class:`Convergence` record
@@ -49,11 +52,18 @@ from .tasks import (
     evaluate_loss,
     perplexity,
 )
+from .transduction import (
+    Curriculum,
+    LengthScores,
+    TransductionTask,
+    length_generalisation,
+)
 
 __all__ = [
     "fit", "History", "progress_enabled", "listen_to_runs", "report_run",
     "Task", "LanguageModelling", "Classification", "NextWord", "ExactDistributions",
     "evaluate_loss", "perplexity",
+    "TransductionTask", "Curriculum", "length_generalisation", "LengthScores",
     "Plateau", "Target", "Optimum", "AnyOf", "Convergence", "STOPS", "converged", "all_converged",
     "OPTIMIZERS", "SCHEDULES", "StepDecay", "Cosine", "ReduceOnPlateau", "normal_embeddings",
     "hill_climb", "RADII", "save_checkpoint", "load_checkpoint",

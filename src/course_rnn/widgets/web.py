@@ -20,6 +20,10 @@ cell           what is exported (``P[x]`` is the input drive of symbol x)
 ``decay_rnn``  h = f(α h + (1 − α)(P[x] + W_rec h))          W_rec is null for Ab-DRNN
 ``urn``        h = Q_x h, from h0 (``<s>`` too)               one orthogonal matrix per symbol
 ``matrix_rnn`` the same with an unconstrained matrix per symbol
+``stack_rnn``  h = f(P[x] + U h + S r); a = softmax(A h + a) per stack; v = g(D h + d); the
+               soft stack update (``models/stack_rnn.py``; r: the top cells read)
+``jm_stack_rnn`` the same cell, with Joulin & Mikolov's choices (exported: ``controller`` f,
+               ``push_squash`` g, ``empty``, the sizes)
 =============  ==============================================================================
 
 and every cell reads out ``softmax(R h + r)`` over ``EOS`` and the alphabet (``R, r``: the
@@ -47,7 +51,11 @@ WEB_STATES = {
     "decay_rnn": ("hidden", "alpha"),
     "urn": ("hidden",),
     "matrix_rnn": ("hidden",),
+    "stack_rnn": ("hidden", "push", "pop", "no_op", "stack"),
+    "jm_stack_rnn": ("hidden", "push", "pop", "no_op", "stack"),
 }
+#: the cells whose step is a Stack-RNN's (a controller and soft stacks)
+STACK_CELLS = ("stack_rnn", "jm_stack_rnn")
 #: the cells stepper.js runs
 WEB_CELLS = tuple(WEB_STATES)
 
@@ -167,8 +175,12 @@ def exported_cell(spec: dict) -> str:
 
 def state_sizes(spec: dict) -> dict[str, int]:
     """The size of every state the stepper shows for an exported model."""
-    size = spec["hidden_size"]
-    return {name: 1 if name == "alpha" else size for name in WEB_STATES[exported_cell(spec)]}
+    size, cell = spec["hidden_size"], exported_cell(spec)
+    if cell in STACK_CELLS:  # one action probability per stack; the stack cell by cell
+        stacks = spec["n_stacks"]
+        cells = spec["stack_depth"] * stacks * spec["stack_width"]
+        return {"hidden": size, "push": stacks, "pop": stacks, "no_op": stacks, "stack": cells}
+    return {name: 1 if name == "alpha" else size for name in WEB_STATES[cell]}
 
 
 def web_stepper_html(
@@ -220,7 +232,8 @@ def import_model(spec: dict):
     The weights are the exported (folded) ones: the input drive ``P`` becomes the input matrix of
     a one-hot model, a Dale-constrained recurrent matrix becomes a plain one (same product), and
     a URN's orthogonal matrices (or any model's that runs the ``urn`` or ``matrix_rnn`` cell)
-    become the matrices of a :class:`MatrixRNN`.
+    become the matrices of a :class:`MatrixRNN`, and a Stack-RNN comes back as its own kind with
+    the sizes it was exported with (``options``), reading one-hot symbols.
     """
     from ..models import build_model
 
@@ -250,6 +263,17 @@ def import_model(spec: dict):
         model.bias.zero_()
         if spec["W"] is not None:
             model.weight_hh.copy_(tensor("W"))
+    elif cell in STACK_CELLS:
+        model = build_model(cell, vocab_size=size, hidden_size=hidden, **spec["options"])
+        model.input_to_hidden.weight.copy_(tensor("P").T)
+        model.input_to_hidden.bias.zero_()
+        if spec["U"] is not None:
+            model.hidden_to_hidden.weight.copy_(tensor("U"))
+        model.stack_to_hidden.weight.copy_(tensor("stack_read"))
+        model.actions.weight.copy_(tensor("A"))
+        model.actions.bias.copy_(tensor("a"))
+        model.push_value.weight.copy_(tensor("D"))
+        model.push_value.bias.copy_(tensor("d"))
     else:
         model = build_model("matrix_rnn", vocab_size=size, hidden_size=hidden, dropout=0.0)
         model.matrices.copy_(tensor("Q"))

@@ -18,6 +18,7 @@
   const mul = (a, b) => a.map((x, i) => x * b[i]);
   const sigmoid = x => 1 / (1 + Math.exp(-x));
   const act = {tanh: Math.tanh, relu: x => Math.max(0, x)};
+  const squash = {tanh: Math.tanh, sigmoid: sigmoid, none: x => x};
   const slice = (v, k, H) => v.slice(k * H, (k + 1) * H);
   const softmax = v => {
     const m = Math.max(...v);
@@ -54,8 +55,34 @@
       return {hidden: st.hidden.map((h, i) => f(a * h + (1 - a) * drive[i])), alpha: [a]};
     },
     urn(m, st, x) { return {hidden: matvec(m.Q[x], st.hidden)}; },  // h = Q_x h
+    // Stack-RNN (models/stack_rnn.py): the controller reads the input and the top cells of the
+    // stacks, then each stack becomes the mixture of its pushed, popped and unchanged versions.
+    // The stack is flat, cell by cell from the top: cell i of stack s, entry j is at (i S + s) w + j.
+    stack_rnn(m, st, x) {
+      const S = m.n_stacks, w = m.stack_width, depth = m.stack_depth, old = st.stack;
+      const read = old.slice(0, m.read_depth * S * w);                // r: the top cells
+      let pre = add(m.P[x], matvec(m.stack_read, read));              // W x + b + P r
+      if (m.U) pre = add(pre, matvec(m.U, st.hidden));                // + U h
+      const h = pre.map(squash[m.controller]);                        // h = f(…)
+      const scores = add(matvec(m.A, h), m.a), actions = m.no_op ? 3 : 2;
+      const push = [], pop = [], noOp = [];
+      for (let s = 0; s < S; s++) {                                   // a = softmax(A h + a)
+        const p = softmax(scores.slice(s * actions, (s + 1) * actions));
+        push.push(p[0]); pop.push(p[1]); noOp.push(actions === 3 ? p[2] : 0);
+      }
+      const v = add(matvec(m.D, h), m.d).map(squash[m.push_squash]);  // v = g(D h + d)
+      const at = (i, s, j) => (i * S + s) * w + j;
+      const stack = old.map((kept, k) => {
+        const j = k % w, s = Math.floor(k / w) % S, i = Math.floor(k / (w * S));
+        const pushed = i === 0 ? v[s * w + j] : old[at(i - 1, s, j)];
+        const popped = i === depth - 1 ? m.empty : old[at(i + 1, s, j)];
+        return push[s] * pushed + pop[s] * popped + noOp[s] * kept;
+      });
+      return {hidden: h, push: push, pop: pop, no_op: noOp, stack: stack};
+    },
   };
   cells.matrix_rnn = cells.urn;
+  cells.jm_stack_rnn = cells.stack_rnn;
 
   // The cell that computes a model's step: its kind, unless the export names another (a new
   // model whose step is one of the cells above, e.g. a matrix per symbol).
@@ -66,6 +93,9 @@
     const cell = cellOf(m);
     if (cell === "urn" || cell === "matrix_rnn") return {hidden: m.h0.slice()};
     if (cell === "lstm") return {hidden: zeros, cell: zeros.slice()};
+    if (cell === "stack_rnn" || cell === "jm_stack_rnn") {  // every cell of every stack empty
+      return {hidden: zeros, stack: new Array(m.stack_depth * m.n_stacks * m.stack_width).fill(m.empty)};
+    }
     return {hidden: zeros};
   }
 
