@@ -312,7 +312,8 @@ def training_cases():
         yield Case("training", f"fit(valid={v!r})", lambda v=v: fit(valid=v),
                    ("valid", "string", "symbol"))
     args = {
-        "epochs": (*BAD_SIZES, INF), "min_epochs": (-1, NAN, INF, "2", True),
+        "epochs": (0, -3, 2.5, True, "4", NAN, INF), "steps": (0, -3, 2.5, True, "4", NAN, INF),
+        "min_epochs": (-1, NAN, INF, "2", True),
         "batch_size": (0, -1, 2.5, "8", True, NAN), "optimizer": ("bogus", 5, None, "Adam"),
         "lr": (0, -1e-3, *BAD_NUMBERS), "momentum": (-0.5, 1.5, NAN, "0.9", True),
         "weight_decay": (-1e-4, NAN, INF, "0", True), "fused": ("yes", 1),

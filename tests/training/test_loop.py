@@ -221,7 +221,96 @@ def test_lr_factors_slow_down_named_parameters():
         fit(small_lstm(), VOCAB, PERIODIC, lr_factors={"gate": 0.1}, progress=False)
 
 
+def test_a_budget_in_steps_trains_exactly_that_many_steps():
+    # 7 strings in batches of 2: 4 steps an epoch, so 7 steps end within the second epoch;
+    # step_metrics are recorded before the first step and after every step: one per step
+    history = fit(small_lstm(), VOCAB, PERIODIC, steps=7, batch_size=2, progress=False,
+                  step_metrics={"one": lambda m: 1.0})
+    assert history["step"] == [4, 7] and history["epoch"] == [1, 1.75]
+    assert history.step_values("step") == list(range(8))
+    record = history.convergence
+    assert record.steps == 7 and record.stopped == "budget spent" and not record.converged
+    assert record.criterion == "none: the whole budget in steps"
+    assert "budget of 7 steps spent" in record.reason
+    assert history.settings["steps_cap"] == 7 and history.settings["epochs_cap"] is None
+    # evaluated every 3 steps, and at the cap
+    assert fit(small_lstm(), VOCAB, PERIODIC, steps=7, batch_size=2, eval_every=3,
+               progress=False)["step"] == [3, 6, 7]
+    # a budget of many epochs that do not divide it: exactly that many steps all the same
+    long = fit(small_lstm(hidden=3), VOCAB, PERIODIC, steps=203, batch_size=2, eval_every=50,
+               progress=False)
+    assert long.convergence.steps == 203 and long["step"] == [50, 100, 150, 200, 203]
+    # a run in epochs records what it always did: its cap, and no steps_cap
+    assert "steps_cap" not in fit(small_lstm(), VOCAB, PERIODIC, epochs=1,
+                                  progress=False).settings
+
+
+def test_a_budget_in_steps_still_stops_on_its_criterion_or_patience():
+    met = fit(small_lstm(), VOCAB, PERIODIC, steps=400, batch_size=4, lr=0.05,
+              until=Target("train_loss", 0.5, mode="min"), progress=False)
+    assert met.converged and met.convergence.steps < 400
+    stalled = fit(small_lstm(), VOCAB, PERIODIC, valid=["abab"], steps=400, lr=0.5,
+                  patience=3, until=Target("valid_loss", 1e-9, mode="min"), progress=False)
+    assert stalled.convergence.stopped == "stalled" and stalled.convergence.steps < 400
+
+
+@pytest.mark.parametrize("schedule,expected", [
+    (StepDecay(every=2, factor=0.5, unit="step"), [0.1, 0.1, 0.05, 0.05, 0.025, 0.025]),
+    (Cosine(min_lr=0.0, unit="step"), [0.1 * (1 + math.cos(math.pi * s / 6)) / 2
+                                       for s in range(6)]),
+])
+def test_schedules_can_count_steps(schedule, expected):
+    # 7 strings in batches of 3: 3 steps an epoch, 2 epochs; one evaluation per epoch records
+    # the rate of the epoch's last step; a cosine in steps anneals over the 6 steps
+    history = fit(small_lstm(), VOCAB, PERIODIC, epochs=2, batch_size=3, lr=0.1,
+                  schedule=schedule, until=Target("train_loss", 0.0, mode="min"),
+                  progress=False)
+    assert history["lr"] == pytest.approx([expected[2], expected[5]])
+    every_step = fit(small_lstm(), VOCAB, PERIODIC, steps=6, batch_size=3, lr=0.1,
+                     eval_every=1, schedule=schedule, progress=False)
+    assert every_step["lr"] == pytest.approx(expected)  # the rate each step was trained with
+
+
+def test_a_schedule_in_evaluations_is_recorded_as_before():
+    assert repr(StepDecay(every=2, factor=0.5)) == "StepDecay(every=2, factor=0.5)"
+    assert repr(Cosine(unit="step")) == "Cosine(min_lr=0.0, unit='step')"
+
+
+def test_clip_none_computes_no_gradient_norm_between_evaluations(monkeypatch):
+    calls = {"clip": 0, "norm": 0}
+    clip_grad_norm, total_norm = torch.nn.utils.clip_grad_norm_, torch.nn.utils.get_total_norm
+
+    def counted(name, f):
+        def wrapper(*args, **kwargs):
+            calls[name] += 1
+            return f(*args, **kwargs)
+        return wrapper
+
+    monkeypatch.setattr(torch.nn.utils, "clip_grad_norm_", counted("clip", clip_grad_norm))
+    monkeypatch.setattr(torch.nn.utils, "get_total_norm", counted("norm", total_norm))
+    # 28 strings in batches of 2: 14 steps an epoch, evaluated every 5 steps and at 28
+    common = dict(epochs=2, batch_size=2, eval_every=5, lr=0.05, progress=False)
+    free_model = small_lstm()
+    free = fit(free_model, VOCAB, PERIODIC * 4, clip=None, **common)
+    assert calls == {"clip": 0, "norm": 6}  # once per evaluation, none between them
+    assert free["clipped"] == [0.0] * 6 and all(n > 0 for n in free["grad_norm"])
+    # leaving the gradient alone moves the weights exactly as a cap it never reaches does
+    capped_model = small_lstm()
+    fit(capped_model, VOCAB, PERIODIC * 4, clip=1e30, **common)
+    assert calls["clip"] == 28  # with a cap, the norm is needed at every step
+    for name, value in capped_model.state_dict().items():
+        assert torch.equal(free_model.state_dict()[name], value), name
+
+
 @pytest.mark.parametrize("options,message", [
+    ({"steps": 0}, "steps must be a positive integer, got 0"),
+    ({"steps": -5}, "steps must be a positive integer, got -5"),
+    ({"steps": 2.5}, "steps must be a positive integer, got 2.5"),
+    ({"steps": "100"}, "steps must be a positive integer, got '100'"),
+    ({"steps": True}, "steps must be a positive integer, got True"),
+    ({"steps": 100, "epochs": 3}, "epochs= or as steps=, not both"),
+    ({"schedule": StepDecay(unit="steps")}, "StepDecay.unit must be 'evaluation' or 'step'"),
+    ({"schedule": Cosine(unit=1)}, "Cosine.unit must be 'evaluation' or 'step'"),
     ({"optimizer": "magic"}, "unknown optimizer 'magic'"),
     ({"schedule": "sometimes"}, "unknown schedule 'sometimes'"),
     ({"lr": 0}, "lr must be a positive number"),

@@ -23,6 +23,20 @@ def test_fit_reports_every_evaluation_and_its_end():
     assert all(r["total"] == 4 and r["unit"] == "epoch" and r["seconds"] >= 0 for r in reports)
 
 
+def test_a_run_in_steps_reports_its_steps():
+    reports = []
+    previous = listen_to_runs(reports.append)
+    try:
+        vocab = Vocab("ab")
+        model = build_model("srn", vocab_size=len(vocab), hidden_size=3, seed=0)
+        fit(model, vocab, [AnBn.string(n) for n in range(1, 5)], steps=5, batch_size=2,
+            seed=0, progress=False)  # 2 steps an epoch: evaluated at steps 2, 4 and 5
+    finally:
+        listen_to_runs(previous)
+    assert [r["done"] for r in reports] == [2, 4, 5, 5]
+    assert all(r["total"] == 5 and r["unit"] == "step" for r in reports)
+
+
 def test_nobody_listening_costs_nothing():
     assert listen_to_runs(None) is None
     report_run(1, 2, "epoch", time.perf_counter())  # no listener: nothing happens

@@ -9,7 +9,14 @@ from course_rnn.languages import Vocab
 from course_rnn.languages.tabor import TaborGrammar1
 from course_rnn.models import build_model
 from course_rnn.models.flnn import FLNN
-from course_rnn.training import ExactDistributions, Plateau, ReduceOnPlateau, Target, fit
+from course_rnn.training import (
+    ExactDistributions,
+    Plateau,
+    ReduceOnPlateau,
+    StepDecay,
+    Target,
+    fit,
+)
 from course_rnn.training.stream import StreamModelling
 
 PERIODIC = ["ab" * n for n in range(1, 8)]
@@ -75,6 +82,21 @@ def assert_same_run(resumed, whole):
 def assert_same_weights(a, b):
     for name, value in b.state_dict().items():
         assert torch.equal(a.state_dict()[name], value), name
+
+
+def test_a_budget_in_steps_resumes_to_exactly_its_steps():
+    # 7 strings in batches of 2: 4 steps an epoch; the first run stops at step 5, within an
+    # epoch (evaluated there: its cap), and is continued to 11 steps, a schedule in steps with it
+    common = dict(batch_size=2, lr=0.05, seed=3, progress=False,
+                  schedule=StepDecay(every=3, factor=0.5, unit="step"))
+    first = fit(lstm(), VOCAB, PERIODIC, steps=5, **common)
+    resumed_model, whole_model = lstm(seed=9), lstm()
+    resumed = fit(resumed_model, VOCAB, PERIODIC, steps=11, resume=first, **common)
+    whole = fit(whole_model, VOCAB, PERIODIC, steps=11, **common)
+    assert resumed.convergence.steps == whole.convergence.steps == 11
+    assert resumed["step"] == [4, 5, 8, 11] and whole["step"] == [4, 8, 11]
+    assert resumed["lr"] == [whole["lr"][0], *whole["lr"]]  # the rate each step trained with
+    assert_same_weights(resumed_model, whole_model)
 
 
 def test_min_epochs_on_a_resumed_run_goes_on_past_the_criterion():

@@ -1,7 +1,9 @@
 """Training: one loop for every model of the course, and the record of whether it learned.
 
 ==================================  ==========================================================
-:func:`fit`                         the loop (any model, any task); returns a :class:`History`
+:func:`fit`                         the loop (any model, any task, a budget in epochs or
+                                    steps); returns a :class:`History` (:mod:`~.history`: the
+                                    record, and resuming a run)
 :mod:`~.tasks`                      what is learned from what: :class:`LanguageModelling`,
                                     :class:`Classification`, :class:`NextWord`,
                                     :class:`ExactDistributions`
@@ -33,7 +35,8 @@ from .convergence import (
     converged,
 )
 from .hill_climb import RADII, hill_climb
-from .loop import History, fit
+from .history import History
+from .loop import fit
 from .optim import (
     OPTIMIZERS,
     SCHEDULES,

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from functools import partial
 
 import numpy as np
 import torch
@@ -29,7 +30,7 @@ from ..checks import check_positive
 from ..models.flnn import FLNN, kl_error
 from ..utils import shift_seed
 from .convergence import Convergence
-from .loop import History
+from .history import History
 from .progress import report_run
 from .tasks import ExactDistributions
 
@@ -89,16 +90,7 @@ def hill_climb(
         raise ValueError(f"directions must be at most {n} (the number of weights), got "
                          f"{directions}")
     rng = np.random.default_rng(shift_seed(seed))
-
-    def errors_of(candidates: torch.Tensor) -> torch.Tensor:
-        """Summed KL error of each row of ``candidates [K, n]`` (flattened weight settings)."""
-        shaped, at = [], 0
-        for p in weights:
-            shaped.append(candidates[:, at: at + p.numel()].reshape(-1, *p.shape))
-            at += p.numel()
-        logits = model.run_population(batch.inputs, *shaped)["logits"]
-        return kl_error(logits, targets, batch.mask)
-
+    errors_of = partial(_errors, model, weights, batch, targets)  # of candidate weight rows
     history = History(settings={"algorithm": "hill climbing (Tabor 2011, §3.2)",
                                 "radii": list(radii), "max_steps": max_steps,
                                 "directions": directions, "target": target, "seed": seed,
@@ -136,8 +128,28 @@ def hill_climb(
     for p in weights:
         p.copy_(flat[at: at + p.numel()].reshape(p.shape))
         at += p.numel()
-    final = error / positions
     report_run(step, max_steps, "move", began, finished=True)
+    history.convergence = _convergence(stopped, step, max_steps, radii, level,
+                                       error / positions, target)
+    history.best_epoch = step
+    return history
+
+
+def _errors(model: FLNN, weights: list, batch, targets, candidates: torch.Tensor) -> torch.Tensor:
+    """Summed KL error of each row of ``candidates [K, n]`` (flattened weight settings)."""
+    shaped, at = [], 0
+    for p in weights:
+        shaped.append(candidates[:, at: at + p.numel()].reshape(-1, *p.shape))
+        at += p.numel()
+    logits = model.run_population(batch.inputs, *shaped)["logits"]
+    return kl_error(logits, targets, batch.mask)
+
+
+def _convergence(stopped: str, step: int, max_steps: int, radii: tuple, level: int,
+                 final: float, target: float) -> Convergence:
+    """The record of a climb that ended after ``step`` moves at ``radii[level]`` with a mean KL
+    per position of ``final``: the budget spent, the target reached, or flat at the last
+    radius."""
     if stopped == "budget spent":
         reason = (f"cap of {max_steps} moves reached at radius {radii[level]:g}, not yet flat; "
                   f"mean KL per position {final:.5f}")
@@ -146,12 +158,10 @@ def hill_climb(
     else:
         reason = (f"flat at the smallest radius {radii[-1]:g} after {step} moves: no single "
                   f"weight move lowers the error (mean KL per position {final:.5f})")
-    history.convergence = Convergence(
+    return Convergence(
         criterion=f"flat at radius {radii[-1]:g} (radii {', '.join(f'{r:g}' for r in radii)}) "
                   f"or mean KL per position < {target:g}",
         converged=stopped == "criterion met", stopped=stopped, reason=reason, epochs=step,
         steps=step, monitor="train_loss", best_epoch=step, best=final,
         final={"train_loss": final, "radius": radii[level], "step": step})
-    history.best_epoch = step
-    return history
 

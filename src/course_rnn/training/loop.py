@@ -2,7 +2,7 @@
 
 :func:`fit` is the loop a learner would write by hand (chapter 1 writes it out once)::
 
-    for epoch in 1 … E:
+    for epoch in 1 … E:                             # or: for a budget of N steps
         for batch in shuffled(train):
             loss = task.loss(model, batch)          # e.g. next-symbol cross-entropy
             optimizer.zero_grad(); loss.backward()
@@ -13,25 +13,27 @@
 plus what makes its results trustworthy: it seeds everything, picks the device (CUDA when
 present; ``device=`` or ``$COURSE_RNN_DEVICE`` override), records a learning curve, keeps the
 weights with the best monitored figure, and stops on a **convergence criterion**
-(:mod:`~course_rnn.training.convergence`) rather than after a fixed number of steps; the epoch
-count is only a cap. Every run returns a :class:`History` whose ``convergence`` says whether the
-criterion was met and why.
+(:mod:`~course_rnn.training.convergence`) rather than after a fixed number of steps; the budget
+(``epochs=`` or ``steps=``) is only a cap. Every run returns a :class:`History` whose
+``convergence`` says whether the criterion was met and why.
 
-The module is longer than the course's ≈450 lines and kept whole on purpose: it is the one loop
-(arguments checked, the epoch, evaluation, the stopping rule, resuming, the History it returns),
-and reads top to bottom as the loop above does; the parts it calls on live beside it
-(:mod:`.tasks`, :mod:`.optim`, :mod:`.convergence`, :mod:`.checkpoints`).
+The module reads top to bottom: :func:`fit` first — its body is the loop above, and nothing
+else — then what it calls, in the order it calls it: the preparation (``_prepare``: the
+arguments checked, the criterion, the budget, the optimizer and schedule, resuming), the run in
+progress (``_Run``: an evaluation, the end-of-run record), and the small parts they share. It is
+longer than the course's ≈450 lines and kept whole on purpose, so that every line between
+``fit(...)`` and the History it returns is in one file; the parts that are not the loop's live
+beside it (:mod:`.history`, :mod:`.tasks`, :mod:`.optim`, :mod:`.convergence`,
+:mod:`.checkpoints`).
 """
-
 from __future__ import annotations
 
-import copy
 import itertools
 import math
 import os
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import torch
@@ -50,170 +52,15 @@ from .convergence import (
     status,
     watched,
 )
+from .history import History, ResumeState, check_resume, restore
 from .optim import make_optimizer, make_schedule, parameter_groups, step_schedule
 from .progress import EpochProgress
 from .tasks import Task, task_for
 
 #: The default criterion's patience (evaluations) when neither ``until`` nor ``patience`` is set.
 DEFAULT_PATIENCE = 10
-
-
-@dataclass
-class History:
-    """What happened during training.
-
-    ``epochs``: one dict per evaluation (``epoch``, ``step``, ``train_loss``, ``valid_loss`` with
-    a validation set, ``train_accuracy``/``valid_accuracy`` for tasks that count right answers,
-    ``lr``, ``clipped`` (the share of steps whose gradient norm exceeded ``clip``),
-    ``grad_norm`` (the largest gradient norm before clipping), each metric, ``seconds``) — the
-    learning curve. ``steps``: one dict per recorded optimizer step (``step_metrics``).
-    ``convergence``: whether the run learned (:class:`~course_rnn.training.Convergence`).
-    ``settings``: how it was trained (optimizer, learning rate, criterion, …).
-    ``state``: where training stopped (weights *before* the best ones were restored, optimizer,
-    schedule, step, random state), so that ``fit(..., resume=history)`` can continue the run
-    exactly; not part of :meth:`to_json`.
-    """
-
-    epochs: list[dict] = field(default_factory=list)
-    steps: list[dict] = field(default_factory=list)
-    convergence: Convergence | None = None
-    settings: dict = field(default_factory=dict)
-    best_epoch: float | None = None
-    state: ResumeState | None = field(default=None, repr=False)
-
-    def __getitem__(self, key: str) -> list:
-        return [e.get(key) for e in self.epochs]
-
-    def __len__(self) -> int:
-        return len(self.epochs)
-
-    @property
-    def last(self) -> dict:
-        return self.epochs[-1] if self.epochs else {}
-
-    @property
-    def seconds(self) -> float:
-        return sum(e["seconds"] for e in self.epochs)
-
-    @property
-    def stopped_early(self) -> bool:
-        """True when training ended before its cap (criterion met, stalled or diverged)."""
-        return self.convergence is not None and self.convergence.stopped != "budget spent"
-
-    @property
-    def converged(self) -> bool:
-        return self.convergence is not None and self.convergence.converged
-
-    def step_values(self, key: str) -> list:
-        return [s.get(key) for s in self.steps]
-
-    def to_json(self, max_points: int = 200) -> dict:
-        """The convergence record, the settings and the learning curve (at most ``max_points``
-        evaluations, evenly thinned, the last one always kept), as plain Python."""
-        keep = _thin(len(self.epochs), max_points)
-        keys = [k for k in dict.fromkeys(k for e in self.epochs for k in e)]
-        curve = {k: [self.epochs[i].get(k) for i in keep] for k in keys}
-        return {"convergence": self.convergence.to_json() if self.convergence else None,
-                "settings": dict(self.settings), "curve": curve}
-
-
-@dataclass
-class ResumeState:
-    """Everything :func:`fit` needs to go on from where a run stopped."""
-
-    model: dict
-    optimizer: dict
-    scheduler: dict | None
-    step: int
-    best: tuple  # (value, epoch, weights or None) of the monitor's best evaluation so far
-    rng: torch.Tensor
-
-    @staticmethod
-    def capture(model, opt, scheduler, step: int, best: _Best) -> ResumeState:
-        return ResumeState(
-            model=_copy_state(model.state_dict()), optimizer=copy.deepcopy(opt.state_dict()),
-            scheduler=scheduler.state_dict() if scheduler is not None else None, step=step,
-            best=(best.value, best.epoch, best.state), rng=torch.get_rng_state())
-
-
-def _copy_state(state: Mapping[str, torch.Tensor]) -> dict:
-    return {k: v.detach().clone() for k, v in state.items()}
-
-
-#: Settings a continuation may change; every other one must be the first run's.
-_RESUMABLE_CHANGES = {"epochs_cap", "min_epochs", "device"}
-
-
-def _check_resume(resume, settings: dict) -> None:
-    if not isinstance(resume, History):
-        raise TypeError(f"resume= takes the History of an earlier run, got "
-                        f"{type(resume).__name__}")
-    if resume.state is None:
-        raise ValueError("resume=: this History has no saved state to go on from (a run "
-                         "trained by fit keeps one; a History read back from JSON does not)")
-    changed = sorted(k for k in settings.keys() | resume.settings.keys()
-                     if k not in _RESUMABLE_CHANGES
-                     and settings.get(k) != resume.settings.get(k))
-    if changed:
-        raise ValueError("resume= continues a run with its own settings; these differ: " +
-                         ", ".join(f"{k} (was {resume.settings.get(k)!r}, now "
-                                   f"{settings.get(k)!r})" for k in changed))
-
-
-def _thin(n: int, max_points: int) -> list[int]:
-    if n <= max_points:
-        return list(range(n))
-    picks = {round(i * (n - 1) / (max_points - 1)) for i in range(max_points)}
-    return sorted(picks)
-
-
-# -- argument checks -------------------------------------------------------------------------------
-def _check_arguments(epochs, min_epochs, batch_size, clip, patience, eval_every,
-                     step_every) -> None:
-    check_positive(epochs, "epochs")
-    if isinstance(min_epochs, bool) or not isinstance(min_epochs, (int, float)) \
-            or not 0 <= min_epochs < math.inf:
-        raise ValueError(f"min_epochs must be a number >= 0, got {min_epochs!r}")
-    for value, name in ((batch_size, "batch_size"), (patience, "patience"),
-                        (eval_every, "eval_every")):
-        if value is not None:  # None: the whole set in one batch, no stall rule, every epoch
-            check_positive(value, name)
-    check_positive(step_every, "step_every")
-    if clip is not None and (isinstance(clip, bool) or not isinstance(clip, (int, float))
-                             or not 0 < clip < math.inf):
-        raise ValueError(f"clip must be a positive number (finite) or None, got {clip!r}")
-
-
-def _check_hooks(init, restore_best, seed, metrics, step_metrics, checkpoint, progress) -> None:
-    """The arguments of fit that are functions, flags, a seed or a path (once per call)."""
-    check_callable(init, "init", optional=True)
-    check_flag(restore_best, "restore_best", optional=True)
-    check_flag(progress, "progress", optional=True)
-    check_seed(seed)
-    for figures, what in ((metrics, "metrics"), (step_metrics, "step_metrics")):
-        if figures is None:
-            continue
-        if not isinstance(figures, Mapping):
-            raise TypeError(f"{what} must be a mapping {{name: f(model) -> float}}, got "
-                            f"{type(figures).__name__}: {figures!r:.60}")
-        for name, f in figures.items():
-            if not isinstance(name, str) or not name:
-                raise TypeError(f"{what}: every name must be a non-empty string, got {name!r}")
-            check_callable(f, f"{what}[{name!r}]")
-    if checkpoint is not None and not isinstance(checkpoint, (str, os.PathLike)):
-        raise TypeError(f"checkpoint must be a path (a str or a Path) or None, got "
-                        f"{type(checkpoint).__name__}: {checkpoint!r}")
-
-
-def _recorded_keys(task: Task, valid, metrics) -> set[str]:
-    keys = {"train_loss", "lr"} | set(metrics or {})
-    if valid is not None:
-        keys.add("valid_loss")
-    if task.counts_correct:
-        keys.add("train_accuracy")
-        if valid is not None:
-            keys.add("valid_accuracy")
-    return keys
+#: The cap in epochs when neither ``epochs`` nor ``steps`` is given.
+DEFAULT_EPOCHS = 10
 
 
 # -- the loop --------------------------------------------------------------------------------------
@@ -223,7 +70,8 @@ def fit(
     train,
     *,
     valid=None,
-    epochs: int = 10,
+    epochs: int | None = None,
+    steps: int | None = None,
     min_epochs: int = 0,
     batch_size: int | None = 32,
     optimizer: str = "adam",
@@ -250,24 +98,51 @@ def fit(
 ) -> History:
     """Train ``model`` on ``task`` until it has learned; return its :class:`History`.
 
+    The loop below, in words (preparation and the end-of-run record are functions of their
+    own, ``_prepare`` and ``_Run.finish``; an evaluation is ``_Run.evaluate``)::
+
+        check the arguments; data on the device; seed; init; optimizer, schedule; resume
+        for epoch, batch in shuffled epochs, until the budget (epochs= or steps=) is spent:
+            (a schedule in steps: set this step's learning rate)
+            loss = task.loss(model, batch)
+            optimizer.zero_grad(); loss.backward()
+            clip the gradient to norm ``clip`` (None: leave it, and skip its norm)
+            optimizer.step()
+            every eval_every steps, and at the cap: record the learning curve, keep the best
+                weights, step the schedule, stop once the criterion is met (or the run stalled,
+                or diverged)
+        put the best weights back; the Convergence record says whether and why it stopped
+
     Args:
         model: any model of the course (a sequence model, a ``SequenceClassifier``, a
             ``BengioMLP``, an FLNN).
         task: a :class:`~course_rnn.training.tasks.Task`, or a ``Vocab`` as shorthand for
             language modelling (or classification, for a ``SequenceClassifier``).
         train, valid: the task's data (strings, ``(string, label)`` pairs, n-gram tensors …).
-        epochs: the cap: at most this many passes over ``train``.
+        epochs: the cap: at most this many passes over ``train`` (default 10, unless ``steps``
+            is given; not both).
+        steps: the budget in optimizer steps instead: exactly this many steps, whatever the
+            size of an epoch (the last epoch is cut where the budget ends), unless the run stops
+            earlier — on ``until`` or ``patience`` when they are given, as a run in epochs does,
+            or because it diverged. With ``until=None`` and no ``patience`` there is no default
+            criterion: every step is trained, and the record says ``stopped="budget spent"``
+            with no criterion judged (``converged`` is False). ``min_epochs`` still applies.
         min_epochs: train at least this long even when the criterion is met earlier (used to
             continue a run to twice its budget); a fraction of an epoch counts its steps.
         batch_size: examples per step (``None``: the whole set, one step per epoch).
         optimizer, lr, momentum, weight_decay, fused: see :mod:`~course_rnn.training.optim`.
         lr_factors: per-parameter learning-rate multipliers by name prefix.
-        schedule: ``"step"``, ``"cosine"``, ``"plateau"``, a schedule object, or None.
-        clip: cap on the gradient norm (None: no clipping); what it clipped is recorded.
+        schedule: ``"step"``, ``"cosine"``, ``"plateau"``, a schedule object, or None; a
+            ``StepDecay`` or ``Cosine`` with ``unit="step"`` counts optimizer steps (a cosine
+            then anneals over the budget's steps), otherwise a schedule counts evaluations.
+        clip: cap on the gradient norm (None: no clipping); what it clipped is recorded. With
+            None the norm is computed only at the step before each evaluation (for the record),
+            never at the other steps.
         init: called with the model once, after seeding, before the first step.
         until: the convergence criterion; default: a :class:`Plateau` of the monitor (the
             validation loss when ``valid`` is given, else the training loss) over ``patience``
-            (default 10) evaluations. Training stops as soon as it is met.
+            (default 10) evaluations — none with ``steps=`` (see there). Training stops as soon
+            as it is met.
         patience: stop when the monitor has not improved for this many evaluations, even if
             ``until`` is not met (the run then did *not* converge: it stalled).
         restore_best: put back the weights with the best monitor at the end (default: True
@@ -280,138 +155,366 @@ def fit(
         checkpoint: save the final (or restored best) sequence model there.
         progress: a progress bar (default: on unless ``$COURSE_RNN_PROGRESS=0``).
         resume: the :class:`History` of an earlier run of this model with the same settings
-            (only ``epochs``, ``min_epochs`` and ``device`` may change): training goes on from
-            where that run stopped — its weights, optimizer, schedule and learning curve — as if
-            it had never stopped (exactly, unless that run ended at a cap that is not a
-            multiple of ``eval_every``: its extra evaluation then stepped the schedule). The
-            verdicts' "twice the budget" uses it instead of training the first half again.
+            (only ``epochs``, ``steps``, ``min_epochs`` and ``device`` may change): training goes
+            on from where that run stopped — its weights, optimizer, schedule and learning
+            curve — as if it had never stopped (exactly, unless that run ended at a cap that is
+            not a multiple of ``eval_every``: its extra evaluation then stepped a schedule in
+            evaluations, and split a round of the learning curve in two).
+            The verdicts' "twice the budget" uses it instead of training the first half again.
             ``model`` is any instance of the same architecture: its weights are replaced.
     """
     task = task_for(model, task)
-    task.check_model(model)
-    _check_arguments(epochs, min_epochs, batch_size, clip, patience, eval_every, step_every)
-    _check_hooks(init, restore_best, seed, metrics, step_metrics, checkpoint, progress)
-    if checkpoint is not None and not isinstance(model, SequenceModel):
-        raise ValueError(f"checkpoint= saves sequence models only, not a {type(model).__name__}")
-    monitor = "valid_loss" if valid is not None else "train_loss"
-    criterion = check_criterion(until) if until is not None else Plateau(
-        None, patience=patience or DEFAULT_PATIENCE)
-    stall = Plateau(None, patience=patience, min_delta=1e-6) if patience else None
-    keys = _recorded_keys(task, valid, metrics)
+    run = _prepare(model, task, train, _Options(
+        valid=valid, epochs=epochs, steps=steps, min_epochs=min_epochs, batch_size=batch_size,
+        optimizer=optimizer, lr=lr, momentum=momentum, weight_decay=weight_decay, fused=fused,
+        lr_factors=lr_factors, schedule=schedule, clip=clip, init=init, until=until,
+        patience=patience, restore_best=restore_best, eval_every=eval_every, seed=seed,
+        device=device, metrics=metrics, step_metrics=step_metrics, step_every=step_every,
+        checkpoint=checkpoint, progress=progress, resume=resume))
+    opt, scheduler, budget, params = run.opt, run.scheduler, run.budget, run.params
+    step, stop = run.step, None  # 0, or the step the resumed run stopped at
+    model.train()
+    for epoch, batch in run.batches():
+        if step >= budget.max_steps:  # a resumed run already past its cap
+            break
+        if run.schedule_counts_steps and step:
+            scheduler.step()  # this step's learning rate (the first step's is the initial one)
+        evaluating = budget.evaluates_after(step + 1)
+        if task.counts_cheaply:
+            loss, count, correct = task.loss(model, batch)
+        else:  # count only where the learning curve records it: the step before an evaluation
+            loss, count, correct = task.loss(model, batch, count=evaluating)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        norm = _clip_gradient(params, clip, evaluating)
+        opt.step()
+        step += 1
+        run.round.add(loss, count, correct, norm)
+        if step_metrics and step % step_every == 0:
+            run.record_step(step, epoch)
+        if evaluating:
+            stop = run.evaluate(step)  # the learning curve, the best weights, the criterion
+            if stop is not None or step >= budget.max_steps:
+                break
+    return run.finish(step, stop)
+
+
+def _clip_gradient(params: list, clip: float | None, evaluating: bool) -> torch.Tensor | None:
+    """Clip the gradient to norm ``clip`` and return its norm before clipping. With
+    ``clip=None`` the gradient is left alone and its norm is computed only at the step before
+    an evaluation, where the learning curve records it (None at the other steps: the norm was
+    most of what fit cost per step beyond a bare loop)."""
+    if clip is not None:
+        return torch.nn.utils.clip_grad_norm_(params, clip)
+    if evaluating:
+        return torch.nn.utils.get_total_norm([p.grad for p in params if p.grad is not None])
+    return None
+
+
+# -- preparation: the arguments, the criterion, the budget, the optimizer, resuming ------------
+@dataclass(frozen=True)
+class _Options:
+    """The keyword arguments of :func:`fit`, as given (its docstring says what each means)."""
+
+    valid: object
+    epochs: int | None
+    steps: int | None
+    min_epochs: float
+    batch_size: int | None
+    optimizer: str
+    lr: float
+    momentum: float
+    weight_decay: float
+    fused: bool
+    lr_factors: Mapping[str, float] | None
+    schedule: object
+    clip: float | None
+    init: Callable | None
+    until: object
+    patience: int | None
+    restore_best: bool | None
+    eval_every: int | None
+    seed: int
+    device: object
+    metrics: Mapping | None
+    step_metrics: Mapping | None
+    step_every: int
+    checkpoint: str | Path | None
+    progress: bool | None
+    resume: History | None
+
+
+def _check_arguments(o: _Options) -> None:
+    """The numbers among fit's arguments (once per call, before any work)."""
+    for value, name in ((o.epochs, "epochs"), (o.steps, "steps"), (o.batch_size, "batch_size"),
+                        (o.patience, "patience"), (o.eval_every, "eval_every")):
+        if value is not None:  # None: the default budget, the whole set, no stall rule, …
+            check_positive(value, name)
+    if o.epochs is not None and o.steps is not None:
+        raise ValueError(f"give the budget as epochs= or as steps=, not both (got "
+                         f"epochs={o.epochs!r}, steps={o.steps!r})")
+    if isinstance(o.min_epochs, bool) or not isinstance(o.min_epochs, (int, float)) \
+            or not 0 <= o.min_epochs < math.inf:
+        raise ValueError(f"min_epochs must be a number >= 0, got {o.min_epochs!r}")
+    check_positive(o.step_every, "step_every")
+    if o.clip is not None and (isinstance(o.clip, bool) or not isinstance(o.clip, (int, float))
+                               or not 0 < o.clip < math.inf):
+        raise ValueError(f"clip must be a positive number (finite) or None, got {o.clip!r}")
+
+
+def _check_hooks(o: _Options) -> None:
+    """The arguments of fit that are functions, flags, a seed or a path (once per call)."""
+    check_callable(o.init, "init", optional=True)
+    check_flag(o.restore_best, "restore_best", optional=True)
+    check_flag(o.progress, "progress", optional=True)
+    check_seed(o.seed)
+    for figures, what in ((o.metrics, "metrics"), (o.step_metrics, "step_metrics")):
+        if figures is None:
+            continue
+        if not isinstance(figures, Mapping):
+            raise TypeError(f"{what} must be a mapping {{name: f(model) -> float}}, got "
+                            f"{type(figures).__name__}: {figures!r:.60}")
+        for name, f in figures.items():
+            if not isinstance(name, str) or not name:
+                raise TypeError(f"{what}: every name must be a non-empty string, got {name!r}")
+            check_callable(f, f"{what}[{name!r}]")
+    if o.checkpoint is not None and not isinstance(o.checkpoint, (str, os.PathLike)):
+        raise TypeError(f"checkpoint must be a path (a str or a Path) or None, got "
+                        f"{type(o.checkpoint).__name__}: {o.checkpoint!r}")
+
+
+def _recorded_keys(task: Task, valid, metrics) -> set[str]:
+    keys = {"train_loss", "lr"} | set(metrics or {})
+    if valid is not None:
+        keys.add("valid_loss")
+    if task.counts_correct:
+        keys.add("train_accuracy")
+        if valid is not None:
+            keys.add("valid_accuracy")
+    return keys
+
+
+class _NoCriterion:
+    """``until=None`` with a budget in steps (and no ``patience``): every step of the budget is
+    trained, and the record says that no criterion was judged."""
+
+    metric = None
+
+    def describe(self, monitor: str) -> str:
+        return "none: the whole budget in steps"
+
+    def check(self, curve, monitor: str) -> tuple[bool, str]:
+        return False, "no criterion (until=None with steps=): the whole budget is trained"
+
+
+def _criterion(task: Task, o: _Options) -> tuple[str, object, Plateau | None]:
+    """``(monitor, criterion, stall rule)``: the figure whose best weights are kept (the
+    validation loss, else the training loss); when the run has learned (``until``; by default a
+    plateau of the monitor, or none with a budget in steps); the ``patience`` rule or None."""
+    monitor = "valid_loss" if o.valid is not None else "train_loss"
+    if o.until is not None:
+        criterion = check_criterion(o.until)
+    elif o.steps is not None and o.patience is None:
+        criterion = _NoCriterion()
+    else:
+        criterion = Plateau(None, patience=o.patience or DEFAULT_PATIENCE)
+    stall = Plateau(None, patience=o.patience, min_delta=1e-6) if o.patience else None
+    keys = _recorded_keys(task, o.valid, o.metrics)
     for wanted in watched(criterion, monitor):
         if wanted not in keys:
             raise ValueError(f"the criterion watches {wanted!r}, which this run does not "
                              f"record: it records {', '.join(sorted(keys))}")
-    if restore_best is None:
-        restore_best = valid is not None
+    return monitor, criterion, stall
 
-    device = pick_device(device)
-    train_set = task.prepare(train, "train").to(device)
-    valid_set = task.prepare(valid, "valid").to(device) if valid is not None else None
 
-    seed_everything(seed)
-    model.to(device)
-    if init is not None and resume is None:
-        init(model)
-    params = [p for p in model.parameters() if p.requires_grad]
-    opt = make_optimizer(optimizer, parameter_groups(model, lr, lr_factors), lr, momentum,
-                         weight_decay, fused)
-    steps_per_epoch = math.ceil(len(train_set) / (batch_size or len(train_set)))
-    eval_every = eval_every or steps_per_epoch
-    max_steps, min_steps = epochs * steps_per_epoch, math.ceil(min_epochs * steps_per_epoch)
-    evaluations = math.ceil(max_steps / eval_every)
-    scheduler = make_schedule(schedule, opt, evaluations)
+@dataclass(frozen=True)
+class _Budget:
+    """How long a run trains, in optimizer steps: at most ``max_steps`` (``epochs`` or
+    ``steps``), at least ``min_steps`` (``min_epochs``), evaluated every ``eval_every`` steps
+    and at the cap."""
 
+    steps_per_epoch: int
+    eval_every: int
+    max_steps: int
+    min_steps: int
+    in_steps: bool  # given as steps= (else as epochs=)
+
+    @classmethod
+    def of(cls, o: _Options, items: int) -> _Budget:
+        per_epoch = math.ceil(items / (o.batch_size or items))
+        epochs = DEFAULT_EPOCHS if o.epochs is None else int(o.epochs)
+        return cls(per_epoch, o.eval_every or per_epoch,
+                   int(o.steps) if o.steps is not None else epochs * per_epoch,
+                   math.ceil(o.min_epochs * per_epoch), o.steps is not None)
+
+    @property
+    def evaluations(self) -> int:
+        return math.ceil(self.max_steps / self.eval_every)
+
+    @property
+    def epochs(self) -> float:
+        """The cap in epochs (for the progress report)."""
+        return self.max_steps // self.steps_per_epoch if not self.in_steps \
+            else self.max_steps / self.steps_per_epoch
+
+    def evaluates_after(self, step: int) -> bool:
+        return step % self.eval_every == 0 or step >= self.max_steps
+
+    def spent(self) -> str:
+        return f"budget of {self.max_steps} steps spent" if self.in_steps \
+            else f"cap of {self.epochs} epochs reached"
+
+
+def _settings(o: _Options, task: Task, criterion, monitor: str, device, items: int,
+              budget: _Budget) -> dict:
+    """How the run was trained (``History.settings``; a continuation must share them)."""
     settings = {
-        "task": task.name, "optimizer": optimizer, "lr": lr, "momentum": momentum,
-        "weight_decay": weight_decay, "fused": fused, "lr_factors": dict(lr_factors or {}),
-        "schedule": repr(schedule) if schedule is not None else None, "clip": clip,
-        "batch_size": batch_size, "epochs_cap": epochs, "min_epochs": min_epochs,
-        "init": getattr(init, "__name__", repr(init)) if init is not None else None,
-        "criterion": criterion.describe(monitor), "patience": patience, "seed": seed,
-        "device": str(device), "train_items": len(train_set), "eval_every": eval_every,
+        "task": task.name, "optimizer": o.optimizer, "lr": o.lr, "momentum": o.momentum,
+        "weight_decay": o.weight_decay, "fused": o.fused, "lr_factors": dict(o.lr_factors or {}),
+        "schedule": repr(o.schedule) if o.schedule is not None else None, "clip": o.clip,
+        "batch_size": o.batch_size, "epochs_cap": None if budget.in_steps else budget.epochs,
     }
+    if budget.in_steps:  # only then, so that a run in epochs records what it always did
+        settings["steps_cap"] = budget.max_steps
+    settings.update({
+        "min_epochs": o.min_epochs,
+        "init": getattr(o.init, "__name__", repr(o.init)) if o.init is not None else None,
+        "criterion": criterion.describe(monitor), "patience": o.patience, "seed": o.seed,
+        "device": str(device), "train_items": items, "eval_every": budget.eval_every,
+    })
+    return settings
+
+
+def _prepare(model, task: Task, train, o: _Options) -> _Run:
+    """Everything before the first step: the arguments checked, the criterion, the data on the
+    device, seeding and ``init``, the optimizer and its schedule, and — with ``resume=`` — the
+    state the earlier run stopped in."""
+    task.check_model(model)
+    _check_arguments(o)
+    _check_hooks(o)
+    if o.checkpoint is not None and not isinstance(model, SequenceModel):
+        raise ValueError(f"checkpoint= saves sequence models only, not a {type(model).__name__}")
+    monitor, criterion, stall = _criterion(task, o)
+    device = pick_device(o.device)
+    train_set = task.prepare(train, "train").to(device)
+    valid_set = task.prepare(o.valid, "valid").to(device) if o.valid is not None else None
+
+    seed_everything(o.seed)
+    model.to(device)
+    if o.init is not None and o.resume is None:
+        o.init(model)
+    opt = make_optimizer(o.optimizer, parameter_groups(model, o.lr, o.lr_factors), o.lr,
+                         o.momentum, o.weight_decay, o.fused)
+    budget = _Budget.of(o, len(train_set))
+    scheduler, per_step = make_schedule(o.schedule, opt, budget.evaluations, budget.max_steps)
+    settings = _settings(o, task, criterion, monitor, device, len(train_set), budget)
     history = History(settings=settings)
+    restore_best = o.valid is not None if o.restore_best is None else o.restore_best
     best = _Best(model, monitor, keep_state=restore_best)
     step = 0
-    if resume is not None:
-        _check_resume(resume, settings)
-        step = _restore(resume, model, opt, scheduler, best, device)
-        history.epochs, history.steps = list(resume.epochs), list(resume.steps)
-    bar = EpochProgress(evaluations, progress, epochs)
-    round_ = _Round(device)
-    stopped, reason = "budget spent", ""
+    if o.resume is not None:
+        check_resume(o.resume, settings)
+        step = restore(o.resume, model, opt, scheduler, best, device)
+        history.epochs, history.steps = list(o.resume.epochs), list(o.resume.steps)
+    run = _Run(model, task, o, train_set, valid_set, monitor, criterion, stall, budget, opt,
+               scheduler, schedule_counts_steps=per_step, history=history, best=best,
+               step=step, device=device)
+    if o.step_metrics and o.resume is None:
+        run.record_step(0, 0)
+    return run
 
-    def record_step(epoch: int) -> None:
-        was_training = model.training
-        model.eval()
+
+# -- the run in progress: evaluations and the end of the run ------------------------------------
+@dataclass
+class _Run:
+    """One run of :func:`fit` in progress: what ``_prepare`` made, and what an evaluation and
+    the end of the run need (the progress bar, the running sums of the current round)."""
+
+    model: torch.nn.Module
+    task: Task
+    options: _Options
+    train_set: object
+    valid_set: object | None
+    monitor: str  # the figure whose best weights are kept
+    criterion: object  # when the run has learned (see _criterion)
+    stall: Plateau | None  # the patience rule
+    budget: _Budget
+    opt: torch.optim.Optimizer
+    scheduler: object | None
+    schedule_counts_steps: bool  # stepped before every step, not at every evaluation
+    history: History
+    best: _Best
+    step: int  # 0, or the step a resumed run stopped at
+    device: torch.device
+
+    def __post_init__(self):
+        self.params = [p for p in self.model.parameters() if p.requires_grad]
+        budget = self.budget
+        self.bar = EpochProgress(budget.evaluations, self.options.progress,
+                                 budget.max_steps if budget.in_steps else budget.epochs,
+                                 "step" if budget.in_steps else "epoch")
+        self.round = _Round(self.device, self.options.clip)
+
+    def batches(self):
+        o = self.options
+        return _shuffled_batches(self.task, self.train_set, o.batch_size, o.seed, self.step,
+                                 self.budget.steps_per_epoch)
+
+    def record_step(self, step: int, epoch: int) -> None:
+        """The step metrics after ``step`` optimizer steps, in ``history.steps`` (eval mode)."""
+        was_training = self.model.training
+        self.model.eval()
         with torch.no_grad():
-            values = {name: float(f(model)) for name, f in step_metrics.items()}
-        model.train(was_training)
-        history.steps.append({"step": step, "epoch": epoch, **values})
+            values = {name: float(f(self.model))
+                      for name, f in self.options.step_metrics.items()}
+        self.model.train(was_training)
+        self.history.steps.append({"step": step, "epoch": epoch, **values})
 
-    if step_metrics and resume is None:
-        record_step(0)
-    model.train()
-    for epoch, batch in _shuffled_batches(task, train_set, batch_size, seed, step,
-                                          steps_per_epoch):
-        if step >= max_steps:  # a resumed run already past its cap
-            break
-        if task.counts_cheaply:
-            loss, count, correct = task.loss(model, batch)
-        else:  # count only where the learning curve records it: the step before an evaluation
-            before_evaluation = (step + 1) % eval_every == 0 or step + 1 >= max_steps
-            loss, count, correct = task.loss(model, batch, count=before_evaluation)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        norm = torch.nn.utils.clip_grad_norm_(params, clip or math.inf)
-        opt.step()
-        step += 1
-        round_.add(loss, count, correct, norm, clip)
-        if step_metrics and step % step_every == 0:
-            record_step(epoch)
-        if step % eval_every and step < max_steps:
-            continue
-        # -- an evaluation: the learning curve, the best weights, the criterion ------------
-        record = round_.finish(step, steps_per_epoch, eval_every, opt, task.counts_correct)
-        _evaluate(record, model, task, valid_set, metrics)
-        round_.time(record)
-        history.epochs.append(record)
-        bar.update(record)
-        model.train()
+    def evaluate(self, step: int) -> tuple[str, str] | None:
+        """One evaluation after ``step`` steps: the learning curve, the best weights, the
+        schedule, the criterion; ``(stopped, reason)`` when the run stops here, else None."""
+        record = self.round.finish(step, self.budget, self.opt, self.task.counts_correct)
+        _evaluate(record, self.model, self.task, self.valid_set, self.options.metrics)
+        self.round.time(record)
+        self.history.epochs.append(record)
+        self.bar.update(record, step if self.budget.in_steps else None)
+        self.model.train()
         if not math.isfinite(record["train_loss"]):
-            stopped = "diverged"
-            reason = f"training loss became {record['train_loss']} at step {step}"
-            break
-        best.update(record)
-        step_schedule(scheduler, record[monitor])
-        if step >= min_steps:
-            met, reason = status(criterion, history, monitor)
-            if met:
-                stopped = "criterion met"
-                break
-            if stall is not None and stall.check(history[monitor], monitor)[0]:
-                stopped = "stalled"
-                reason = f"{monitor} did not improve for {patience} evaluations; {reason}"
-                break
-        if step >= max_steps:
-            break
-    bar.close()
-    if stopped == "budget spent":
-        reason = f"cap of {epochs} epochs reached; " + status(criterion, history, monitor)[1]
-    history.state = ResumeState.capture(model, opt, scheduler, step, best)
-    best.restore()
-    history.best_epoch = best.epoch
-    last = history.last
-    history.convergence = Convergence(
-        criterion=criterion.describe(monitor), converged=stopped == "criterion met",
-        stopped=stopped, reason=reason, epochs=last.get("epoch", 0), steps=step,
-        monitor=monitor, best_epoch=best.epoch, best=best.value,
-        final={k: v for k, v in last.items() if isinstance(v, (int, float))})
-    model.eval()
-    if checkpoint is not None:
-        save_checkpoint(model, task.vocab, checkpoint, history)
-    return history
+            return "diverged", f"training loss became {record['train_loss']} at step {step}"
+        self.best.update(record)
+        if not self.schedule_counts_steps:
+            step_schedule(self.scheduler, record[self.monitor])
+        if step < self.budget.min_steps:
+            return None
+        met, reason = status(self.criterion, self.history, self.monitor)
+        if met:
+            return "criterion met", reason
+        if self.stall is not None and self.stall.check(self.history[self.monitor],
+                                                       self.monitor)[0]:
+            return "stalled", (f"{self.monitor} did not improve for {self.options.patience} "
+                               f"evaluations; {reason}")
+        return None
+
+    def finish(self, step: int, stop: tuple[str, str] | None) -> History:
+        """The end of the run: the state to resume from, the best weights put back, the
+        :class:`Convergence` record, the checkpoint; the run's :class:`History`."""
+        self.bar.close()
+        history, best = self.history, self.best
+        stopped, reason = stop or ("budget spent", f"{self.budget.spent()}; " + status(
+            self.criterion, history, self.monitor)[1])
+        history.state = ResumeState.capture(self.model, self.opt, self.scheduler, step, best)
+        best.restore()
+        history.best_epoch = best.epoch
+        last = history.last
+        history.convergence = Convergence(
+            criterion=self.criterion.describe(self.monitor), converged=stopped == "criterion met",
+            stopped=stopped, reason=reason, epochs=last.get("epoch", 0), steps=step,
+            monitor=self.monitor, best_epoch=best.epoch, best=best.value,
+            final={k: v for k, v in last.items() if isinstance(v, (int, float))})
+        self.model.eval()
+        if self.options.checkpoint is not None:
+            save_checkpoint(self.model, self.task.vocab, self.options.checkpoint, history)
+        return history
 
 
 def _shuffled_batches(task: Task, data, batch_size: int | None, seed: int, start: int = 0,
@@ -430,27 +533,11 @@ def _shuffled_batches(task: Task, data, batch_size: int | None, seed: int, start
         skip = 0
 
 
-def _restore(resume: History, model, opt, scheduler, best: _Best, device) -> int:
-    """Put the state of the run ``resume`` ended with into ``model``, ``opt``, ``scheduler``
-    and ``best``; return its step."""
-    state = resume.state
-    model.load_state_dict(state.model)
-    opt.load_state_dict(copy.deepcopy(state.optimizer))  # a History can be resumed twice
-    if scheduler is not None and state.scheduler is not None:
-        scheduler.load_state_dict(state.scheduler)
-    best.value, best.epoch, weights = state.best
-    if best.keep_state and weights is not None:
-        best.state = _copy_state(weights)
-    torch.set_rng_state(state.rng)
-    model.to(device)
-    return state.step
-
-
 class _Round:
     """Running sums between two evaluations, kept as tensors (no host sync per step)."""
 
-    def __init__(self, device):
-        self.device = device
+    def __init__(self, device, clip: float | None):
+        self.device, self.clip = device, clip
         self.start = time.perf_counter()
         self.reset()
 
@@ -460,22 +547,26 @@ class _Round:
         self.counted = zero.clone()
         self.clipped, self.max_norm, self.steps = zero.clone(), zero.clone(), 0
 
-    def add(self, loss, count, correct, norm, clip) -> None:
+    def add(self, loss, count, correct, norm: torch.Tensor | None) -> None:
+        """One step's figures; ``norm``: the gradient norm before clipping, None where it was
+        not computed (``clip=None``, a step that is not the last of its round)."""
         self.loss += loss.detach() * count
         self.count += count
         if correct is not None:
             self.right += correct
             self.counted += count
-        self.max_norm = torch.maximum(self.max_norm, norm.detach())
-        if clip:
-            self.clipped += norm.detach() > clip
+        if norm is not None:
+            self.max_norm = torch.maximum(self.max_norm, norm.detach())
+            if self.clip:
+                self.clipped += norm.detach() > self.clip
         self.steps += 1
 
-    def finish(self, step: int, steps_per_epoch: int, eval_every: int, opt,
-               counts_correct: bool) -> dict:
-        """This round's record (``epoch`` is fractional when evaluating within epochs)."""
-        whole = eval_every == steps_per_epoch and step % steps_per_epoch == 0
-        record = {"epoch": step // steps_per_epoch if whole else round(step / steps_per_epoch, 4),
+    def finish(self, step: int, budget: _Budget, opt, counts_correct: bool) -> dict:
+        """This round's record (``epoch`` is fractional when evaluating within epochs, or at a
+        budget in steps that ends within an epoch)."""
+        per_epoch = budget.steps_per_epoch
+        whole = budget.eval_every == per_epoch and step % per_epoch == 0
+        record = {"epoch": step // per_epoch if whole else round(step / per_epoch, 4),
                   "step": step, "train_loss": float(self.loss / self.count)}
         if counts_correct:
             record["train_accuracy"] = float(self.right / self.counted)

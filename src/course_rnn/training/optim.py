@@ -13,11 +13,14 @@ large share of a step, e.g. the Bengio MLP's 7,000-word output table). Same algo
 rounding of the last bits differs, so a run repeats exactly only with the same setting.
 
 Schedules change the learning rate η once per evaluation (an epoch, unless ``eval_every`` says
-otherwise)::
+otherwise), or, with ``unit="step"``, before every optimizer step (e counts steps, E is the
+budget in steps: nanoGPT's ``get_lr(iter)``)::
 
     StepDecay(every=k, factor=γ)     η_e = η₀ γ^⌊e/k⌋
     Cosine(min_lr=η_min)             η_e = η_min + ½ (η₀ − η_min)(1 + cos(π e / E))     E: the cap
     ReduceOnPlateau(factor, patience) η ← γ η when the monitor has not improved for ``patience``
+
+(``ReduceOnPlateau`` reads the monitor, so it counts evaluations only.)
 
 Initialisation hooks run once, after seeding and before the first step; e.g.
 :func:`normal_embeddings` re-draws embedding tables from N(0, std²) (PyTorch's default is N(0, 1),
@@ -112,29 +115,56 @@ def make_optimizer(name: str, groups, lr: float, momentum: float = 0.0,
 
 
 # -- schedules ------------------------------------------------------------------------------------
+#: What a schedule counts: evaluations (the default) or optimizer steps.
+UNITS = ("evaluation", "step")
+
+
+def _check_unit(schedule) -> None:
+    if schedule.unit not in UNITS:
+        raise ValueError(f"{type(schedule).__name__}.unit must be 'evaluation' or 'step', got "
+                         f"{schedule.unit!r}")
+
+
+def _repr(schedule) -> str:
+    """The schedule as written, its ``unit`` only when it counts steps (so that the settings a
+    run recorded before schedules could count steps read the same)."""
+    fields = [f"{name}={getattr(schedule, name)!r}" for name in schedule.__dataclass_fields__
+              if name != "unit" or schedule.unit != "evaluation"]
+    return f"{type(schedule).__name__}({', '.join(fields)})"
+
+
 @dataclass(frozen=True)
 class StepDecay:
-    """Multiply the learning rate by ``factor`` every ``every`` evaluations."""
+    """Multiply the learning rate by ``factor`` every ``every`` evaluations (``unit="step"``:
+    every ``every`` optimizer steps)."""
 
     every: int = 10
     factor: float = 0.5
+    unit: str = "evaluation"
 
-    def build(self, optimizer, evaluations: int):
+    __repr__ = _repr
+
+    def build(self, optimizer, length: int):
         check_positive(self.every, "StepDecay.every")
         _fraction(self.factor, "StepDecay.factor")
+        _check_unit(self)
         return torch.optim.lr_scheduler.StepLR(optimizer, self.every, self.factor)
 
 
 @dataclass(frozen=True)
 class Cosine:
-    """Anneal the learning rate along half a cosine, from its start to ``min_lr`` at the cap."""
+    """Anneal the learning rate along half a cosine, from its start to ``min_lr`` at the cap
+    (over the run's evaluations, or its optimizer steps with ``unit="step"``)."""
 
     min_lr: float = 0.0
+    unit: str = "evaluation"
 
-    def build(self, optimizer, evaluations: int):
+    __repr__ = _repr
+
+    def build(self, optimizer, length: int):
         _non_negative(self.min_lr, "Cosine.min_lr")
-        return torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, max(1, evaluations),
-                                                          self.min_lr)
+        _check_unit(self)
+        return torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, max(1, length), self.min_lr)
 
 
 @dataclass(frozen=True)
@@ -146,7 +176,7 @@ class ReduceOnPlateau:
     patience: int = 3
     min_lr: float = 0.0
 
-    def build(self, optimizer, evaluations: int):
+    def build(self, optimizer, length: int):
         _fraction(self.factor, "ReduceOnPlateau.factor")
         check_count(self.patience, "ReduceOnPlateau.patience")
         _non_negative(self.min_lr, "ReduceOnPlateau.min_lr")
@@ -159,22 +189,26 @@ SCHEDULES = {"constant": None, "step": StepDecay(), "cosine": Cosine(),
 Schedule = StepDecay | Cosine | ReduceOnPlateau
 
 
-def make_schedule(schedule, optimizer, evaluations: int):
-    """A torch scheduler for ``schedule`` (a name of :data:`SCHEDULES` or a schedule object;
-    None or "constant": no schedule)."""
+def make_schedule(schedule, optimizer, evaluations: int, steps: int | None = None):
+    """``(torch scheduler, counts_steps)`` for ``schedule`` (a name of :data:`SCHEDULES` or a
+    schedule object; None or "constant": ``(None, False)``) over a run of ``evaluations``
+    evaluations and ``steps`` optimizer steps. ``counts_steps``: the loop steps the scheduler
+    before every optimizer step (``unit="step"``) rather than at every evaluation."""
     if schedule is None:
-        return None
+        return None, False
     if isinstance(schedule, str):
         if schedule not in SCHEDULES:
             raise ValueError(f"unknown schedule {schedule!r}: choose one of "
                              f"{', '.join(SCHEDULES)}")
         schedule = SCHEDULES[schedule]
         if schedule is None:
-            return None
+            return None, False
     if not isinstance(schedule, (StepDecay, Cosine, ReduceOnPlateau)):
         raise TypeError(f"schedule must be a name or a StepDecay/Cosine/ReduceOnPlateau, got "
                         f"{type(schedule).__name__}")
-    return schedule.build(optimizer, evaluations)
+    counts_steps = getattr(schedule, "unit", "evaluation") == "step"
+    length = steps if counts_steps and steps is not None else evaluations
+    return schedule.build(optimizer, length), counts_steps
 
 
 def step_schedule(scheduler, monitored: float) -> None:
