@@ -5,6 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+#: The folder of an output folder where ``replicate`` keeps each finished job until results.json
+#: is saved (:func:`~.workers.keep_jobs`), and the suffix of one stored job's file.
+JOBS = "jobs"
+JOB_SUFFIX = ".pt"
+
 
 def check_output_folder(out: str | Path, overwrite: bool = False, create: bool = False) -> Path:
     """``out`` as a Path, if a result may be saved there: ValueError when it (or a folder above it)
@@ -33,3 +38,25 @@ def check_output_folder(out: str | Path, overwrite: bool = False, create: bool =
             raise ValueError(f"cannot write results into {str(out)!r}: "
                              f"{err.strerror or err}") from None
     return out
+
+
+def stored_jobs(folder: str | Path) -> int:
+    """How many finished jobs' results ``folder`` (a job store) holds; temporary files, whose
+    names start with a dot, do not count."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        return 0
+    return sum(1 for p in folder.iterdir()
+               if p.suffix == JOB_SUFFIX and not p.name.startswith("."))
+
+
+def check_unfinished(out: str | Path, resume: bool = False, overwrite: bool = False) -> int:
+    """How many finished jobs an unfinished run left in ``out`` (in its ``jobs/``);
+    FileExistsError when there are some and neither ``resume`` (continue that run) nor
+    ``overwrite`` (start afresh) says what to do with them: finished work is never thrown away
+    unasked."""
+    count = stored_jobs(Path(out) / JOBS)
+    if count and not (resume or overwrite):
+        raise FileExistsError(f"{Path(out) / JOBS} holds {count} finished jobs of an unfinished "
+                              "run: pass --resume to continue it, or --overwrite to start afresh")
+    return count
