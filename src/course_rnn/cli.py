@@ -10,6 +10,11 @@ provenance: version, git commit, this command line, date, the ``--set`` override
 ``table.md`` (the paper-vs-ours table) and one PNG per figure into ``--out`` (default
 ``replications/<experiment>-<scale>/``); an existing ``results.json`` is never replaced unless
 ``--overwrite`` is given.
+
+While it runs, each finished training job is kept in ``<out>/jobs/`` (removed once results.json
+is saved): after a crash, a kill or Ctrl-C, ``--resume`` trains only what is missing.
+``--executor dask://HOST:PORT`` (or ``$COURSE_RNN_DASK``) runs the jobs on a Dask cluster
+(:mod:`course_rnn.experiments.cluster`) instead of local processes.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import os
 import re
 import shlex
 import sys
+from contextlib import ExitStack
 from pathlib import Path
 
 #: The scales (as in experiments.replication.SCALES; repeated here so that bad arguments are
@@ -77,6 +83,15 @@ def _device(text: str) -> str:
     if not DEVICE.fullmatch(text):
         raise argparse.ArgumentTypeError(f"unknown device {text!r}: use cpu, cuda, cuda:N or mps")
     return text
+
+
+def _executor(text: str) -> str:
+    from .experiments.cluster import parse_executor  # light: imports neither torch nor Dask
+
+    try:
+        return parse_executor(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
 
 
 def _setting(text: str) -> tuple[str, str]:
@@ -157,8 +172,22 @@ def build_parser(names) -> argparse.ArgumentParser:
     replicate.add_argument("--out", type=Path, default=None, metavar="DIR",
                            help="output folder (default: replications/<experiment>-<scale>; "
                                 "with 'all', one subfolder per experiment)")
-    replicate.add_argument("--overwrite", action="store_true",
-                           help="replace an existing results.json in the output folder")
+    again = replicate.add_mutually_exclusive_group()
+    again.add_argument("--overwrite", action="store_true",
+                       help="replace an existing results.json in the output folder (and start "
+                            "afresh, throwing away the jobs an unfinished run kept there)")
+    again.add_argument("--resume", action="store_true",
+                       help="continue an unfinished run in the output folder: while a run "
+                            "goes, each finished job is kept in DIR/jobs/ (removed once "
+                            "results.json is saved), and a resumed run loads those instead "
+                            "of training them again; an experiment already finished there is "
+                            "skipped")
+    replicate.add_argument("--executor", type=_executor, default=None, metavar="WHERE",
+                           help="where the training jobs run: 'local' (worker processes on "
+                                "this machine) or dask://HOST:PORT, a Dask scheduler whose "
+                                "workers have course_rnn installed (needs pip install "
+                                "\"course_rnn[cluster]\"); default: $COURSE_RNN_DASK, "
+                                "else local")
     replicate.add_argument("--threads", type=_positive, default=None, metavar="N",
                            help="CPU threads for torch (default: 1 at quick scale, where the "
                                 "models are tiny, torch's own choice at paper scale)")
@@ -178,11 +207,9 @@ def _out_folder(args, name: str) -> Path:
     return args.out / name if args.experiment == "all" else args.out
 
 
-def replicate(args, names, command: str | None = None) -> int:
-    """Run the chosen experiments and save them; ``command`` (the command line as typed) goes
-    into each results.json's provenance, beside the version, commit, date and overrides."""
-    from .experiments.output import check_output_folder
-
+def _check_arguments(args, names) -> list[str]:
+    """The experiments to run; ValueError for a bad combination of arguments, before torch is
+    imported."""
     chosen = list(names) if args.experiment == "all" else [args.experiment]
     if args.seed_offset is not None:  # worker processes inherit it
         os.environ["COURSE_RNN_SEED_OFFSET"] = str(args.seed_offset)
@@ -200,37 +227,138 @@ def replicate(args, names, command: str | None = None) -> int:
                              "--scale quick or paper")
     if args.settings:  # a bad --set: refused before torch is imported
         check_overrides(args.experiment, args.scale, args.settings)
-    for name in chosen:  # refuse a folder that cannot take the results before any work
-        check_output_folder(_out_folder(args, name), args.overwrite, create=True)
+    return chosen
 
-    import matplotlib
 
-    matplotlib.use("Agg")  # figures go to files; no display is needed
-    import torch
+def _to_run(args, chosen: list[str]) -> list[str]:
+    """``chosen`` less the experiments that ``--resume`` finds finished; every output folder
+    checked (a file in the way, a results.json not to replace, an unfinished run's jobs that
+    neither --resume nor --overwrite says what to do with) before any folder is made."""
+    from .experiments.output import check_output_folder, check_unfinished
 
+    left = []
+    for name in chosen:
+        out = _out_folder(args, name)
+        if args.resume and (out / "results.json").is_file():
+            print(f"== {name}: already finished in {out} (results.json): nothing to resume",
+                  flush=True)
+            continue
+        check_output_folder(out, args.overwrite)
+        check_unfinished(out, args.resume, args.overwrite)
+        left.append(name)
+    return left
+
+
+def _where(args) -> str:
+    """``local`` or the Dask scheduler's address: ``--executor``, else ``$COURSE_RNN_DASK``."""
+    from .experiments.cluster import ENVIRONMENT, LOCAL, parse_executor
+
+    if args.executor is not None:
+        return args.executor
+    text = os.environ.get(ENVIRONMENT, "").strip()
+    if not text:
+        return LOCAL
+    try:
+        return parse_executor(text)
+    except ValueError as err:
+        raise ValueError(f"${ENVIRONMENT}: {err}") from None
+
+
+def _connect(args, stack: ExitStack):
+    """The executor the runs use (None: local processes); a Dask scheduler that does not
+    answer is refused here, in seconds, before any folder is made or torch is imported."""
+    from .experiments.cluster import LOCAL, dask_executor
+
+    where = _where(args)
+    if where == LOCAL:
+        return None
+    executor = stack.enter_context(dask_executor(where))
+    print(f"   training jobs run on the Dask cluster at {where}", flush=True)
+    return executor
+
+
+def replicate(args, names, command: str | None = None) -> int:
+    """Run the chosen experiments and save them; ``command`` (the command line as typed) goes
+    into each results.json's provenance, beside the version, commit, date and overrides.
+    Returns the exit status: 1 when some training jobs failed (the others are kept)."""
+    from .experiments.output import check_output_folder
+
+    chosen = _to_run(args, _check_arguments(args, names))
+    with ExitStack() as stack:
+        executor = _connect(args, stack)
+        for name in chosen:  # refuse a folder that cannot take the results before any work
+            check_output_folder(_out_folder(args, name), args.overwrite, create=True)
+
+        import matplotlib
+
+        matplotlib.use("Agg")  # figures go to files; no display is needed
+        import torch
+
+        from .experiments.workers import use_executor
+        from .utils import pick_device
+
+        device = pick_device(args.device)  # ValueError for a missing GPU, before any training
+        if args.threads or args.scale == "quick":
+            torch.set_num_threads(args.threads or 1)
+        stack.enter_context(use_executor(executor))
+        for name in chosen:
+            status = _replicate_one(args, name, device, command)
+            if status:
+                return status
+    return 0
+
+
+#: What ``replicate`` writes beside the results when some jobs failed: each one's traceback.
+FAILED_JOBS = "failed_jobs.txt"
+
+
+def _replicate_one(args, name: str, device, command: str | None) -> int:
+    """Run experiment ``name`` with its finished jobs kept in ``<out>/jobs/`` (loaded there
+    with --resume, thrown away first with --overwrite, removed once results.json is saved)."""
     from .experiments import get_experiment
     from .experiments.costs import estimate
-    from .utils import pick_device
+    from .experiments.jobstore import JobsFailed
+    from .experiments.output import JOBS
+    from .experiments.workers import keep_jobs
 
-    device = pick_device(args.device)  # ValueError for a missing GPU, before any training
-    if args.threads or args.scale == "quick":
-        torch.set_num_threads(args.threads or 1)
-    for name in chosen:
-        experiment = get_experiment(name)
-        print(f"== {name}: {experiment.title} (scale {args.scale}, device {device})\n"
-              f"   expected: {estimate(name, args.scale)}", flush=True)
-        result = experiment.run(scale=args.scale, seeds=args.seeds, device=device,
-                                progress=False if args.quiet else None,
-                                settings=_overrides(experiment, args.settings))
-        result.provenance["command"] = command
-        paths = result.save(_out_folder(args, name), overwrite=args.overwrite)
-        if result.runs:
-            print(f"-- training runs ({len(result.runs) - len(result.unconverged())} of "
-                  f"{len(result.runs)} converged)")
-            print(result.convergence_report())
-        print(result.table())
-        print(f"{result.seconds:.1f} s; wrote " + ", ".join(str(p) for p in paths.values()),
-              flush=True)
+    out = _out_folder(args, name)
+    experiment = get_experiment(name)
+    print(f"== {name}: {experiment.title} (scale {args.scale}, device {device})\n"
+          f"   expected: {estimate(name, args.scale)}", flush=True)
+    with keep_jobs(out / JOBS) as store:
+        if args.overwrite:
+            store.remove()
+        elif store.count():
+            print(f"   resuming: {store.count()} finished jobs kept in {store.folder}",
+                  flush=True)
+        try:
+            result = experiment.run(scale=args.scale, seeds=args.seeds, device=device,
+                                    progress=False if args.quiet else None,
+                                    settings=_overrides(experiment, args.settings))
+        except JobsFailed as failed:
+            (out / FAILED_JOBS).write_text(failed.report())
+            print(f"python -m course_rnn replicate: {failed}\nfinished jobs are kept in "
+                  f"{store.folder}; rerun with --resume (tracebacks in {out / FAILED_JOBS})",
+                  file=sys.stderr, flush=True)
+            return 1
+        except BaseException:  # Ctrl-C, a lost scheduler, a bug: what finished is kept
+            if store.count():
+                print(f"finished jobs are kept in {store.folder}; rerun with --resume",
+                      file=sys.stderr, flush=True)
+            raise
+    result.provenance["command"] = command
+    paths = result.save(out, overwrite=args.overwrite)
+    store.remove()  # results.json holds everything now
+    (out / FAILED_JOBS).unlink(missing_ok=True)  # an earlier try's failures, now mended
+    if result.runs:
+        print(f"-- training runs ({len(result.runs) - len(result.unconverged())} of "
+              f"{len(result.runs)} converged)")
+        print(result.convergence_report())
+    print(result.table())
+    print(f"   jobs: {store.saved} trained, {store.loaded} loaded from an earlier try's "
+          f"{JOBS}/")
+    print(f"{result.seconds:.1f} s; wrote " + ", ".join(str(p) for p in paths.values()),
+          flush=True)
     return 0
 
 

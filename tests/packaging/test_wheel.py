@@ -177,7 +177,8 @@ def test_the_wheel_declares_its_license_and_leaves_torch_free(wheel):
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
     torch = [line for line in text.splitlines() if line.startswith("Requires-Dist: torch")]
     assert torch and "==" not in torch[0], torch
-    for extra, needs in {"book": "pandas", "exercises": "otter-grader"}.items():
+    for extra, needs in {"book": "pandas", "exercises": "otter-grader",
+                         "cluster": "distributed"}.items():
         assert f"Provides-Extra: {extra}" in text
         assert any(line.startswith(f"Requires-Dist: {needs}") and f'extra == "{extra}"' in line
                    for line in text.splitlines()), (extra, needs)
