@@ -232,10 +232,12 @@ def test_a_killed_run_resumes_to_the_uninterrupted_results(reference, tmp_path):
 
 @pytest.fixture(scope="module")
 def cluster():
-    """A Dask scheduler with two single-threaded worker processes, started here."""
+    """A Dask scheduler with two single-threaded worker processes, started here (they can
+    import this file, as tests.experiments.test_executors, for :func:`dies_once`)."""
     distributed = pytest.importorskip("distributed")
+    path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as local:
+                                  dashboard_address=None, env={"PYTHONPATH": path}) as local:
         yield local
 
 
@@ -283,6 +285,23 @@ def test_an_lstm_comes_back_from_dask_whole(executor):
     (lstm,) = parallel_map(torch.nn.LSTM, [(2, 3)], executor=executor, progress=False)
     assert isinstance(lstm, torch.nn.LSTM)
     assert lstm(torch.zeros(1, 4, 2))[0].shape == (1, 4, 3)
+
+
+def dies_once(marker: str) -> str:
+    """Kill the worker process that runs it the first time; say where it ran the second."""
+    if not os.path.exists(marker):
+        Path(marker).write_text("died once")
+        os._exit(1)  # the worker process dies, as a node lost mid-job does
+    return "ran again"
+
+
+@pytest.mark.timeout(120)
+def test_a_job_lost_with_its_worker_runs_again_on_the_cluster(executor, tmp_path):
+    with keep_jobs(tmp_path / "jobs") as store:
+        done = parallel_map(dies_once, [(str(tmp_path / "marker"),)], executor=executor,
+                            progress=False)
+    assert done == ["ran again"] and (tmp_path / "marker").exists()
+    assert store.saved == 1
 
 
 def test_use_executor_sends_every_map_to_the_cluster_and_the_bar_counts_them(executor, capsys):
