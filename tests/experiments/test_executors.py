@@ -125,6 +125,18 @@ def test_an_unreadable_stored_job_is_run_again(tmp_path):
     assert CALLS == [(5,), (5,)]
 
 
+def test_bad_executors_and_stores_are_clear_errors(tmp_path):
+    with pytest.raises(TypeError, match="executor= takes a concurrent.futures.Executor, got str"):
+        parallel_map(square, [(1,)], executor="dask://scheduler:8786")
+    with pytest.raises(TypeError, match="use_executor needs a concurrent.futures.Executor"):
+        with use_executor(42):
+            pass
+    (tmp_path / "file").write_text("")
+    with pytest.raises(ValueError, match="a job store needs a folder: .* is a file"):
+        with keep_jobs(tmp_path / "file"):
+            pass
+
+
 @pytest.mark.parametrize("workers", [1, 2])
 def test_with_a_store_a_failure_lets_the_others_finish_then_names_every_one(
         workers, tmp_path, monkeypatch):

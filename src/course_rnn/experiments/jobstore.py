@@ -72,6 +72,8 @@ class JobStore:
 
     def __init__(self, folder: str | Path):
         self.folder = Path(folder)
+        if self.folder.exists() and not self.folder.is_dir():
+            raise ValueError(f"a job store needs a folder: {str(folder)!r} is a file")
         self.loaded = self.saved = 0
         self._warned = False
 
