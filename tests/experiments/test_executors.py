@@ -115,6 +115,26 @@ def test_a_job_s_name_follows_its_function_arguments_tensors_and_seed_offset(mon
     assert job_key(square, (lambda: 0,)) is None, "arguments that cannot be pickled: no name"
 
 
+def test_a_job_s_name_survives_its_arguments_being_saved_and_loaded(tmp_path):
+    """A resumed run's later jobs take earlier results loaded from the store (a History, a
+    model) where the first run passed them fresh from training: the same names, or a resume
+    would train them again. A list that contains itself still gets a name."""
+    from course_rnn.languages import AnBn, Vocab
+    from course_rnn.models import build_model
+    from course_rnn.training import fit
+
+    vocab = Vocab("ab")
+    model = build_model("lstm", vocab_size=len(vocab), hidden_size=3, seed=0)
+    history = fit(model, vocab, [AnBn.string(n) for n in range(1, 5)], epochs=2, batch_size=2,
+                  seed=0, progress=False)
+    torch.save((history, model), tmp_path / "saved.pt")
+    loaded = torch.load(tmp_path / "saved.pt", weights_only=False)
+    assert job_key(square, (history, model)) == job_key(square, loaded)
+    itself: list = [1]
+    itself.append(itself)
+    assert job_key(square, (itself,)) is not None
+
+
 def test_an_unreadable_stored_job_is_run_again(tmp_path):
     CALLS.clear()
     with keep_jobs(tmp_path) as store:

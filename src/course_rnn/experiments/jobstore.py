@@ -52,16 +52,33 @@ class _Fingerprint(pickle.Pickler):
         return (type(obj).__name__, str(obj.dtype), tuple(obj.shape), obj.requires_grad, digest)
 
 
+def _fingerprint(job: tuple) -> bytes | None:
+    """``job`` pickled as its name's source: without pickle's memo where it can (``fast``), so
+    that a value shared by two places (an interned ``"step"`` in a freshly trained History) and
+    the same value in two copies (that History loaded back) give the same bytes; with the memo
+    for a structure that refers to itself. None when it cannot be pickled."""
+    for fast in (True, False):
+        buffer = io.BytesIO()
+        pickler = _Fingerprint(buffer, protocol=4)
+        pickler.fast = fast
+        try:
+            pickler.dump(job)
+        except (ValueError, RecursionError):  # a cycle: fast mode cannot write it
+            continue
+        except (pickle.PicklingError, TypeError, AttributeError, RuntimeError):
+            return None
+        return buffer.getvalue()
+    return None
+
+
 def job_key(function: Callable, job: tuple) -> str | None:
     """The file name (without suffix) of ``function(*job)``'s result, or None when the
     arguments cannot be pickled (such a job is run, never stored)."""
-    buffer = io.BytesIO()
-    try:
-        _Fingerprint(buffer, protocol=4).dump(job)
-    except (pickle.PicklingError, TypeError, AttributeError, RuntimeError):
+    fingerprint = _fingerprint(job)
+    if fingerprint is None:
         return None
     digest = hashlib.sha256(f"{function_name(function)}\0{seed_offset()}\0".encode())
-    digest.update(buffer.getvalue())
+    digest.update(fingerprint)
     short = getattr(function, "__name__", type(function).__name__)
     return f"{short}-{digest.hexdigest()}"
 
