@@ -352,7 +352,7 @@ def test_fused_optimizer_is_the_same_algorithm(optimizer):
         runs[fused] = (torch.cat([p.detach().flatten() for p in model.parameters()]), history)
     (plain, plain_history), (fused, fused_history) = runs[False], runs[True]
     start = torch.cat([p.detach().flatten() for p in small_lstm().parameters()])
-    assert not torch.allclose(plain, start), "the weights moved"
+    assert not torch.allclose(plain, start.to(plain.device)), "the weights moved"  # a GPU too
     torch.testing.assert_close(fused, plain, rtol=1e-4, atol=1e-5)
     assert fused_history.settings["fused"] and not plain_history.settings["fused"]
 
@@ -400,7 +400,7 @@ def test_checkpoint_round_trip(tmp_path):
     assert loaded_vocab.alphabet == VOCAB.alphabet
     x = torch.tensor([[1, 3, 4, 3]])
     assert torch.allclose(loaded(x), model.cpu()(x))
-    assert torch.allclose(load_checkpoint(tmp_path / "fit.pt")[0](x), model(x))
+    assert torch.allclose(load_checkpoint(tmp_path / "fit.pt", device="cpu")[0](x), model(x))
     # plain tensors and Python types only: loads with weights_only=True
     torch.load(path, weights_only=True)
     with pytest.raises(FileNotFoundError):
