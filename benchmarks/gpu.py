@@ -74,14 +74,18 @@ def device_facts(device: str) -> dict:
     return facts
 
 
+def on_device(device: str) -> dict:
+    """The environment a chapter or test runs in: every run on ``device``, no progress bars."""
+    return {**os.environ, "COURSE_RNN_DEVICE": device, "COURSE_RNN_PROGRESS": "0",
+            "MPLBACKEND": "Agg", "PYTHONUNBUFFERED": "1"}
+
+
 def start_chapter(path: Path, device: str, logs: Path) -> tuple[subprocess.Popen, float, Path]:
     """``pytest --nbval-lax`` on one notebook (as ``make notebooks``), output into a log file."""
     log = logs / f"{path.stem}.log"
-    env = {**os.environ, "COURSE_RNN_DEVICE": device, "COURSE_RNN_PROGRESS": "0",
-           "MPLBACKEND": "Agg", "PYTHONUNBUFFERED": "1"}
     process = subprocess.Popen(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", str(path)],
-        cwd=ROOT, env=env, stdout=log.open("w"), stderr=subprocess.STDOUT,
+        cwd=ROOT, env=on_device(device), stdout=log.open("w"), stderr=subprocess.STDOUT,
         start_new_session=True)
     return process, time.perf_counter(), log
 
@@ -116,14 +120,12 @@ def first_failure(text: str) -> str:
 def start_tests(paths: list[str], device: str, out: Path) -> tuple[subprocess.Popen, Path]:
     """The test folders on the device, several at once where pytest-xdist is installed."""
     log = out / "gpu-tests.log"
-    env = {**os.environ, "COURSE_RNN_DEVICE": device, "COURSE_RNN_PROGRESS": "0",
-           "MPLBACKEND": "Agg"}
     import importlib.util
 
     parallel = ["-n", "6"] if importlib.util.find_spec("xdist") else []
     process = subprocess.Popen(
         [sys.executable, "-m", "pytest", "-q", "-rfE", "--tb=line", *parallel, *paths],
-        cwd=ROOT, env=env, stdout=log.open("w"), stderr=subprocess.STDOUT,
+        cwd=ROOT, env=on_device(device), stdout=log.open("w"), stderr=subprocess.STDOUT,
         start_new_session=True)
     return process, log
 

@@ -8,31 +8,29 @@ from course_rnn.training import fit, listen_to_runs, report_run
 from course_rnn.training.progress import describe_run
 
 
-def test_fit_reports_every_evaluation_and_its_end():
+def reports_of_a_small_fit(**budget) -> list[dict]:
+    """What a listener hears from one small SRN's ``fit`` (2 steps an epoch) with ``budget``."""
     reports = []
     previous = listen_to_runs(reports.append)
     try:
         vocab = Vocab("ab")
         model = build_model("srn", vocab_size=len(vocab), hidden_size=3, seed=0)
-        fit(model, vocab, [AnBn.string(n) for n in range(1, 5)], epochs=4, batch_size=2,
-            seed=0, progress=False)
+        fit(model, vocab, [AnBn.string(n) for n in range(1, 5)], batch_size=2, seed=0,
+            progress=False, **budget)
     finally:
         listen_to_runs(previous)
+    return reports
+
+
+def test_fit_reports_every_evaluation_and_its_end():
+    reports = reports_of_a_small_fit(epochs=4)
     assert [r["done"] for r in reports] == [1, 2, 3, 4, 4]
     assert [r["finished"] for r in reports] == [False] * 4 + [True]
     assert all(r["total"] == 4 and r["unit"] == "epoch" and r["seconds"] >= 0 for r in reports)
 
 
 def test_a_run_in_steps_reports_its_steps():
-    reports = []
-    previous = listen_to_runs(reports.append)
-    try:
-        vocab = Vocab("ab")
-        model = build_model("srn", vocab_size=len(vocab), hidden_size=3, seed=0)
-        fit(model, vocab, [AnBn.string(n) for n in range(1, 5)], steps=5, batch_size=2,
-            seed=0, progress=False)  # 2 steps an epoch: evaluated at steps 2, 4 and 5
-    finally:
-        listen_to_runs(previous)
+    reports = reports_of_a_small_fit(steps=5)  # evaluated at steps 2, 4 and 5
     assert [r["done"] for r in reports] == [2, 4, 5, 5]
     assert all(r["total"] == 5 and r["unit"] == "step" for r in reports)
 
