@@ -12,9 +12,6 @@ from __future__ import annotations
 
 import inspect
 import json
-import os
-import shutil
-import subprocess
 
 import numpy as np
 import pytest
@@ -37,7 +34,7 @@ from course_rnn.models.base import (
 )
 from course_rnn.training.checkpoints import load_checkpoint, save_checkpoint
 from course_rnn.widgets import Stepper, export_model, import_model, run_steps
-from course_rnn.widgets.web import stepper_script, web_stepper_html
+from course_rnn.widgets.web import web_stepper_html
 
 DYCK = Dyck("() []")
 VOCAB = Vocab(DYCK.alphabet)
@@ -239,25 +236,11 @@ def test_web_export_and_import_round_trip(kind, registered):
 
 # -- the new model in the JavaScript stepper and against hand-computed gradients ------------------
 
-NODE = shutil.which("node")
-
-
-@pytest.mark.skipif(NODE is None and os.environ.get("CI") != "true", reason="no Node.js")
-def test_the_javascript_stepper_runs_the_new_model(registered, tmp_path):
+def test_the_javascript_stepper_runs_the_new_model(registered, js_stepper):
     model = build(ScalingRNN.kind)
     spec = export_model(model, VOCAB, DYCK)
     assert spec["cell"] == "matrix_rnn"  # the cell the model named, under its own kind
-    (tmp_path / "stepper.js").write_text(stepper_script())
-    (tmp_path / "run.js").write_text(
-        'global.window = {}; global.document = {readyState: "complete", head: {append() {}},'
-        " createElement() { return {}; }, querySelectorAll() { return []; }};"
-        ' eval(require("fs").readFileSync(process.argv[2], "utf8"));'
-        " const S = window.CourseRnnStepper, m = JSON.parse(process.argv[3]);"
-        ' process.stdout.write(JSON.stringify(S.run(m, S.tokenise(m, "([])["))));'
-    )
-    command = [NODE, str(tmp_path / "run.js"), str(tmp_path / "stepper.js"), json.dumps(spec)]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=60, check=True)
-    js = json.loads(done.stdout)
+    js = js_stepper(spec, "([])[")
     steps = run_steps(model, VOCAB, "([])[", DYCK)
     np.testing.assert_allclose([s["states"]["hidden"] for s in js], steps.states["hidden"],
                                atol=1e-5)

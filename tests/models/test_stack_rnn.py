@@ -5,10 +5,7 @@ a hand-set network that reverses strings, and clear errors."""
 from __future__ import annotations
 
 import json
-import os
 import random
-import shutil
-import subprocess
 
 import numpy as np
 import pytest
@@ -24,7 +21,6 @@ from course_rnn.models.stack_rnn import (
 )
 from course_rnn.training import TransductionTask, length_generalisation
 from course_rnn.widgets import export_model, import_model, run_steps
-from course_rnn.widgets.web import stepper_script
 
 DYCK = Dyck("() []")
 VOCAB = Vocab(DYCK.alphabet)
@@ -273,29 +269,15 @@ def test_the_scorer_sees_the_hand_set_stack_overflow():
 
 # -- the web stepper: every option of the cell ----------------------------------------------------
 
-NODE = shutil.which("node")
-
-
-@pytest.mark.skipif(NODE is None and os.environ.get("CI") != "true", reason="no Node.js")
 @pytest.mark.parametrize("kind, options", [
     ("stack_rnn", dict(n_stacks=2, stack_width=3, stack_depth=5)),
     ("jm_stack_rnn", dict(n_stacks=3, stack_depth=4, read_depth=3, no_op=True, recurrent=True)),
 ])
-def test_the_javascript_stepper_runs_every_option(kind, options, tmp_path):
+def test_the_javascript_stepper_runs_every_option(kind, options, js_stepper):
     model = moved(build_model(kind, vocab_size=len(VOCAB), hidden_size=4, seed=5, **options))
     model = model.float()
     spec = json.loads(json.dumps(export_model(model, VOCAB, DYCK)))
-    (tmp_path / "stepper.js").write_text(stepper_script())
-    (tmp_path / "run.js").write_text(
-        'global.window = {}; global.document = {readyState: "complete", head: {append() {}},'
-        " createElement() { return {}; }, querySelectorAll() { return []; }};"
-        ' eval(require("fs").readFileSync(process.argv[2], "utf8"));'
-        " const S = window.CourseRnnStepper, m = JSON.parse(process.argv[3]);"
-        ' process.stdout.write(JSON.stringify(S.run(m, S.tokenise(m, "([])[(]"))));'
-    )
-    command = [NODE, str(tmp_path / "run.js"), str(tmp_path / "stepper.js"), json.dumps(spec)]
-    js = json.loads(subprocess.run(command, capture_output=True, text=True, timeout=60,
-                                   check=True).stdout)
+    js = js_stepper(spec, "([])[(]")
     steps = run_steps(model, VOCAB, "([])[(]")
     for name, values in steps.states.items():
         np.testing.assert_allclose([s["states"][name] for s in js], values, atol=2e-5,
