@@ -15,6 +15,7 @@ import re
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from .conftest import ROOT
 from .test_site_browser import RAW_TEX
@@ -36,6 +37,12 @@ def search(page, server: str, query: str) -> list[dict]:
         "() => { const items = document.querySelectorAll('#search-results li');"
         " return items.length > 0 && [...items].every(li => li.querySelector('p.context')); }",
         timeout=20000)
+    try:  # Sphinx adds each excerpt's paragraph first and fills it when the page's text arrives
+        page.wait_for_function(
+            "() => [...document.querySelectorAll('#search-results li p.context')]"
+            ".every(p => p.textContent.trim())", timeout=10000)
+    except PlaywrightTimeout:  # an excerpt that stays empty: the test's asserts name it
+        pass
     return page.evaluate(RESULTS)
 
 
