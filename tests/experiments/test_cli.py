@@ -222,6 +222,9 @@ SMOKE = {
         cross_serial=dict(train=64, epochs=1),
         palindrome=dict(train=64, valid=16, epochs=1, test=16),
         agreement=dict(train=64, valid=16, epochs=1, test_per_attractor=4))),
+    "chomsky": dict(tasks=["parity_check", "reverse_string"], hidden=4, max_train_length=3,
+                    max_test_length=5, steps=20, eval_every=10, valid_per_length=2,
+                    test_samples=4),
 }
 
 

@@ -19,6 +19,7 @@ name                       module                                 chapter
 ``urn-dyck``               :mod:`~course_rnn.experiments.urn`        6, Bernardy & Lappin
 ``urn-cross-serial``       :mod:`~course_rnn.experiments.urn`        6, Bernardy & Lappin (2023)
 ``gym``                    :mod:`~course_rnn.experiments.gym`        7, the syntax gym
+``chomsky``                :mod:`~course_rnn.experiments.chomsky`    8, Delétang et al. (2023)
 =========================  =====================================  ===========================
 """
 
@@ -42,6 +43,7 @@ NAMES = {
     "urn-dyck": "urn",
     "urn-cross-serial": "urn",
     "gym": "gym",
+    "chomsky": "chomsky",
 }
 #: Modules holding experiments, in the order of the book.
 MODULES = tuple(dict.fromkeys(NAMES.values()))
@@ -66,6 +68,9 @@ ABOUT = {
                          "cross-serial C_8 → C_10", "06_unitary_stacks"),
     "gym": ("The syntax gym: SRN, GRU, LSTM, Decay RNN, URN and FLNN on five languages, and the "
             "papers' claims about who wins", "07_syntax_gym"),
+    "chomsky": ("Delétang et al. (2023), Table 2: SRN, LSTM, URN and Stack-RNN trained on short "
+                "strings, tested on longer ones, tasks across the Chomsky hierarchy",
+                "08_chomsky"),
 }
 #: Names this package exports from its modules, imported on first use (so that reading NAMES
 #: imports neither torch nor any experiment).

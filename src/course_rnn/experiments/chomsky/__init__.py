@@ -1,0 +1,442 @@
+"""Delétang et al. (2023), Table 2: which recurrent networks generalise beyond the lengths they
+were trained on, on tasks ordered by the Chomsky hierarchy (chapter 8).
+
+**The protocol** (the paper's, at smaller sizes at the book's scale): a network reads an input
+string, then one blank per output symbol, and writes the output at the blanks
+(:mod:`course_rnn.training.transduction`). It trains on fresh strings of lengths 1 … N (each
+step one length, drawn uniformly: the paper's curriculum) and is tested on every length up to
+``max_test_length``; its **score** is the mean per-token accuracy over the lengths beyond N.
+
+**The networks**: the SRN (the paper's "RNN"), the LSTM, the URN (chapter 6's 3-TURN) and the
+Stack-RNN — Delétang et al.'s (:class:`~course_rnn.models.stack_rnn.StackRNN`), whose
+controller pushes, pops or leaves a stack of vectors with softmax weights,
+
+    h_t = tanh(W x_t + U h_{t-1} + P s_{t-1}[0] + b)                     (controller)
+    (push, pop, no-op)_t = softmax(A h_t + a),   v_t = D h_t + d         (actions, pushed value)
+    s_t[0] = push·v_t + pop·s_{t-1}[1] + no-op·s_{t-1}[0]
+    s_t[i] = push·s_{t-1}[i-1] + pop·s_{t-1}[i+1] + no-op·s_{t-1}[i]      (i ≥ 1)
+
+— the Stack-RNN of the paper's Table 2, so that its row can be judged (Joulin & Mikolov's, with
+several stacks of scalars, is :class:`~course_rnn.models.stack_rnn.JoulinMikolovStackRNN`).
+
+**Every run converged or not, and how**: a run has *fitted* when its accuracy on fixed strings
+of the training lengths reaches ``fitted`` (0.99); it is *stuck* when that accuracy has not
+improved for ``patience`` evaluations below it; otherwise its budget ran out ("not converged").
+A run that did not fit the training lengths is not said to "fail to generalise": its score is
+reported, and the table counts how many runs fitted.
+
+**The table** sets, per task and network, the best score over the seeds (the paper's Table 2
+reports the maximum over 30 runs) and the mean with a 95 % t-interval beside the paper's figure.
+A row agrees when both are on the same side of 90 (the paper's "solved"); a disagreement is
+re-checked with every run of the row continued to twice its steps
+(:func:`~course_rnn.experiments.replication.judge`). a^n b^n is compared with Joulin & Mikolov
+(2015) on the share of strings fully right (their measure); Dyck-2 completion and the URN have
+no published figure.
+
+The module reads top to bottom as :func:`run` uses it: the settings (:mod:`.settings`), the
+jobs (training and testing one run), the numbers, the rows, the figures, and :func:`run`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...languages.chomsky import make_transduction
+from ...models import build_model, named_models
+from ...training import AnyOf, Plateau, Target, fit
+from ...training.transduction import (
+    Curriculum,
+    LengthScores,
+    TransductionTask,
+    length_generalisation,
+)
+from ..records import Record, saved_if_set
+from ..replication import Experiment, Measurement, Replication, Row, judge
+from ..setup import begin
+from ..workers import parallel_map
+from .settings import DEFAULT_TASKS, SETTINGS, TASK_NAMES, ChomskySettings
+
+# -- the settings' companions: the networks and the papers' figures -----------------------------
+
+#: The compared networks, from the chapters' table of names (the URN is chapter 6's 3-TURN).
+MODELS = named_models("SRN", "LSTM", ("URN", "3-TURN"), "Stack-RNN")
+#: Delétang et al. (2023), Table 2 (maximum over 30 runs; mean per-token accuracy over test
+#: lengths 41–500, in %), typed from the paper: task → network → score. Their "RNN" is the SRN.
+TABLE_2 = {
+    "parity_check": {"SRN": 100.0, "LSTM": 100.0, "Stack-RNN": 100.0},
+    "modular_arithmetic": {"SRN": 100.0, "LSTM": 100.0, "Stack-RNN": 100.0},
+    "reverse_string": {"SRN": 62.0, "LSTM": 60.9, "Stack-RNN": 100.0},
+    "stack_manipulation": {"SRN": 56.0, "LSTM": 59.1, "Stack-RNN": 100.0},
+    "duplicate_string": {"SRN": 50.3, "LSTM": 57.6, "Stack-RNN": 52.8},
+    "odds_first": {"SRN": 51.0, "LSTM": 55.6, "Stack-RNN": 51.9},
+}
+#: Joulin & Mikolov (2015), a^n b^n trained on n < 20 and tested to n = 60: the share of strings
+#: whose every deterministic prediction is right, in % (from the paper's text).
+JOULIN_MIKOLOV_ANBN = {"SRN": 25.0, "LSTM": 100.0, "Stack-RNN": 100.0}
+#: A score of at least this much counts as solved (Delétang et al.'s threshold), in %.
+SOLVED = 90.0
+#: The seed of the fixed strings of the training lengths every run is evaluated on.
+VALID_SEED = 12_345
+
+
+# -- the jobs: train one run, test it -----------------------------------------------------------
+
+
+@dataclass
+class TrainedRun:
+    """One network trained on one task from one seed: the ``model``, its ``history`` (curve and
+    convergence record), its test ``scores`` at every length, and ``status``: "fitted",
+    "stuck" (a plateau below ``fitted``) or "budget spent"."""
+
+    task: str
+    model_name: str
+    seed: int
+    model: object
+    history: object
+    scores: LengthScores
+    status: str
+
+    @property
+    def name(self) -> str:
+        return f"{self.task}, {self.model_name}, seed {self.seed}"
+
+
+def build(model_name: str, vocab_size: int, cfg: ChomskySettings, seed: int):
+    """The network ``model_name`` for a vocabulary of ``vocab_size`` (a Stack-RNN's stack as
+    deep as the longest test input, plus two cells, so that it never overflows on a reversal)."""
+    kind, options = MODELS[model_name]
+    if kind == "stack_rnn":
+        options = {**options, "stack_width": cfg.stack_width,
+                   "stack_depth": cfg.max_test_length + 2}
+    return build_model(kind, vocab_size=vocab_size, hidden_size=cfg.hidden, seed=seed, **options)
+
+
+def training_data(task: TransductionTask, cfg: ChomskySettings):
+    """The curriculum (fresh strings of lengths up to N, ``eval_every`` steps an "epoch") and
+    the fixed strings of every training length that say whether a run has fitted."""
+    transduction = task.transduction
+    lengths = range(transduction.min_length, cfg.max_train_length + 1)
+    curriculum = Curriculum(cfg.max_train_length, examples=cfg.eval_every * cfg.batch_size,
+                            min_length=transduction.min_length)
+    return curriculum, transduction.dataset(lengths, cfg.valid_per_length, seed=VALID_SEED)
+
+
+def train_run(task_name: str, model_name: str, seed: int, cfg: ChomskySettings, device=None,
+              first: TrainedRun | None = None) -> TrainedRun:
+    """Train one run until it has fitted the training lengths or is stuck (or its ``steps``
+    are spent), then test it at every length. ``first``: continue that run to twice its steps
+    (the verdicts' re-check). Top level, for worker processes."""
+    task = TransductionTask(make_transduction(task_name))
+    curriculum, valid = training_data(task, cfg)
+    model = first.model if first is not None else build(model_name, len(task.vocab), cfg, seed)
+    until = AnyOf(Target("valid_accuracy", cfg.fitted),
+                  Plateau("valid_accuracy", patience=cfg.patience, mode="max"))
+    budget = cfg.steps if first is None else 2 * first.history.convergence.steps
+    history = fit(model, task, curriculum, valid=valid, steps=budget,
+                  min_epochs=0 if first is None else 2 * first.history.convergence.epochs,
+                  batch_size=cfg.batch_size, lr=cfg.lr, clip=1.0, until=until,
+                  restore_best=False, seed=seed, device=device, progress=False,
+                  resume=None if first is None else first.history)
+    scores = length_generalisation(model, task, range(task.transduction.min_length,
+                                                      cfg.max_test_length + 1),
+                                   cfg.max_train_length, samples=cfg.test_samples, seed=1)
+    return TrainedRun(task_name, model_name, seed, model, history, scores,
+                      run_status(history, cfg.fitted))
+
+
+def run_status(history, fitted: float) -> str:
+    """"fitted" (accuracy on the training lengths ≥ ``fitted``), "stuck" (converged on the
+    plateau below it) or "budget spent"."""
+    if history.epochs and history.epochs[-1].get("valid_accuracy", 0.0) >= fitted:
+        return "fitted"
+    return "stuck" if history.convergence.converged else "budget spent"
+
+
+def train_runs(cfg: ChomskySettings, seeds: Sequence[int], device=None, progress=None,
+               first: Mapping[tuple, TrainedRun] | None = None) -> dict[tuple, TrainedRun]:
+    """Every (task, network, seed) run, in parallel processes; ``first``: continue those runs
+    to twice their steps instead. Keyed by (task, network, seed)."""
+    if first is None:
+        keys = [(t, m, s) for t in cfg.tasks for m in MODELS for s in seeds]
+        jobs = [(t, m, s, cfg, device) for t, m, s in keys]
+    else:
+        keys = list(first)
+        jobs = [(t, m, s, cfg, device, first[t, m, s]) for t, m, s in keys]
+    done = parallel_map(train_run, jobs, device=device, desc="chomsky", progress=progress)
+    return dict(zip(keys, done))
+
+
+# -- the numbers --------------------------------------------------------------------------------
+
+
+@dataclass
+class RunNumbers(Record):
+    """One run: its ``status``, ``steps`` trained, accuracy on the training lengths at the end,
+    ``score`` (mean per-token accuracy beyond N, %), ``sequence_score`` (strings fully right
+    beyond N, %) and the accuracy at every test length (``lengths``, ``accuracy``)."""
+
+    task: str
+    model: str
+    seed: int
+    status: str
+    steps: int
+    train_accuracy: float
+    score: float
+    sequence_score: float
+    lengths: list[int]
+    accuracy: list[float]
+
+    @classmethod
+    def of(cls, run: TrainedRun) -> RunNumbers:
+        s = run.scores
+        return cls(run.task, run.model_name, run.seed, run.status,
+                   int(run.history.convergence.steps),
+                   float(run.history.epochs[-1].get("valid_accuracy", float("nan"))),
+                   100 * s.score, 100 * s.sequence_score, list(s.lengths), list(s.accuracy))
+
+
+@dataclass
+class Cell(Record):
+    """One task × network over the seeds: the ``best`` score (the paper's figure), the
+    ``mean`` with its 95 % t-interval (``low``, ``high``), the same for the sequence score
+    (``best_sequence``), and how many of the ``n`` runs ``fitted`` / were ``stuck``, and how
+    many fitted **and** scored ≥ 90 (``generalised``)."""
+
+    best: float
+    mean: float
+    low: float
+    high: float
+    best_sequence: float
+    n: int
+    fitted: int
+    stuck: int
+    generalised: int
+
+    @classmethod
+    def of(cls, runs: Sequence[RunNumbers]) -> Cell:
+        scores = np.array([r.score for r in runs])
+        low, high = t_interval(scores)
+        return cls(float(scores.max()), float(scores.mean()), low, high,
+                   max(r.sequence_score for r in runs), len(runs),
+                   sum(r.status == "fitted" for r in runs),
+                   sum(r.status == "stuck" for r in runs),
+                   sum(r.status == "fitted" and r.score >= SOLVED for r in runs))
+
+
+def t_interval(values: np.ndarray, level: float = 0.95) -> tuple[float, float]:
+    """The ``level`` t-interval of the mean of scores in % (the mean twice over for one value),
+    cut to 0 … 100, the range a score can take."""
+    from scipy import stats
+
+    mean = float(np.mean(values))
+    if len(values) < 2:
+        return mean, mean
+    half = float(stats.t.ppf(0.5 + level / 2, len(values) - 1)
+                 * np.std(values, ddof=1) / math.sqrt(len(values)))
+    return max(mean - half, 0.0), min(mean + half, 100.0)
+
+
+@dataclass
+class ChomskyNumbers(Record):
+    """What ``chomsky`` measured: every run (``runs``), per task and network the
+    :class:`Cell` over the seeds (``cells[task][model]``), and the cells re-checked at twice
+    the steps (``doubled``, only when a row needed it)."""
+
+    runs: list[RunNumbers]
+    cells: dict[str, dict[str, Cell]]
+    doubled: dict | None = saved_if_set()
+
+    def cell(self, task: str, model: str) -> Cell:
+        return self.cells[task][model]
+
+
+def numbers_of(runs: Mapping[tuple, TrainedRun]) -> ChomskyNumbers:
+    """The runs' :class:`RunNumbers` and the :class:`Cell` of every task × network."""
+    each = [RunNumbers.of(r) for r in runs.values()]
+    cells: dict[str, dict[str, Cell]] = {}
+    for r in each:
+        cells.setdefault(r.task, {}).setdefault(r.model, None)
+    for task, models in cells.items():
+        for model in models:
+            models[model] = Cell.of([r for r in each if r.task == task and r.model == model])
+    return ChomskyNumbers(each, cells)
+
+
+# -- the rows: ours beside Table 2 --------------------------------------------------------------
+
+
+def measure(cell: Cell, paper: float, histories: Sequence, sequence: bool = False
+            ) -> Measurement:
+    """A row agrees when our best and the paper's figure are on the same side of 90 %; the gap
+    is how far ours is on the wrong side."""
+    ours = cell.best_sequence if sequence else cell.best
+    agrees = (ours >= SOLVED) == (paper >= SOLVED)
+    return Measurement(ours, agrees, 0.0 if agrees else abs(ours - SOLVED), histories)
+
+
+def table_rows(numbers: ChomskyNumbers, runs: Mapping[tuple, TrainedRun], cfg, scale: str,
+               doubled) -> list[Row]:
+    """One row per task × network: the paper's figure (Table 2, Joulin & Mikolov, or none), our
+    best / mean [95 % interval] / how many runs fitted, and the verdict. ``doubled(task, model)``
+    returns that row's runs continued to twice their steps."""
+    sizes = (f"N = {cfg.max_train_length}, tested to {cfg.max_test_length}, {cfg.hidden} units"
+             f", ≤ {cfg.steps:,} steps, {len({k[2] for k in runs})} seeds")
+    rows = [Row("protocol", "train ≤ 40, test 41–500, 256 units, 10^6 steps, 30 runs (§4)",
+                sizes, "" if scale == "paper" else "smaller: the scores are over shorter test "
+                "lengths, so a network that drifts slowly scores higher here than in the paper",
+                "not comparable")]
+    for task in numbers.cells:
+        for model, cell in numbers.cells[task].items():
+            histories = [r.history for k, r in runs.items() if k[:2] == (task, model)]
+            ours = (f"best {cell.best:.1f}; mean {cell.mean:.1f} [{cell.low:.1f}, "
+                    f"{cell.high:.1f}]; fitted {cell.fitted}/{cell.n}, stuck {cell.stuck}")
+            paper, sequence = paper_figure(task, model)
+            if paper is None:
+                rows.append(Row(f"{task}: {model}", "—", ours, "no published figure"))
+                continue
+            if sequence:
+                ours += f"; strings fully right: best {cell.best_sequence:.1f}"
+
+            def twice(task=task, model=model, paper=paper, sequence=sequence) -> Measurement:
+                again = doubled(task, model)
+                return measure(again, paper, [r.history for r in doubled.runs_of(task, model)],
+                               sequence)
+
+            source = "Joulin & Mikolov 2015, strings fully right, n < 20 → 60" if sequence \
+                else "Table 2"
+            rows.append(Row(f"{task}: {model}", f"{paper:.1f} ({source})", ours,
+                            note_of(cell), judge(measure(cell, paper, histories, sequence),
+                                                 doubled=twice)))
+    return rows
+
+
+def paper_figure(task: str, model: str) -> tuple[float | None, bool]:
+    """The published figure for ``task`` and ``model`` (None if there is none), and whether it
+    is a share of strings fully right (Joulin & Mikolov) rather than per-token accuracy."""
+    if task == "anbn":
+        return JOULIN_MIKOLOV_ANBN.get(model), True
+    return TABLE_2.get(task, {}).get(model), False
+
+
+def note_of(cell: Cell) -> str:
+    """What the runs behind a row did, in words."""
+    if cell.fitted == 0:
+        return "no run fitted the training lengths: its score says nothing about generalising"
+    return (f"{cell.generalised} of the {cell.fitted} runs that fitted scored ≥ {SOLVED:.0f} "
+            "beyond the training lengths")
+
+
+class DoubledBudget:
+    """A row's runs continued to twice their steps, trained once per row on demand;
+    ``runs_of(task, model)`` gives them back, :attr:`cells` their :class:`Cell`."""
+
+    def __init__(self, runs: Mapping[tuple, TrainedRun], cfg, device, progress):
+        self.first, self.cfg, self.device, self.progress = runs, cfg, device, progress
+        self.runs: dict[tuple, TrainedRun] = {}
+        self.cells: dict[str, dict[str, Cell]] = {}
+
+    def __call__(self, task: str, model: str) -> Cell:
+        if (task, model) not in {k[:2] for k in self.runs}:
+            first = {k: r for k, r in self.first.items() if k[:2] == (task, model)}
+            self.runs.update(train_runs(self.cfg, (), self.device, self.progress, first))
+            numbers = numbers_of({k: self.runs[k] for k in first})
+            self.cells.setdefault(task, {})[model] = numbers.cell(task, model)
+        return self.cells[task][model]
+
+    def runs_of(self, task: str, model: str) -> list[TrainedRun]:
+        return [r for k, r in self.runs.items() if k[:2] == (task, model)]
+
+
+# -- the figures ---------------------------------------------------------------------------------
+
+
+def curves_figure(runs: Mapping[tuple, TrainedRun], task: str):
+    """Accuracy on the training lengths over the steps, one line per run of ``task``."""
+    from ...analysis.curves import learning_curves
+
+    return learning_curves({f"{r.model_name}, seed {r.seed}": r.history
+                            for k, r in runs.items() if k[0] == task},
+                           ("valid_accuracy",), x="step", title=task.replace("_", " "))
+
+
+def lengths_figure(numbers: ChomskyNumbers, max_train_length: int):
+    """Per task, the best run's accuracy at every test length, one line per network (the dashed
+    line: the longest training length)."""
+    from matplotlib.figure import Figure
+
+    tasks = list(numbers.cells)
+    cols = min(4, len(tasks))
+    rows = math.ceil(len(tasks) / cols)
+    fig = Figure(figsize=(3.2 * cols, 2.5 * rows), layout="constrained")
+    axes = np.atleast_1d(fig.subplots(rows, cols, sharey=True)).ravel()
+    for ax, task in zip(axes, tasks):
+        for i, model in enumerate(MODELS):
+            mine = [r for r in numbers.runs if r.task == task and r.model == model]
+            if mine:
+                best = max(mine, key=lambda r: r.score)
+                ax.plot(best.lengths, best.accuracy, color=f"C{i}", lw=1.2, label=model)
+        ax.axvline(max_train_length, color="grey", ls="--", lw=1)
+        ax.set_title(task.replace("_", " "), fontsize=9)
+        ax.set_ylim(0, 1.05)
+        ax.set_xlabel("length", fontsize=8)
+    for ax in axes[len(tasks):]:
+        ax.set_visible(False)
+    axes[0].set_ylabel("accuracy (best run)")
+    axes[0].legend(fontsize=7)
+    return fig
+
+
+# -- run -----------------------------------------------------------------------------------------
+
+
+@dataclass
+class ChomskyArtefacts:
+    """For the chapter: every trained run by (task, network, seed), and those continued to
+    twice their steps."""
+
+    runs: dict
+    doubled: dict
+
+
+def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=None,
+        progress: bool | None = None, settings: Mapping | None = None) -> Replication:
+    """Train SRN, LSTM, URN and Stack-RNN on every task of ``settings.tasks`` (lengths ≤ N),
+    test them beyond N, and set the scores beside Delétang et al.'s Table 2.
+
+    ``numbers`` is a :class:`ChomskyNumbers`; ``runs`` every history ("reverse_string,
+    Stack-RNN, seed 0"); ``artefacts`` a :class:`ChomskyArtefacts`; figures ``lengths`` and
+    ``curves_<task>``.
+    """
+    setup = begin(EXPERIMENTS[0], SETTINGS, scale, settings, seeds, "seeds", device, progress)
+    cfg = setup.settings
+    runs = train_runs(cfg, setup.seeds, setup.device, setup.progress)
+    numbers = numbers_of(runs)
+    doubled = DoubledBudget(runs, cfg, setup.device, setup.progress)
+    rows = table_rows(numbers, runs, cfg, setup.scale, doubled)
+    if doubled.runs:
+        numbers.doubled = doubled.cells
+    named = {r.name: r.history for r in runs.values()}
+    named.update({f"{r.name} (twice the budget)": r.history for r in doubled.runs.values()})
+    figures = {"lengths": lengths_figure(numbers, cfg.max_train_length)}
+    figures.update({f"curves_{task}": curves_figure(runs, task) for task in cfg.tasks})
+    return setup.replication(numbers, rows, figures, ChomskyArtefacts(runs, doubled.runs),
+                             named)
+
+
+EXPERIMENTS = (Experiment(
+    name="chomsky",
+    title="Delétang et al. (2023), Table 2: SRN, LSTM, URN and Stack-RNN trained on short "
+          "strings, tested on longer ones, tasks across the Chomsky hierarchy",
+    chapter="08_chomsky", run=run, settings=SETTINGS),)
+
+__all__ = [
+    "run", "EXPERIMENTS", "SETTINGS", "ChomskySettings", "TASK_NAMES", "DEFAULT_TASKS",
+    "MODELS", "TABLE_2", "JOULIN_MIKOLOV_ANBN", "SOLVED", "TrainedRun", "build",
+    "training_data", "train_run", "run_status", "train_runs", "RunNumbers", "Cell",
+    "t_interval", "ChomskyNumbers", "numbers_of", "measure", "table_rows", "paper_figure",
+    "DoubledBudget", "curves_figure", "lengths_figure", "ChomskyArtefacts",
+]

@@ -1,0 +1,74 @@
+"""``chomsky`` (chapter 8): the settings, one tiny run end to end, and the table's rules."""
+
+import json
+
+import numpy as np
+import pytest
+
+from course_rnn.experiments import chomsky
+from course_rnn.experiments.chomsky import (
+    SETTINGS,
+    TABLE_2,
+    Cell,
+    RunNumbers,
+    measure,
+    paper_figure,
+    t_interval,
+)
+from course_rnn.languages.chomsky import TRANSDUCTIONS
+
+TINY = dict(tasks=("parity_check", "reverse_string", "anbn"), hidden=6, max_train_length=3,
+            max_test_length=5, steps=40, eval_every=20, valid_per_length=2, test_samples=4)
+
+
+def test_task_names_are_the_library_s():
+    assert chomsky.TASK_NAMES == tuple(TRANSDUCTIONS)
+    assert set(TABLE_2) <= set(TRANSDUCTIONS)
+
+
+@pytest.mark.parametrize("bad, says", [
+    (dict(max_test_length=8), "max_test_length"),
+    (dict(tasks=("palindrome",)), "tasks"),
+    (dict(fitted=1.5), "fitted"),
+    (dict(eval_every=10_000), "eval_every"),
+])
+def test_bad_settings_are_named(bad, says):
+    with pytest.raises(ValueError, match=says):
+        SETTINGS.at("quick", bad)
+
+
+def test_a_tiny_run_reports_every_run_and_a_verdict_per_row(tmp_path):
+    result = chomsky.run("quick", seeds=[0, 1], progress=False, settings=TINY)
+    numbers = result.numbers
+    assert len(numbers.runs) == 3 * 4 * 2 and len(result.runs) >= 24
+    for r in numbers.runs:
+        assert r.status in ("fitted", "stuck", "budget spent")
+        assert 0 <= r.score <= 100 and r.lengths[-1] == 5
+    cell = numbers.cell("reverse_string", "Stack-RNN")
+    assert cell.low <= cell.mean <= cell.high and cell.best >= cell.mean
+    verdicts = {row.quantity: row.verdict for row in result.rows}
+    assert verdicts["reverse_string: URN"] == ""  # no published figure
+    assert all(verdicts[f"parity_check: {m}"] for m in ("SRN", "LSTM", "Stack-RNN"))
+    assert "seed 0" in result.convergence_report()
+    json.dumps(result.to_json())
+    assert {"lengths", "curves_parity_check"} <= set(result.figures)
+
+
+def test_a_row_agrees_on_the_same_side_of_90():
+    cell = Cell(best=95.0, mean=80.0, low=60.0, high=100.0, best_sequence=10.0, n=2, fitted=2,
+                stuck=0, generalised=1)
+    assert measure(cell, 100.0, []).agrees
+    assert not measure(cell, 62.0, []).agrees and measure(cell, 62.0, []).gap == 5.0
+    assert not measure(cell, 100.0, [], sequence=True).agrees  # 10 % of strings fully right
+    assert paper_figure("anbn", "LSTM") == (100.0, True)
+    assert paper_figure("dyck_completion", "LSTM") == (None, False)
+
+
+def test_cells_count_fitted_stuck_and_generalised():
+    runs = [RunNumbers("t", "m", s, status, 100, 1.0, score, 0.0, [1], [1.0])
+            for s, (status, score) in enumerate([("fitted", 95.0), ("fitted", 60.0),
+                                                 ("stuck", 50.0)])]
+    cell = Cell.of(runs)
+    assert (cell.fitted, cell.stuck, cell.generalised, cell.best) == (2, 1, 1, 95.0)
+    low, high = t_interval(np.array([95.0, 60.0, 50.0]))
+    assert (cell.low, cell.high) == (low, high) and low < 68.33 < high
