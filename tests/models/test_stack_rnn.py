@@ -13,7 +13,7 @@ import torch
 from torch.func import functional_call
 
 from course_rnn.languages import Dyck, Vocab, make_batch, make_transduction
-from course_rnn.models import build_model
+from course_rnn.models import build_model, stack_rnn
 from course_rnn.models.stack_rnn import (
     JoulinMikolovStackRNN,
     StackRNN,
@@ -217,25 +217,8 @@ TASK = TransductionTask(REVERSE)  # vocabulary <pad> <s> </s> 0 1 _
 
 
 def hand_set_reverser(stack_depth: int) -> StackRNN:
-    """A StackRNN that reverses binary strings: it pushes each symbol (as a one-hot cell) and at
-    every blank pops the top and writes it. Its four units: "read 0", "read 1", "blank over 0",
-    "blank over 1", each ±1 (tanh of ±5)."""
-    model = StackRNN(len(TASK.vocab), hidden_size=4, stack_width=2, stack_depth=stack_depth)
-    zero, one, blank = (TASK.vocab.index(s) for s in "01_")
-    with torch.no_grad():
-        for p in model.parameters():
-            p.zero_()
-        W, b = model.input_to_hidden.weight, model.input_to_hidden.bias
-        W[0, zero] = W[1, one] = W[2, blank] = W[3, blank] = 10.0
-        b[:] = torch.tensor([-5.0, -5.0, -15.0, -15.0])
-        model.stack_to_hidden.weight[2, 0] = model.stack_to_hidden.weight[3, 1] = 10.0
-        A, a = model.actions.weight, model.actions.bias
-        A[0, :2] = A[1, 2:] = 20.0  # push after a symbol, pop at a blank over a symbol
-        a[:2] = 20.0  # the other units are −1: push and pop logits ±20, no-op 0
-        model.push_value.weight[0, 0] = model.push_value.weight[1, 1] = 0.5
-        model.push_value.bias[:] = 0.5  # v = ((h0 + 1) / 2, (h1 + 1) / 2): the one-hot symbol
-        model.readout.weight[zero, 2] = model.readout.weight[one, 3] = 10.0
-    return model.eval()
+    """The library's hand-set reverser of binary strings, on the task's vocabulary."""
+    return stack_rnn.hand_set_reverser(TASK.vocab, ("0", "1"), "_", stack_depth=stack_depth)
 
 
 def test_a_hand_set_stack_rnn_reverses_strings_with_an_exact_stack():
@@ -307,3 +290,41 @@ def test_the_javascript_stepper_runs_every_option(kind, options, js_stepper):
 def test_bad_arguments_are_named(kind, options, named):
     with pytest.raises(ValueError, match=named):
         build_model(kind, **{"vocab_size": 5, **options})
+
+
+# -- the library's hand-set reverser: any alphabet, far beyond any training length -------------
+
+
+def test_the_hand_set_reverser_reverses_a_three_symbol_alphabet_at_length_300():
+    task = TransductionTask(make_transduction("reverse_string"))
+    vocab = Vocab(["a", "b", "c", "_"])
+    model = stack_rnn.hand_set_reverser(vocab, "a b c".split(), "_", stack_depth=300)
+    assert model.hidden_size == 6 and model.stack_width == 3
+    rng = random.Random(3)
+    string = [rng.choice("abc") for _ in range(300)]
+    steps = model.trace(torch.tensor([[vocab.index(s) for s in ["<s>", *string, *"_" * 300]]]))
+    logits = model.readout(steps["hidden"])[0, 301:, [vocab.index(s) for s in "abc"]]
+    assert ["abc"[i] for i in logits.argmax(-1)] == string[::-1]
+    assert steps["push"][0, 1:301].min() > 1 - 1e-6 and steps["pop"][0, 301:].min() > 1 - 1e-6
+    reverser = stack_rnn.hand_set_reverser(task.vocab, stack_depth=500)
+    assert length_generalisation(reverser, task, [500], 40, samples=4).at(500) == 1.0
+
+
+def test_the_reverser_without_actions_is_undecided_until_its_actions_are_set():
+    task = TransductionTask(make_transduction("reverse_string"))
+    model = stack_rnn.hand_set_reverser(task.vocab, stack_depth=20, actions=False)
+    assert not model.actions.weight.any() and not model.actions.bias.any()
+    stack_rnn.set_reverser_actions(model)
+    assert task.predict(model, ["0011010"]) == [tuple("0101100")]
+
+
+def test_the_hand_set_reverser_names_what_is_wrong():
+    vocab = Vocab(["0", "1", "_"])
+    with pytest.raises(ValueError, match="'2' is not in the vocabulary"):
+        stack_rnn.hand_set_reverser(vocab, ["0", "2"])
+    with pytest.raises(ValueError, match="distinct"):
+        stack_rnn.hand_set_reverser(vocab, ["0", "_"])
+    with pytest.raises(TypeError, match="list of symbols"):
+        stack_rnn.hand_set_reverser(vocab, "01")
+    with pytest.raises(TypeError, match="set_reverser_actions needs"):
+        stack_rnn.set_reverser_actions(StackRNN(6, hidden_size=5, stack_width=2))

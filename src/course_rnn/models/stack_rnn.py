@@ -78,7 +78,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from ..checks import check_flag, check_positive
+from ..checks import check_flag, check_items, check_positive
 from .base import Parts, RecurrentModel, check_time_steps, seeded
 from .recurrent import InputLayer, ReadsInputVectors
 
@@ -293,3 +293,66 @@ class JoulinMikolovStackRNN(StackAugmentedRNN):
         super().__init__(vocab_size, hidden_size, n_stacks=n_stacks, stack_width=1,
                          stack_depth=stack_depth, read_depth=read_depth, no_op=no_op,
                          recurrent=recurrent, embedding_dim=embedding_dim, seed=seed)
+
+
+def hand_set_reverser(vocab, alphabet=("0", "1"), blank: str = "_", stack_depth: int = 64,
+                      actions: bool = True) -> StackRNN:
+    """A :class:`StackRNN` whose weights are set by hand so that it reverses strings over
+    ``alphabet`` exactly, at any length up to ``stack_depth``: it pushes each symbol it reads
+    (as a one-hot cell), and at every ``blank`` writes the symbol on top and pops it.
+
+    ``vocab``: the model's vocabulary (e.g. ``TransductionTask(make_transduction(
+    "reverse_string")).vocab``), holding every symbol of ``alphabet`` and ``blank``. With k
+    symbols the controller has 2k units, each ±1 (tanh of ±5), and every other weight is 0::
+
+        h_c     = tanh(10·[x_t = c] − 5)                    "read c"          (units 0 … k−1)
+        h_{k+c} = tanh(10·[x_t = blank] + 10·r_{t−1}[c] − 15) "blank over c"  (units k … 2k−1)
+        push logit = 20 Σ_c h_c + 20 (k − 1)        = +20 after a symbol, −20 otherwise
+        pop logit  = 20 Σ_c h_{k+c} + 20 (k − 1)    = +20 at a blank over a symbol, else −20
+        no-op logit = 0                             (so ``<s>`` and a blank over nothing: no-op)
+        v_t[c] = (h_c + 1) / 2                      the one-hot symbol a push puts on top
+        y_t[c] = 10 h_{k+c}                         write the symbol on top
+
+    A wrong action's probability is about e^{−20} ≈ 2·10⁻⁹ a step, so the stack stays exact
+    over hundreds of steps. ``actions=False`` leaves the action weights ``A, a`` at 0 (every
+    action 1/3): the controller, push value and readout set, for a reader to set the actions.
+    """
+    symbols = tuple(check_items(alphabet, "alphabet", "symbols"))
+    for symbol in (*symbols, blank):
+        if symbol not in vocab:
+            raise ValueError(f"hand_set_reverser: {symbol!r} is not in the vocabulary "
+                             f"{list(vocab.itos)}")
+    if blank in symbols or len(set(symbols)) != len(symbols):
+        raise ValueError(f"hand_set_reverser: the alphabet {list(symbols)} must have distinct "
+                         f"symbols, none of them the blank {blank!r}")
+    k = len(symbols)
+    model = StackRNN(len(vocab), hidden_size=2 * k, stack_width=k, stack_depth=stack_depth)
+    ids, blank_id = [vocab.index(s) for s in symbols], vocab.index(blank)
+    with torch.no_grad():
+        for p in model.parameters():
+            p.zero_()
+        W, b = model.input_to_hidden.weight, model.input_to_hidden.bias
+        for c, symbol_id in enumerate(ids):
+            W[c, symbol_id], b[c] = 10.0, -5.0  # "read c"
+            W[k + c, blank_id], b[k + c] = 10.0, -15.0  # "blank over c" …
+            model.stack_to_hidden.weight[k + c, c] = 10.0  # … with c on top
+            model.push_value.weight[c, c], model.push_value.bias[c] = 0.5, 0.5  # v = one-hot
+            model.readout.weight[symbol_id, k + c] = 10.0  # write the symbol on top
+        if actions:
+            set_reverser_actions(model)
+    return model.eval()
+
+
+def set_reverser_actions(model: StackRNN) -> None:
+    """The action weights of :func:`hand_set_reverser` (in place): push after a symbol, pop at
+    a blank over a symbol, no-op otherwise (the logits ±20 and 0)."""
+    if not isinstance(model, StackRNN) or model.hidden_size != 2 * model.stack_width:
+        raise TypeError("set_reverser_actions needs the StackRNN of hand_set_reverser (2k "
+                        f"units for stack cells of width k), got {model!r:.80}")
+    k = model.stack_width
+    with torch.no_grad():
+        A, a = model.actions.weight, model.actions.bias  # rows: push, pop, no-op
+        A.zero_()
+        a.zero_()
+        A[0, :k] = A[1, k:2 * k] = 20.0
+        a[:2] = 20.0 * (k - 1)
