@@ -117,6 +117,10 @@ LIBRARY_ANSWERS = {  # answers that call the library's reference implementations
         "def count_attractors(words, subject_index, verb_index):\n"
         "    return grammar.count_attractors(words, subject_index, verb_index)\n",
     },
+    "ch08_stack_reverser": {
+        "set_actions": "from course_rnn.models.stack_rnn import set_reverser_actions\n"
+        "def set_actions(model):\n    set_reverser_actions(model)\n",
+    },
     "ch06_dyck_urn": {
         "attractors": "def attractors(string):\n    return dyck.attractors(string)\n",
         "skew": "from course_rnn.models.urn import skew_symmetric\n"
@@ -155,6 +159,16 @@ PARTLY_WRONG = {  # one mistake each: (function, answer, points per question exp
         "            g.mul_(max_norm / own)\n"
         "    return norm\n",
         {"q1": 3.0, "q2": 4.0, "q3": 2.0, "q4": 4.0, "q5": 2.0},
+    ),
+    "ch08_stack_reverser": (  # logits ±5, not ±20: a wrong action 0.7 % a step blurs a long stack
+        "set_actions", "def set_actions(model):\n"
+        "    k = model.stack_width\n"
+        "    with torch.no_grad():\n"
+        "        model.actions.weight.zero_()\n"
+        "        model.actions.bias.zero_()\n"
+        "        model.actions.weight[0, :k] = model.actions.weight[1, k:2 * k] = 5.0\n"
+        "        model.actions.bias[:2] = 5.0 * (k - 1)\n",
+        {"q1": 1.0, "q2": 3.0, "q3": 2.0},
     ),
     "ch04_decay_rnn": (  # ⌊0.8 H⌋ excitatory units instead of ⌈0.8 H⌉: wrong for H = 1, 6, 7
         "dale_matrix", "def dale_matrix(W):\n"

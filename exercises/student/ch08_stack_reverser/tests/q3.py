@@ -1,0 +1,15 @@
+OK_FORMAT = True
+
+test = {   'name': 'q3',
+    'points': 3,
+    'suites': [   {   'cases': [   {   'code': ">>> assert lstm_history.converged, 'the LSTM must fit the training lengths first (history.converged): train as stated'\n"
+                                               ">>> assert sorted(lstm_accuracies) == list(range(1, 16)), f'lstm_accuracies: lengths 1 … 15, got {sorted(lstm_accuracies)}'\n"
+                                               ">>> assert lstm_break == break_length(lstm_accuracies), 'lstm_break: break_length(lstm_accuracies)'\n"
+                                               '>>> assert where_it_breaks in (\'a\', \'b\', \'c\'), \'where_it_breaks: "a", "b" or "c"\'\n',
+                                       'hidden': False,
+                                       'locked': False,
+                                       'points': 0}],
+                      'scored': True,
+                      'setup': '',
+                      'teardown': '',
+                      'type': 'doctest'}]}
