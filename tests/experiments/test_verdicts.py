@@ -12,6 +12,8 @@ from course_rnn.experiments.replication import (
     Replication,
     Row,
     judge,
+    needs_twice,
+    twice_the_budget,
 )
 from course_rnn.training import Convergence, History
 
@@ -64,6 +66,50 @@ def test_a_disagreement_without_a_doubled_budget_is_refused():
         Measurement(0.6, False, -0.3)
     with pytest.raises(TypeError, match="Measurement"):
         judge(0.6)
+
+
+def test_judge_reads_the_doubled_budget_as_data_with_the_same_verdicts():
+    first = Measurement(0.6, agrees=False, gap=0.3, runs=[record(True)])
+    for second in (Measurement(0.8, False, 0.1, [record(True)]),
+                   Measurement(0.62, False, 0.28, [record(True)]),
+                   Measurement(0.62, False, 0.28, [record(False)])):
+        assert judge(first, second).to_json() == judge(first, lambda s=second: s).to_json()
+    assert judge(Measurement(0.9, True, 0.0, [record(True)]), first).doubled is None
+    with pytest.raises(TypeError, match="Measurement"):
+        judge(first, lambda: 0.6)
+
+
+def test_needs_twice_only_for_a_converged_disagreement():
+    assert needs_twice(Measurement(0.6, False, 0.3, [record(True)]))
+    assert not needs_twice(Measurement(0.6, False, 0.3, [record(False)]))
+    assert not needs_twice(Measurement(0.9, True, 0.0, [record(True)]))
+
+
+def history(epochs: float) -> History:
+    h = History()
+    h.convergence = Convergence(criterion="c", converged=True, stopped="criterion met",
+                                reason="r", epochs=epochs, steps=10, monitor="train_loss")
+    return h
+
+
+def test_twice_the_budget_continues_the_deciding_runs_from_where_they_stopped():
+    first = {("srn", 0): history(3), ("srn", 1): history(2.5), ("gru", 0): history(7)}
+    calls = []
+
+    def train_again(min_epochs, resume):
+        calls.append((min_epochs, resume))
+        return {key: f"{key} to {n}" for key, n in min_epochs.items()}
+
+    again = twice_the_budget(first, [("srn", 1), ("srn", 0), ("srn", 1)], train_again)
+    assert again == {("srn", 1): "('srn', 1) to 6", ("srn", 0): "('srn', 0) to 6"}
+    assert len(calls) == 1 and calls[0][1] == {k: first[k] for k in [("srn", 1), ("srn", 0)]}
+    assert twice_the_budget(first, [], never) == {}  # nothing deciding: nothing trained
+    assert twice_the_budget({"a": 4}, ["a"], lambda m, r: {"a": m["a"]},
+                            epochs=lambda run: run) == {"a": 8}
+    with pytest.raises(KeyError, match="no first run"):
+        twice_the_budget(first, [("lstm", 0)], train_again)
+    with pytest.raises(ValueError, match="expected"):
+        twice_the_budget(first, [("srn", 0)], lambda m, r: {})
 
 
 def test_rows_carry_the_verdict_and_its_evidence_into_results_json(tmp_path):

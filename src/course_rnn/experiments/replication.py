@@ -133,17 +133,59 @@ class Verdict:
                 "budget_2x": self.doubled.to_json() if self.doubled else None}
 
 
-def judge(first: Measurement, doubled: Callable[[], Measurement] | None = None) -> Verdict:
+def needs_twice(first: Measurement) -> bool:
+    """Whether :func:`judge` needs ``first``'s deciding runs at twice the budget: every run
+    converged and the figure disagrees."""
+    return first.converged and not first.agrees
+
+
+def twice_the_budget(first: Mapping[Any, Any], deciding: Iterable,
+                     train_again: Callable[[dict, dict], Mapping],
+                     epochs: Callable[[Any], float] | None = None) -> dict:
+    """The ``deciding`` runs of ``first`` (keys of it) continued to twice their epochs, trained
+    here, before any row is built, so that :func:`judge` reads both budgets as data.
+
+    ``train_again(min_epochs, resume)`` trains them (together, so an experiment's worker pool can
+    run them at once): ``min_epochs[key] = 2 ⌈epochs(first[key])⌉`` and ``resume[key] =
+    first[key]``; it returns ``{key: continued run}``. ``epochs(run)``: the epochs the run took
+    (default: its History's, or its ``history``'s, convergence record). No deciding run: ``{}``
+    and nothing is trained.
+    """
+    epochs = epochs or _epochs_taken
+    keys = list(dict.fromkeys(deciding))
+    if not keys:
+        return {}
+    unknown = [key for key in keys if key not in first]
+    if unknown:
+        raise KeyError(f"twice_the_budget: no first run for {unknown}")
+    min_epochs = {key: 2 * math.ceil(epochs(first[key])) for key in keys}
+    again = dict(train_again(min_epochs, {key: first[key] for key in keys}))
+    if set(again) != set(keys):
+        raise ValueError(f"train_again returned runs {sorted(map(str, again))}, expected "
+                         f"{sorted(map(str, keys))}")
+    return {key: again[key] for key in keys}
+
+
+def _epochs_taken(run) -> float:
+    """The epochs a run (a History, or anything with a ``history``) took to converge."""
+    history = run if isinstance(run, History) else run.history
+    return history.convergence.epochs
+
+
+def judge(first: Measurement,
+          doubled: Measurement | Callable[[], Measurement] | None = None) -> Verdict:
     """The verdict of one paper-vs-ours comparison.
 
     1. Any run behind ``first`` that did not converge: **not converged** (no comparison).
     2. ``first.agrees``: **agrees**.
-    3. Otherwise the deciding runs are trained to twice their budget (``doubled()``, called only
-       here): if that agrees or closes more than half of the gap, **budget-limited**; if the
-       doubled runs did not converge, **not converged**; else **differs**.
+    3. Otherwise ``doubled``, the same figure with the deciding runs trained to twice their
+       budget (:func:`twice_the_budget`), decides: if it agrees or closes more than half of the
+       gap, **budget-limited**; if the doubled runs did not converge, **not converged**; else
+       **differs**.
 
-    ``doubled`` is required for a disagreement: a "differs" that was never re-checked at a
-    larger budget is not one.
+    ``doubled`` is a :class:`Measurement` (or, for older callers, a function that returns one,
+    called only in case 3). It is required for a disagreement: a "differs" that was never
+    re-checked at a larger budget is not one (:func:`needs_twice` says when it is needed).
     """
     if not isinstance(first, Measurement):
         raise TypeError(f"judge takes a Measurement, got {type(first).__name__}")
@@ -154,10 +196,11 @@ def judge(first: Measurement, doubled: Callable[[], Measurement] | None = None) 
         return Verdict("agrees", "every run converged and the figure agrees", first)
     if doubled is None:
         raise ValueError("a disagreement must be re-checked at twice the budget: pass "
-                         "doubled=, a function that trains the deciding runs twice as long")
-    second = doubled()
+                         "doubled=, the Measurement of the deciding runs trained twice as long "
+                         "(twice_the_budget)")
+    second = doubled if isinstance(doubled, Measurement) else doubled()
     if not isinstance(second, Measurement):
-        raise TypeError(f"doubled() must return a Measurement, got {type(second).__name__}")
+        raise TypeError(f"doubled must be a Measurement, got {type(second).__name__}")
     if second.agrees or second.gap < first.gap / 2:
         return Verdict("budget-limited", f"twice the budget moved the gap from {first.gap:.4g} "
                                          f"to {second.gap:.4g}", first, second)
