@@ -54,6 +54,20 @@ def test_smoke_covers_every_applicable_pair(smoke_rows):
     assert {lang for m, lang in pairs if m == "FLNN"} == set(FLNN_LANGUAGES) == {"dyck"}
 
 
+def test_the_stack_rnn_is_the_gyms_column_with_an_external_stack(smoke_rows):
+    """Chapter 8's Stack-RNN runs on every language, at the gym's state size, with the stack
+    the model's defaults give; the counting claim (about networks without a stack) leaves it
+    out."""
+    assert GYM_MODELS["Stack-RNN"] == ("stack_rnn", {})
+    stack = {r.language: r for r in smoke_rows if r.model == "Stack-RNN"}
+    assert set(stack) == set(GYM_LANGUAGES)
+    model = stack["dyck"].trained
+    assert model.kind == "stack_rnn" and model.hidden_size == TINY.hidden
+    assert (model.stack_width, model.stack_depth) == (8, 64)
+    counting = next(c for c in gym.gym_claims_list() if c.quantity.startswith("for counting"))
+    assert "Stack-RNN" not in {m for m, _ in counting.cells}
+
+
 def test_rows_are_well_formed(smoke_rows):
     for row in smoke_rows:
         assert isinstance(row, GymRun)

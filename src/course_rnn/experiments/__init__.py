@@ -66,8 +66,8 @@ ABOUT = {
                  "attractors, inner nesting and outer depth", "06_unitary"),
     "urn-cross-serial": ("Bernardy & Lappin (2023), Tables 1–2 and Fig. 2: URN vs LSTM on "
                          "cross-serial C_8 → C_10", "06_unitary_stacks"),
-    "gym": ("The syntax gym: SRN, GRU, LSTM, Decay RNN, URN and FLNN on five languages, and the "
-            "papers' claims about who wins", "07_syntax_gym"),
+    "gym": ("The syntax gym: SRN, GRU, LSTM, Decay RNN, URN, FLNN and Stack-RNN on five "
+            "languages, and the papers' claims about who wins", "07_syntax_gym"),
     "chomsky": ("Delétang et al. (2023), Table 2: SRN, LSTM, URN and Stack-RNN trained on short "
                 "strings, tested on longer ones, tasks across the Chomsky hierarchy",
                 "08_chomsky"),

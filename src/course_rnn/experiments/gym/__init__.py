@@ -39,6 +39,11 @@ state (:data:`FLNN_LANGUAGES`: Dyck, where each bracket pushes or pops and the t
 says what may close). a^n b^n and palindromes also need to know *which phase* of the string the
 reader is in (before or after the first b, the marker), cross-serial strings need a queue, and
 the agreement grammar is English; there :func:`applicable` is False and the gym skips it.
+The Stack-RNN (Delétang et al. 2023, chapter 8) is the other end: a simple recurrent controller
+with an external stack of vectors it pushes to and pops from (push, pop and no-op mixed by a
+softmax), the network of the course whose memory is not bounded by its state. It runs on every
+language at the gym's state size, its stack 64 cells of 8 numbers (the model's defaults; the
+longest test string, a^40 b^40, reads 81 symbols, and only a^n b^n's a's would need pushing).
 
 Independent runs train in parallel worker processes
 (:func:`~course_rnn.experiments.workers.parallel_map`). ``run(scale="quick")`` is what chapter 7
@@ -124,8 +129,8 @@ def run(scale: str = "quick", seeds=None, device=None, progress: bool | None = N
 
 EXPERIMENTS = (Experiment(
     name="gym",
-    title="The syntax gym: SRN, GRU, LSTM, Decay RNN, URN and FLNN on five languages, "
-          "and the papers' claims about who wins",
+    title="The syntax gym: SRN, GRU, LSTM, Decay RNN, URN, FLNN and Stack-RNN on five "
+          "languages, and the papers' claims about who wins",
     chapter="07_syntax_gym", run=run, settings=SETTINGS),)
 
 __all__ = [

@@ -12,9 +12,10 @@ from ...models import named_models
 from ..settings import Scales, Settings, setting
 
 #: Display name → (registry kind, extra constructor arguments). The state size is added per run.
-#: The gym's URN is the 3-TURN of chapter 6.
+#: The gym's URN is the 3-TURN of chapter 6; its Stack-RNN is Delétang et al.'s (chapter 8), an
+#: external stack beside the controller's state: the upper anchor of the table.
 GYM_MODELS: dict[str, tuple[str, dict]] = named_models("SRN", "GRU", "LSTM", "DRNN",
-                                                       ("URN", "3-TURN"), "FLNN")
+                                                       ("URN", "3-TURN"), "FLNN", "Stack-RNN")
 
 #: Language key → a one-line description (what it isolates).
 GYM_LANGUAGES: dict[str, str] = {
