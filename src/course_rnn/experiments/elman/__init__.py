@@ -53,13 +53,12 @@ data, the training runs, reading a tree), :mod:`.results` (the typed numbers and
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping
 
 from ...analysis import hidden as H
 from ...languages import ElmanTemplates, Vocab
 from ...models import build_model
-from ..replication import Experiment, Replication
+from ..replication import Experiment, Replication, needs_twice, twice_the_budget
 from ..setup import begin
 from .compute import (
     KINDS,
@@ -74,7 +73,7 @@ from .compute import (
     word_groups,
 )
 from .figures import KIND_COLOUR, curves_figures, draw_tree, kind_legend, trees_figure
-from .report import FIGURE_7_GROUPS, finding_measurement, table_rows
+from .report import FIGURE_7_GROUPS, finding_measurement, finding_measurements, table_rows
 from .results import (
     ElmanArtefacts,
     ElmanNumbers,
@@ -86,27 +85,6 @@ from .results import (
     run_numbers,
 )
 from .settings import DEFAULT_SEEDS, ELMAN_PASSES, REGIMES, SETTINGS, ElmanSettings
-
-
-class _DoubledBudget:
-    """Every run continued to twice its epochs, trained once, on the first call (a finding that
-    does not hold in every run asks for it); a call returns their clades and histories."""
-
-    def __init__(self, runs: Mapping[tuple[str, int], TrainedRun], data, setup, groups):
-        self.first, self.data, self.setup, self.groups = runs, data, setup, groups
-        self.runs: dict[tuple[str, int], TrainedRun] = {}
-        self.clades: Clades | None = None
-
-    def __call__(self) -> tuple[Clades, list]:
-        if not self.runs:
-            budgets = {key: 2 * math.ceil(r.history.convergence.epochs)
-                       for key, r in self.first.items()}
-            self.runs.update(train_runs(
-                self.data, self.setup.settings, self.setup.seeds, self.setup.device,
-                self.setup.progress, budgets,
-                resume={key: r.history for key, r in self.first.items()}))
-            self.clades = clade_counts(self.runs, self.groups)
-        return self.clades, [r.history for r in self.runs.values()]
 
 
 def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=None,
@@ -151,17 +129,24 @@ def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=N
                      len(data["stream"][0])),
         run_numbers(runs, clades), len(runs), clades.one_branch, clades.noun_verb_roots, exact,
         StreamOptimum.of(stream_exact, [runs["stream", s].held_out for s in seeds]))
-    doubled = _DoubledBudget(runs, data, setup, groups)
-    rows = table_rows(numbers, setup.scale, [r.history for r in runs.values()], doubled)
-    if doubled.runs:
-        numbers.doubled = doubled_numbers(doubled.runs, doubled.clades)
+    histories = [r.history for r in runs.values()]
+    deciding = runs if any(needs_twice(m) for m in finding_measurements(numbers, histories)) \
+        else {}
+    doubled = twice_the_budget(runs, deciding, lambda min_epochs, resume: train_runs(
+        data, cfg, seeds, setup.device, setup.progress, min_epochs,
+        {key: r.history for key, r in resume.items()}))
+    doubled_clades = clade_counts(doubled, groups) if doubled else None
+    if doubled:
+        numbers.doubled = doubled_numbers(doubled, doubled_clades)
+    rows = table_rows(numbers, setup.scale, histories, doubled_clades,
+                      [r.history for r in doubled.values()])
     named = {f"{regime}, seed {seed}": r.history for (regime, seed), r in runs.items()}
     named.update({f"{regime}, seed {seed} (twice the budget)": r.history
-                  for (regime, seed), r in doubled.runs.items()})
+                  for (regime, seed), r in doubled.items()})
     figures = curves_figures(runs, {"sentences": scorer.entropy, "stream": stream_exact})
     figures["trees"] = trees_figure(runs, seeds, language)
     artefacts = ElmanArtefacts(runs, untrained, language, vocab, data, groups, clades.reports,
-                               doubled.runs)
+                               doubled)
     return setup.replication(numbers, rows, figures, artefacts, named)
 
 
@@ -174,6 +159,6 @@ __all__ = [
     "run", "EXPERIMENTS", "SETTINGS", "ElmanSettings", "DEFAULT_SEEDS", "REGIMES", "ELMAN_PASSES",
     "KINDS", "KIND_COLOUR", "FIGURE_7_GROUPS", "make_data", "train_run", "read_run",
     "train_runs", "TrainedRun", "word_groups", "tree_report", "Clades", "clade_counts",
-    "finding_measurement", "table_rows", "draw_tree", "kind_legend", "trees_figure",
-    "curves_figures", "ElmanNumbers", "ElmanArtefacts",
+    "finding_measurement", "finding_measurements", "table_rows", "draw_tree", "kind_legend",
+    "trees_figure", "curves_figures", "ElmanNumbers", "ElmanArtefacts",
 ]

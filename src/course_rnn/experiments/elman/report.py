@@ -3,7 +3,7 @@ predictors."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from ..replication import Measurement, Row, judge
 from .compute import Clades
@@ -30,11 +30,22 @@ def finding_measurement(count: int, n: int, runs: Sequence) -> Measurement:
     return Measurement(count, agrees=count == n, gap=(n - count) / n, runs=runs)
 
 
+def finding_measurements(numbers: ElmanNumbers, histories: Sequence,
+                         clades: Clades | None = None) -> list[Measurement]:
+    """The Figure 7 findings as measurements, in the table's order: the noun/verb root split,
+    then each of :data:`FIGURE_7_GROUPS` as one branch; counted from ``clades`` when given (the
+    runs continued to twice their epochs), else from ``numbers``."""
+    roots = clades.noun_verb_roots if clades else numbers.noun_verb_roots
+    branches = clades.one_branch if clades else numbers.one_branch
+    return [finding_measurement(count, numbers.n_runs, histories)
+            for count in (roots, *(branches[group] for _, group in FIGURE_7_GROUPS))]
+
+
 def table_rows(numbers: ElmanNumbers, scale: str, histories: Sequence,
-               doubled: Callable[[], tuple[Clades, list]]) -> list[Row]:
-    """The paper-vs-ours table; ``doubled()`` returns the clades (:class:`~.compute.Clades`) and
-    the histories of the runs continued to twice their epochs (called only when a finding does
-    not hold in every run)."""
+               doubled: Clades | None = None, doubled_histories: Sequence = ()) -> list[Row]:
+    """The paper-vs-ours table; ``doubled``: the clades (:class:`~.compute.Clades`) of the runs
+    continued to twice their epochs, and ``doubled_histories`` their histories (trained before,
+    when a finding does not hold in every run)."""
     setup, n = numbers.setup, numbers.n_runs
     differs = ("smaller (quick scale; `--scale paper` uses Elman's)" if scale == "quick"
                else "differs (settings overridden)")
@@ -53,20 +64,17 @@ def table_rows(numbers: ElmanNumbers, scale: str, histories: Sequence,
             "regime allows the exact entropy bound"),
     ]
 
-    def judged(count: int, count_after: Callable[[Clades], int]):
-        def twice() -> Measurement:
-            clades, again = doubled()
-            return finding_measurement(count_after(clades), n, again)
-
-        return judge(finding_measurement(count, n, histories), doubled=twice)
-
+    first = finding_measurements(numbers, histories)
+    again = (finding_measurements(numbers, doubled_histories, doubled) if doubled
+             else [None] * len(first))
+    verdicts = [judge(one, two) for one, two in zip(first, again)]
     count = numbers.noun_verb_roots
     rows.append(Row("root splits nouns from verbs", "yes (Fig. 7)", f"{count}/{n} runs",
-                    _holds(count, n), judged(count, lambda c: c.noun_verb_roots)))
-    for label, group in FIGURE_7_GROUPS:
+                    _holds(count, n), verdicts[0]))
+    for (label, group), verdict in zip(FIGURE_7_GROUPS, verdicts[1:]):
         count = numbers.one_branch[group]
         rows.append(Row(f"{label} one branch", "yes (Fig. 7)", f"{count}/{n} runs",
-                        _holds(count, n), judged(count, lambda c, g=group: c.one_branch[g])))
+                        _holds(count, n), verdict))
     exact = numbers.exact
     rows.append(Row(
         "predicts the word class, not the word", "RMS error 0.88 vs actual next word (text)",
