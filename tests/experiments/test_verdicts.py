@@ -104,8 +104,8 @@ def test_twice_the_budget_continues_the_deciding_runs_from_where_they_stopped():
     assert again == {("srn", 1): "('srn', 1) to 6", ("srn", 0): "('srn', 0) to 6"}
     assert len(calls) == 1 and calls[0][1] == {k: first[k] for k in [("srn", 1), ("srn", 0)]}
     assert twice_the_budget(first, [], never) == {}  # nothing deciding: nothing trained
-    assert twice_the_budget({"a": 4}, ["a"], lambda m, r: {"a": m["a"]},
-                            epochs=lambda run: run) == {"a": 8}
+    assert twice_the_budget({"a": 1.25}, ["a"], lambda m, r: {"a": m["a"]},
+                            epochs=lambda run: run) == {"a": 2.5}  # a fraction, doubled
     with pytest.raises(KeyError, match="no first run"):
         twice_the_budget(first, [("lstm", 0)], train_again)
     with pytest.raises(ValueError, match="expected"):

@@ -146,10 +146,11 @@ def twice_the_budget(first: Mapping[Any, Any], deciding: Iterable,
     here, before any row is built, so that :func:`judge` reads both budgets as data.
 
     ``train_again(min_epochs, resume)`` trains them (together, so an experiment's worker pool can
-    run them at once): ``min_epochs[key] = 2 ⌈epochs(first[key])⌉`` and ``resume[key] =
-    first[key]``; it returns ``{key: continued run}``. ``epochs(run)``: the epochs the run took
-    (default: its History's, or its ``history``'s, convergence record). No deciding run: ``{}``
-    and nothing is trained.
+    run them at once): ``min_epochs[key] = 2 × epochs(first[key])`` and ``resume[key] =
+    first[key]``; it returns ``{key: continued run}``. ``epochs(run)``: the epochs the run took,
+    by default the whole epochs begun (⌈ ⌉ of its History's, or its ``history``'s, convergence
+    record); an experiment that doubles a fraction of an epoch passes its own. No deciding run:
+    ``{}`` and nothing is trained.
     """
     epochs = epochs or _epochs_taken
     keys = list(dict.fromkeys(deciding))
@@ -158,7 +159,7 @@ def twice_the_budget(first: Mapping[Any, Any], deciding: Iterable,
     unknown = [key for key in keys if key not in first]
     if unknown:
         raise KeyError(f"twice_the_budget: no first run for {unknown}")
-    min_epochs = {key: 2 * math.ceil(epochs(first[key])) for key in keys}
+    min_epochs = {key: 2 * epochs(first[key]) for key in keys}
     again = dict(train_again(min_epochs, {key: first[key] for key in keys}))
     if set(again) != set(keys):
         raise ValueError(f"train_again returned runs {sorted(map(str, again))}, expected "
@@ -166,10 +167,11 @@ def twice_the_budget(first: Mapping[Any, Any], deciding: Iterable,
     return {key: again[key] for key in keys}
 
 
-def _epochs_taken(run) -> float:
-    """The epochs a run (a History, or anything with a ``history``) took to converge."""
+def _epochs_taken(run) -> int:
+    """The whole epochs a run (a History, or anything with a ``history``) began before it
+    stopped."""
     history = run if isinstance(run, History) else run.history
-    return history.convergence.epochs
+    return math.ceil(history.convergence.epochs)
 
 
 def judge(first: Measurement,

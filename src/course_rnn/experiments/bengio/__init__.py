@@ -48,7 +48,7 @@ from collections.abc import Iterable, Mapping
 
 from ...analysis.curves import learning_curves
 from ...models.bengio import ngram_pairs
-from ..replication import Experiment, Replication
+from ..replication import Experiment, Replication, needs_twice, twice_the_budget
 from ..setup import begin
 from .compute import (
     NAME,
@@ -144,18 +144,21 @@ def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=N
     sizes = {"train_pairs": len(pairs[0][1]), "watched_valid_predictions": len(pairs[1][1]),
              "scored_predictions": len(pairs[2][1])}
     numbers = numbers_of(counts, mlps, config, data, sizes)
-    doubled_runs = {}
+    histories = [r.history for r in mlps.values()]
+    deciding = keys if any(needs_twice(measure(numbers, histories))
+                           for measure in (mlp_measurement, mixture_measurement)) else []
 
-    def doubled():
-        twice = {key: 2 * mlps[key].history.convergence.epochs for key in keys}
-        again, _ = train_all(keys, pairs, len(data.vocab), config, device, twice,
+    def train_again(min_epochs, resume):
+        again, _ = train_all(keys, pairs, len(data.vocab), config, device, min_epochs,
                              workers=workers, progress=progress,
-                             resume={key: mlps[key].history for key in keys})
-        doubled_runs.update(again)
-        return (numbers_of(counts, again, config, data, sizes),
-                [r.history for r in again.values()])
+                             resume={key: r.history for key, r in resume.items()})
+        return again
 
-    rows = table_rows(numbers, config, [r.history for r in mlps.values()], doubled)
+    doubled_runs = twice_the_budget(mlps, deciding, train_again,
+                                    epochs=lambda r: r.history.convergence.epochs)
+    doubled = (numbers_of(counts, doubled_runs, config, data, sizes),
+               [r.history for r in doubled_runs.values()]) if doubled_runs else None
+    rows = table_rows(numbers, config, histories, doubled)
     runs = {run_name(*key): mlps[key].history for key in keys}
     runs.update({f"{run_name(*key)}, twice the epochs": r.history
                  for key, r in doubled_runs.items()})

@@ -3,7 +3,6 @@ beats the best count model; the mixture beats both)."""
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 
 from ..replication import Measurement, Row, judge, pm
@@ -50,10 +49,10 @@ def mixture_measurement(numbers: BengioNumbers, runs: Sequence) -> Measurement:
 
 
 def table_rows(numbers: BengioNumbers, config: BengioSettings, runs: Sequence = (),
-               doubled=None) -> list[Row]:
-    """The paper-vs-ours table. ``runs``: the MLPs' training histories; ``doubled()``: the
-    ``(numbers, runs)`` with every MLP trained to twice its epochs (called at most once, and
-    only when a verdict needs it)."""
+               doubled: tuple[BengioNumbers, Sequence] | None = None) -> list[Row]:
+    """The paper-vs-ours table. ``runs``: the MLPs' training histories; ``doubled``: the
+    ``(numbers, runs)`` with every MLP trained to twice its epochs (trained before, by
+    :func:`~..replication.twice_the_budget`, when a verdict needs it; else None)."""
     ppl, se = numbers.perplexity, numbers.perplexity_se
     rows = []
     for order in config.kn_orders:
@@ -100,10 +99,9 @@ def table_rows(numbers: BengioNumbers, config: BengioSettings, runs: Sequence = 
               f"on validation; {_relative_note(numbers, mixture, 'mixture')}"),
         verdict="not comparable"))
     runs = list(runs)
-    twice = functools.cache(doubled) if doubled is not None else None
 
     def again(measure):
-        return None if twice is None else lambda: measure(*twice())
+        return None if doubled is None else measure(*doubled)
 
     ratio = numbers.ratio
     rows.append(Row(
