@@ -170,7 +170,7 @@ def twice_the_budget(first: Mapping[Any, Any], deciding: Iterable,
 def _epochs_taken(run) -> int:
     """The whole epochs a run (a History, or anything with a ``history``) began before it
     stopped."""
-    history = run if isinstance(run, History) else run.history
+    history = run if isinstance(run, History) else getattr(run, "history", run)
     return math.ceil(history.convergence.epochs)
 
 

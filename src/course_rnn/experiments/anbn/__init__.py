@@ -64,11 +64,17 @@ which puts them together.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping
 
 from ...languages import AnBn, Vocab
-from ..replication import Experiment, Measurement, Replication, judge
+from ..replication import (
+    Experiment,
+    Measurement,
+    Replication,
+    judge,
+    needs_twice,
+    twice_the_budget,
+)
 from ..setup import begin
 from .compute import (
     OUTCOMES,
@@ -196,18 +202,20 @@ def _verdicts(by_model: Mapping[str, list[RunScore]], cfg: AnbnSettings, device,
     first = {m: measure(by_model, m) for m in claims_}
     wanted = list(stuck_runs(by_model))
     for m, measurement in first.items():
-        if measurement.converged and not measurement.agrees:
+        if needs_twice(measurement):
             wanted += deciding_runs({k: by_model[k] for k in involved(m)}, claims_[m], train_n)
-    wanted = list(dict.fromkeys(wanted))
-    budgets = {p: 2 * math.ceil(histories[p].convergence.epochs) for p in wanted}
-    doubled: dict = {}
-    if wanted:
-        for p, (model, history) in zip(wanted, train_all(wanted, cfg, device, progress,
-                                                         budgets, histories)):
-            doubled[p] = DoubledRun.of(score_run(*p, model, history, cfg), budgets[p],
-                                       history, model)
+
+    def train_again(min_epochs, resume):
+        keys = list(min_epochs)
+        return {p: DoubledRun.of(score_run(*p, model, history, cfg), min_epochs[p], history,
+                                 model)
+                for p, (model, history) in zip(keys, train_all(keys, cfg, device, progress,
+                                                                min_epochs, resume))}
+
+    doubled = twice_the_budget(histories, wanted, train_again)
     current = {m: [doubled.get((m, r.seed), r) for r in runs] for m, runs in by_model.items()}
-    verdicts = {m: judge(first[m], doubled=lambda m=m: measure(current, m)) for m in claims_}
+    verdicts = {m: judge(first[m], measure(current, m) if needs_twice(first[m]) else None)
+                for m in claims_}
     return verdicts, doubled
 
 
