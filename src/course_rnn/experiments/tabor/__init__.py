@@ -49,7 +49,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from ..replication import Experiment, Replication
+from ..replication import Experiment, Replication, twice_the_budget
 from ..setup import begin
 from ..workers import parallel_map
 from .compute import (
@@ -132,11 +132,17 @@ def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=N
     groups = {name: runs for name, runs in groups.items() if runs}
     spreads = spreads_of(groups)
     redo = to_double(groups, spreads)
-    again = [doubled_job(r, cfg, device) for runs in redo.values() for r in runs]
-    doubled: dict[str, list[TrainedRun]] = {name: [] for name in redo}
-    for r in parallel_map(train_job, again, workers=workers, device=device,
-                          desc=f"{NAME}, twice the budget", progress=progress):
-        doubled[r.group].append(r)
+
+    def train_again(min_epochs, resume):
+        jobs = [doubled_job(r, cfg, device, min_epochs[key]) for key, r in resume.items()]
+        return dict(zip(resume, parallel_map(train_job, jobs, workers=workers, device=device,
+                                             desc=f"{NAME}, twice the budget",
+                                             progress=progress)))
+
+    first = {(r.group, r.seed): r for runs in groups.values() for r in runs}
+    again = twice_the_budget(first, [(r.group, r.seed) for runs in redo.values() for r in runs],
+                             train_again)
+    doubled = {name: [again[r.group, r.seed] for r in runs] for name, runs in redo.items()}
     numbers = numbers_of(groups, doubled, spreads, spreads_of(doubled))
     rows = table_rows(groups, doubled, numbers)
     histories = {run_name(r): r.history for group in groups.values() for r in group}

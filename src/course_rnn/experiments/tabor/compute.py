@@ -136,12 +136,16 @@ def train_job(kind: str, group: str, seed: int, settings: TaborSettings, device:
     raise ValueError(f"unknown job kind {kind!r}")
 
 
-def doubled_job(run: TrainedRun, settings: TaborSettings, device: str) -> tuple:
-    """The job that trains ``run`` to twice its budget: the same run, continued."""
+def doubled_job(run: TrainedRun, settings: TaborSettings, device: str,
+                min_epochs: int | None = None) -> tuple:
+    """The job that trains ``run`` to twice its budget: the same run, continued (a backprop
+    run to ``min_epochs``, by default twice the whole epochs it began; a climb by as many moves
+    again)."""
     if run.group in HILL_CLIMB:
         return ("continue climb", run.group, run.seed, settings, device, 0, run)
-    epochs = math.ceil(run.history.convergence.epochs)
-    return ("backprop", run.group, run.seed, settings, device, 2 * epochs, run)
+    if min_epochs is None:
+        min_epochs = 2 * math.ceil(run.history.convergence.epochs)
+    return ("backprop", run.group, run.seed, settings, device, min_epochs, run)
 
 
 def jobs_for(settings: TaborSettings, seeds: dict[str, list[int]], device: str) -> list[tuple]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from ..replication import Measurement, Replication, Row, judge, mean_se, pm
+from ..replication import Measurement, Replication, Row, judge, mean_se, needs_twice, pm
 from .compute import TrainedRun, learned, successful
 from .results import Spread, TaborNumbers
 
@@ -78,11 +78,11 @@ def needs_doubling(groups: dict[str, list[TrainedRun]], spreads: dict) -> set[st
                     if not groups.get(name):
                         continue
                     m = compare(groups[name], corpus, key, paper, se, digits)
-                    if m.converged and not m.agrees:
+                    if needs_twice(m):
                         out.add(name)
     for name, spread_ in spreads.items():
         m = top_level(groups[name], spread_)
-        if m.converged and not m.agrees:
+        if needs_twice(m):
             out.add(name)
     return out
 
@@ -114,11 +114,8 @@ def table_rows(groups: dict[str, list[TrainedRun]], doubled: dict[str, list[Trai
                     if stats.n == 1:
                         note += "; one run, so our standard error is unknown"
                     first = compare(groups[name], corpus, key, paper, paper_se, digits)
-
-                    def again(name=name, corpus=corpus, key=key, paper=paper,
-                              paper_se=paper_se, digits=digits):
-                        return compare(doubled[name], corpus, key, paper, paper_se, digits)
-
+                    again = (compare(doubled[name], corpus, key, paper, paper_se, digits)
+                             if needs_twice(first) else None)  # trained before: to_double
                     verdict = judge(first, again)
                     if verdict.doubled is not None:
                         twice = numbers.doubled_summary[name].corpus(corpus)
@@ -153,16 +150,15 @@ def table_rows(groups: dict[str, list[TrainedRun]], doubled: dict[str, list[Trai
             continue
         k = numbers.top_level_most_distorted[name]
         n = len(groups[name])
-
-        def again(name=name):
-            return top_level(doubled[name], numbers.doubled_spread[name])
-
+        first = top_level(groups[name], numbers.spread[name])
+        again = (top_level(doubled[name], numbers.doubled_spread[name]) if needs_twice(first)
+                 else None)
         rows.append(Row(
             quantity=f"top level (ε) most distorted on sentences ≤ 5 levels, G1, "
                      f"{method(name)[0]}",
             paper="yes (Fig. 4b)", ours=f"{k}/{n} runs",
             note="the largest distance of a visited state from its stack state's mean",
-            verdict=judge(top_level(groups[name], numbers.spread[name]), again)))
+            verdict=judge(first, again)))
     return rows
 
 
