@@ -309,3 +309,12 @@ def test_table2_at_ceiling_is_not_comparable():
     rows = agreement.table2_rows(numbers, runs, doubled=None)
     assert [r.verdict for r in rows] == ["not comparable", "not comparable"]
     assert "ceiling" in rows[0].note
+
+
+
+def test_the_doubled_budget_is_read_not_trained_by_the_table():
+    """DoubledBudget only reads the runs twice_the_budget continued before the table: a row
+    asking for a run that was not continued is a bug in doubled_requests, said so."""
+    view = agreement.DoubledBudget({agreement.RunSpec("lm", "LSTM", 0): None}, {})
+    with pytest.raises(KeyError, match="not continued to twice the budget"):
+        view.lm(0.0)

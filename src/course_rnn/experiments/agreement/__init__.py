@@ -60,7 +60,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from ..replication import Experiment, Replication, pm
+from ..replication import Experiment, Replication, pm, twice_the_budget
 from ..setup import begin
 from .compute import (
     CHANCE_FLOOR,
@@ -93,6 +93,7 @@ from .paper import (
     SHARE_TOLERANCE,
 )
 from .report import (
+    doubled_requests,
     marvin_linzen_table,
     number_prediction_table,
     one_attractor_table,
@@ -162,7 +163,15 @@ def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=N
     data = cached_datasets(cfg)
     results = run_all(first_specs(seeds, cfg), cfg, setup.device, setup.progress, setup.workers)
     numbers = first_numbers(results, data, cfg)
-    doubled = DoubledBudget(results, cfg, setup.device, setup.progress, setup.workers)
+
+    def train_again(min_epochs, resume):
+        longer = {spec: spec._replace(min_epochs=min_epochs[spec]) for spec in resume}
+        done = run_all(list(longer.values()), cfg, setup.device, setup.progress, setup.workers,
+                       resume={longer[s]: r.history for s, r in resume.items()})
+        return {spec: done[d] for spec, d in longer.items()}
+
+    doubled = DoubledBudget(results, twice_the_budget(
+        results, doubled_requests(numbers, results), train_again))
     rows = table_rows(numbers, cfg, results, doubled)
     numbers.doubled_budget = doubled.summary()
     runs = {spec.label: r.history for spec, r in results.items()}

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from ...analysis.report import markdown_table
-from ..replication import Replication, Row, judge, pm
+from ..replication import Replication, Row, judge, needs_twice, pm
 from .compute import RunSpec, TrainedRun
 from .paper import PAPER_ALPHA, PAPER_TABLE1, PAPER_TABLE2, PAPER_TABLE4, SHARE_TOLERANCE
 from .results import AgreementNumbers, Alpha, MarvinLinzen
@@ -31,10 +31,9 @@ def histories_by_model(results: Mapping[RunSpec, TrainedRun]) -> dict[tuple[str,
 
 def table_rows(numbers: AgreementNumbers, settings: AgreementSettings,
                results: Mapping[RunSpec, TrainedRun], doubled: DoubledBudget) -> list[Row]:
-    """The whole paper-vs-ours table: Table 1, Table 2, Fig. 5's α, Table 4. Before judging,
-    the runs behind every first-budget disagreement are trained to twice their budget together
-    (one parallel batch), so that :func:`judge` finds them ready."""
-    doubled.train(doubled_requests(numbers, results))
+    """The whole paper-vs-ours table: Table 1, Table 2, Fig. 5's α, Table 4. ``doubled``: the
+    runs behind every first-budget disagreement (:func:`doubled_requests`), already continued to
+    twice their budget, that :func:`judge` reads."""
     histories = histories_by_model(results)
     rows = [*table1_rows(numbers, settings, histories, doubled),
             *table2_rows(numbers, histories, doubled)]
@@ -118,8 +117,8 @@ def table1_rows(numbers: AgreementNumbers, settings: AgreementSettings, historie
                 verdict = _not_converged_or("not comparable", runs)
                 note += ": the verdict depends on the attractor mix (Wikipedia's is not ours)"
             else:
-                verdict = judge(first, lambda task=task, name=name, paper_diff=paper_diff:
-                                doubled.relative(task, name, paper_diff))
+                verdict = judge(first, doubled.relative(task, name, paper_diff)
+                                if needs_twice(first) else None)
             rows.append(Row(quantity, f"{paper:.2f} (Table 1); − LSTM {paper_diff:+.2f}", ours,
                             note, verdict))
     return rows
@@ -146,8 +145,7 @@ def table2_rows(numbers: AgreementNumbers, histories: Mapping, doubled) -> list[
                             "points cannot show", _not_converged_or("not comparable", runs)))
             continue
         first = rise_measurement(by, paper_rise, runs)
-        verdict = judge(first, lambda name=name, paper_rise=paper_rise:
-                        doubled.rise(name, paper_rise))
+        verdict = judge(first, doubled.rise(name, paper_rise) if needs_twice(first) else None)
         rises = ", ".join(f"{v:+.1f}" for v in first.value)
         rows.append(Row(quantity, paper_text, " / ".join(f"{v:.2f}" for v in ours),
                         f"rise n = 0 → 2 per seed {rises} points (paper {paper_rise:.1f})",
@@ -166,7 +164,8 @@ def alpha_row(alpha: Alpha, runs: Sequence, doubled) -> Row:
     if len(alpha.starts) < 2:
         return Row(quantity, f"≈ {PAPER_ALPHA} from any start (Fig. 5)", ours,
                    "not tested: one start only", "")
-    verdict = judge(alpha_measurement(alpha, runs), doubled.alpha)
+    first = alpha_measurement(alpha, runs)
+    verdict = judge(first, doubled.alpha() if needs_twice(first) else None)
     return Row(quantity, f"≈ {PAPER_ALPHA} from any start (Fig. 5)", ours, note, verdict)
 
 
@@ -191,7 +190,7 @@ def marvin_linzen_rows(ml: MarvinLinzen, runs: Sequence, doubled) -> list[Row]:
         f"{paper_diff:+.3f} (Table 4)", f"{ml.distant_difference:+.3f}",
         f"LSTM {ml.distant_mean['LSTM']:.3f}, DRNN {ml.distant_mean['DRNN']:.3f}; "
         f"agrees within {SHARE_TOLERANCE}",
-        judge(first, lambda: doubled.lm(paper_diff))))
+        judge(first, doubled.lm(paper_diff) if needs_twice(first) else None)))
     return rows
 
 

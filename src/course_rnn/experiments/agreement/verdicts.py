@@ -5,13 +5,13 @@ asks for (:class:`DoubledBudget`)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from ..replication import Measurement
-from .compute import RunSpec, TrainedRun, run_all
+from .compute import RunSpec, TrainedRun
 from .paper import ALPHA_TOLERANCE, SHARE_TOLERANCE
 from .results import Alpha, DoubledRun, MarvinLinzen, Relative, model_numbers
-from .settings import REFERENCE, AgreementSettings
+from .settings import REFERENCE
 
 
 def relative_measurement(rel: Relative, paper_diff: float, runs: Sequence) -> Measurement | None:
@@ -50,28 +50,22 @@ def lm_measurement(difference: float, paper_diff: float, runs: Sequence) -> Meas
 
 
 class DoubledBudget:
-    """The doubled-budget re-checks :func:`~course_rnn.experiments.replication.judge` asks for:
-    it collects the rows' requests, trains every requested run to twice its epochs in one
-    parallel batch (:meth:`train`), and answers each request from those runs (``results``
-    holds them by their first spec)."""
+    """The doubled-budget measurements :func:`~course_rnn.experiments.replication.judge`
+    reads: ``first``, the first runs by spec, and ``results``, the runs
+    :func:`~course_rnn.experiments.replication.twice_the_budget` continued to twice their epochs
+    before the table was built (by their first spec); each method measures one row's figure on
+    them."""
 
-    def __init__(self, results: Mapping[RunSpec, TrainedRun], settings: AgreementSettings,
-                 device, progress, workers: int | None = None):
-        self.first, self.settings, self.device = results, settings, device
-        self.progress, self.workers = progress, workers
-        self.results: dict[RunSpec, TrainedRun] = {}
-
-    def train(self, specs: Iterable[RunSpec]) -> None:
-        todo = [s for s in dict.fromkeys(specs) if s not in self.results]
-        if todo:
-            longer = [s.doubled(self.first[s].history) for s in todo]
-            done = run_all(longer, self.settings, self.device, self.progress, self.workers,
-                           resume={d: self.first[s].history for s, d in zip(todo, longer)})
-            self.results.update({s: done[d] for s, d in zip(todo, longer)})
+    def __init__(self, first: Mapping[RunSpec, TrainedRun],
+                 results: Mapping[RunSpec, TrainedRun]):
+        self.first, self.results = first, dict(results)
 
     def _runs(self, predicate) -> dict[RunSpec, TrainedRun]:
         specs = [s for s in self.first if predicate(s)]
-        self.train(specs)
+        missing = [s.label for s in specs if s not in self.results]
+        if missing:
+            raise KeyError(f"not continued to twice the budget before the table: {missing} "
+                           "(doubled_requests must ask for every run a verdict needs)")
         return {s: self.results[s] for s in specs}
 
     def relative(self, task: str, name: str, paper_diff: float) -> Measurement:
