@@ -204,29 +204,30 @@ def test_claims_judge_agreement_and_wait_for_convergence():
         return f"{n['v']:.2f}", n["v"], n["v"] < 1, max(0, n["v"] - 1)
 
     claim = urn.Claim("x", "paper", check, ("M",))
-    calls = []
-
-    def doubled_numbers(models):
-        calls.append(models)
-        return {"v": 1.2, "ok": True}
+    twice = {"v": 1.2, "ok": True}  # the numbers with M's runs continued (twice_the_budget)
 
     def runs_of(n, models):
         return [n["ok"]]
 
-    rows, second = urn.judged_rows([claim], {"v": 0.5, "ok": True}, doubled_numbers, runs_of)
-    assert rows[0].verdict == "agrees" and second is None and not calls
-    rows, second = urn.judged_rows([claim], {"v": 2.0, "ok": True}, doubled_numbers, runs_of)
-    assert rows[0].verdict == "budget-limited" and calls == [["M"]]
+    agreeing = {"v": 0.5, "ok": True}
+    assert urn.deciding_models([claim], agreeing, runs_of) == []  # nothing to continue
+    rows = urn.judged_rows([claim], agreeing, None, runs_of)
+    assert rows[0].verdict == "agrees"
+    assert urn.deciding_models([claim], {"v": 2.0, "ok": True}, runs_of) == ["M"]
+    rows = urn.judged_rows([claim], {"v": 2.0, "ok": True}, twice, runs_of)
+    assert rows[0].verdict == "budget-limited"
     assert rows[0].evidence["budget_2x"]["value"] == 1.2
-    rows, _ = urn.judged_rows([claim], {"v": 1.5, "ok": True}, lambda m: {"v": 1.4, "ok": True},
-                               runs_of)
+    rows = urn.judged_rows([claim], {"v": 1.5, "ok": True}, {"v": 1.4, "ok": True}, runs_of)
     assert rows[0].verdict == "differs"
-    rows, _ = urn.judged_rows([claim], {"v": 2.0, "ok": False}, doubled_numbers, runs_of)
+    unconverged = {"v": 2.0, "ok": False}
+    assert urn.deciding_models([claim], unconverged, runs_of) == []
+    rows = urn.judged_rows([claim], unconverged, None, runs_of)
     assert rows[0].verdict == "not converged"
     # a row with nothing trained (a formula) cannot be helped by training
     formula = urn.Claim("f", "p", lambda n: ("1", 1.0, False, 1.0), ())
-    rows, second = urn.judged_rows([formula], {"ok": True}, doubled_numbers, runs_of)
-    assert rows[0].verdict == "differs" and second is None
+    assert urn.deciding_models([formula], {"ok": True}, runs_of) == []
+    rows = urn.judged_rows([formula], {"ok": True}, None, runs_of)
+    assert rows[0].verdict == "differs"
 
 
 def test_two_seeds_give_standard_errors():
@@ -318,8 +319,7 @@ def test_parameter_rows_are_computed(xs, monkeypatch):
     wrong = {**urn.PAPER_PARAMS, ("Dyck", 32): (6300, 6349)}
     monkeypatch.setattr("course_rnn.experiments.urn.cross_serial.PAPER_PARAMS", wrong)
     claims = urn.cross_serial_claims(xs.settings)
-    rows, _ = urn.judged_rows(claims, xs.numbers, lambda models: xs.numbers,
-                               lambda n, models: [])
+    rows = urn.judged_rows(claims, xs.numbers, xs.numbers, lambda n, models: [])
     rows = {r.quantity: r for r in rows}
     assert rows["parameters, Dyck, 32 units: LSTM / URN"].verdict == "differs"
     assert rows["parameters, Dyck, 16 units: LSTM / URN"].verdict == "agrees"

@@ -56,10 +56,10 @@ from ...analysis.curves import learning_curves
 from ...languages import Vocab
 from ...languages.cross_serial import CrossSerial
 from ...languages.dyck import Dyck
-from ..replication import Experiment, Replication
+from ..replication import Experiment, Replication, twice_the_budget
 from ..setup import begin
 from ..workers import parallel_map
-from .claims import Claim, doubled_epochs, judged_rows, range_gap
+from .claims import Claim, deciding_models, doubled_epochs, judged_rows, range_gap
 from .cross_serial import (
     FIT_METRIC,
     PAPER_PARAMS,
@@ -153,21 +153,24 @@ def run_dyck(scale: str = "quick", seeds=None, device=None, progress: bool | Non
     for (name, seed, _, _), run in zip(jobs, trained):
         runs[seed][name] = run
     numbers = dyck_numbers(runs, cfg, seeds)
-    doubled_runs: dict = {}
-
-    def doubled_numbers(models: list[str]) -> DyckNumbers:
-        more = [(m, s, doubled_epochs(runs[s][m].history), runs[s][m].history)
-                for s in seeds for m in models]
-        for (name, seed, _, _), run in zip(more, _train_dyck_runs(more, cfg, data, device,
-                                                                  progress)):
-            doubled_runs.setdefault(seed, {})[name] = run
-        merged = {s: {**runs[s], **doubled_runs.get(s, {})} for s in seeds}
-        return dyck_numbers(merged, cfg, seeds)
 
     def runs_of(n: DyckNumbers, models) -> list:
         return [bool(c) for m in models for c in n.convergence[m].converged]
 
-    rows, second = judged_rows(dyck_claims(cfg), numbers, doubled_numbers, runs_of)
+    def train_again(min_epochs, resume):
+        more = [(m, s, min_epochs[m, s], r.history) for (m, s), r in resume.items()]
+        return dict(zip(resume, _train_dyck_runs(more, cfg, data, device, progress)))
+
+    claims = dyck_claims(cfg)
+    needed = deciding_models(claims, numbers, runs_of)
+    again = twice_the_budget({(m, s): runs[s][m] for s in seeds for m in DYCK_MODELS},
+                             [(m, s) for s in seeds for m in needed], train_again)
+    doubled_runs: dict = {}
+    for (name, seed), run in again.items():
+        doubled_runs.setdefault(seed, {})[name] = run
+    second = dyck_numbers({s: {**runs[s], **doubled_runs.get(s, {})} for s in seeds}, cfg,
+                          seeds) if again else None
+    rows = judged_rows(claims, numbers, second, runs_of)
     after = [r.quantity for r in rows].index("URN accuracy vs nesting inside the pair")
     rows.insert(after + 1, outer_depth_row(numbers))
     if second is not None:
@@ -225,19 +228,20 @@ def run_cross_serial(scale: str = "quick", seeds=None, device=None,
                                       for kind, u, s in sorted(runs)], cfg)
 
     numbers = numbers_of(trained)
-    doubled: dict = {}
-
-    def doubled_numbers(models: list[str]) -> CrossSerialNumbers:
-        more = [(kind, u, s, doubled_epochs(trained[kind, u, s].history),
-                 trained[kind, u, s].history)
-                for kind, u, s in trained if kind.upper() in models]
-        doubled.update(zip([j[:3] for j in more], train_all(more)))
-        return numbers_of({**trained, **doubled})
 
     def runs_of(n: CrossSerialNumbers, models) -> list:
         return [bool(r.converged) for r in n.runs if r.model in models]
 
-    rows, second = judged_rows(cross_serial_claims(cfg), numbers, doubled_numbers, runs_of)
+    def train_again(min_epochs, resume):
+        more = [(*key, min_epochs[key], r.history) for key, r in resume.items()]
+        return dict(zip(resume, train_all(more)))
+
+    claims = cross_serial_claims(cfg)
+    needed = deciding_models(claims, numbers, runs_of)
+    doubled = twice_the_budget(trained, [k for k in trained if k[0].upper() in needed],
+                               train_again)
+    second = numbers_of({**trained, **doubled}) if doubled else None
+    rows = judged_rows(claims, numbers, second, runs_of)
     if second is not None:
         numbers.doubled = CrossSerialDoubled(
             [r for r in second.runs if (r.model.lower(), r.units, r.seed) in doubled],
@@ -274,7 +278,8 @@ __all__ = [
     "run_dyck", "run_cross_serial", "EXPERIMENTS", "DYCK_SETTINGS", "CROSS_SERIAL_SETTINGS",
     "DyckSettings", "CrossSerialSettings", "DYCK_SEEDS", "CROSS_SERIAL_SEEDS", "DYCK_MODELS",
     "FEW_ATTRACTORS", "MANY_ATTRACTORS", "MIN_BRACKETS", "PAPER_PARAMS", "PAPER_VOCAB",
-    "PAPER_SINGLE_EFFECT", "FIT_METRIC", "Claim", "judged_rows", "doubled_epochs", "range_gap",
+    "PAPER_SINGLE_EFFECT", "FIT_METRIC", "Claim", "judged_rows", "deciding_models",
+    "doubled_epochs", "range_gap",
     "dyck_cuts", "pooled_scores", "worst_error", "embedding_analysis", "dyck_data", "dyck_model",
     "probe_metric", "halving", "train_dyck_model", "dyck_numbers", "dyck_claims",
     "outer_depth_row", "dyck_figures", "run_name", "parameter_count_rows", "cross_serial_model",

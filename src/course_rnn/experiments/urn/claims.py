@@ -8,7 +8,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from ..replication import Measurement, Row, judge
+from ..replication import Measurement, Row, judge, needs_twice
 
 
 @dataclass(frozen=True)
@@ -28,31 +28,44 @@ class Claim:
     note: str = ""
 
 
-def judged_rows(claims: Sequence[Claim], numbers: Mapping, doubled_numbers: Callable,
-                 runs_of: Callable[[Mapping, str], list]) -> tuple[list[Row], Mapping | None]:
-    """The rows of ``claims``: each judged on ``numbers``; if any converged row disagrees, the
-    models behind those rows are continued to twice their budget, once, by
-    ``doubled_numbers(models) -> numbers`` (a callable, so that nothing is trained when every
-    row agrees). Returns the rows and the doubled numbers (None when none were needed)."""
+def first_measurements(claims: Sequence[Claim], numbers: Mapping,
+                       runs_of: Callable[[Mapping, str], list]) -> dict[Claim, tuple]:
+    """Each claim checked on ``numbers``: claim → (the ours column, its :class:`Measurement`)."""
     firsts = {}
     for claim in claims:
         ours, value, agrees, gap = claim.check(numbers)
         firsts[claim] = (ours, Measurement(value, agrees, gap, runs_of(numbers, claim.models)))
-    needed = sorted({m for c, (_, first) in firsts.items() if first.converged
-                     and not first.agrees for m in c.models})
-    second_numbers = doubled_numbers(needed) if needed else None
+    return firsts
+
+
+def deciding_models(claims: Sequence[Claim], numbers: Mapping,
+                    runs_of: Callable[[Mapping, str], list]) -> list[str]:
+    """The models behind every converged row that disagrees on ``numbers`` (sorted): the ones
+    whose runs :func:`~..replication.twice_the_budget` continues before the rows are built."""
+    firsts = first_measurements(claims, numbers, runs_of)
+    return sorted({m for c, (_, first) in firsts.items() if needs_twice(first)
+                   for m in c.models})
+
+
+def judged_rows(claims: Sequence[Claim], numbers: Mapping, second_numbers: Mapping | None,
+                runs_of: Callable[[Mapping, str], list]) -> list[Row]:
+    """The rows of ``claims``, each judged on ``numbers`` and, where it disagrees, on
+    ``second_numbers``: the numbers with the runs of :func:`deciding_models` continued to twice
+    their budget (None when no row needed them). A row with no model behind it (a formula)
+    cannot be helped by training: its figure at twice the budget is its first."""
     rows = []
-    for claim, (ours, first) in firsts.items():
-
-        def doubled(claim=claim, first=first):
-            if not claim.models:  # nothing trained: more training cannot change the figure
-                return first
-            _, value, agrees, gap = claim.check(second_numbers)
-            return Measurement(value, agrees, gap, runs_of(second_numbers, claim.models))
-
+    for claim, (ours, first) in first_measurements(claims, numbers, runs_of).items():
+        second = None
+        if needs_twice(first):
+            if not claim.models:
+                second = first
+            else:
+                _, value, agrees, gap = claim.check(second_numbers)
+                second = Measurement(value, agrees, gap,
+                                     runs_of(second_numbers, claim.models))
         rows.append(Row(claim.quantity, claim.paper, ours, claim.note,
-                        verdict=judge(first, doubled)))
-    return rows, second_numbers
+                        verdict=judge(first, second)))
+    return rows
 
 
 def doubled_epochs(history) -> int:
