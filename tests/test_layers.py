@@ -1,6 +1,10 @@
 """The layers of ARCHITECTURE.md, checked: a module of ``course_rnn`` imports only from its own
 package and from packages of lower layers, and the packages of one layer never import one
-another. Imports inside functions count too (a lazy import is still a dependency)."""
+another. Imports inside functions count too (a lazy import is still a dependency).
+
+Within a package, no two modules import each other at module level, directly or round a
+longer circle (type-hint imports under ``if TYPE_CHECKING:`` count: a circle that exists only
+for a type hint is still one a reader has to untangle)."""
 
 from __future__ import annotations
 
@@ -55,6 +59,90 @@ def imported_parts(path: Path) -> set[str]:
             found |= {alias.name.split(".")[1] for alias in node.names
                       if alias.name.startswith("course_rnn.")}
     return found
+
+
+def module_name(path: Path) -> str:
+    """``course_rnn.experiments.replication`` for experiments/replication.py (a package's
+    ``__init__.py``: the package)."""
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+NAMED = {module_name(p): p for p in PACKAGE.rglob("*.py")}
+
+
+def _module_level(body):
+    """The import statements run when a module is imported (or type-checked): at top level and
+    inside top-level ``if`` / ``try`` blocks, not inside functions or classes."""
+    for node in body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            yield node
+        elif isinstance(node, (ast.If, ast.Try)):
+            for block in (node.body, node.orelse, getattr(node, "finalbody", []),
+                          *(h.body for h in getattr(node, "handlers", []))):
+                yield from _module_level(block)
+
+
+def imported_modules(path: Path, name: str, named=NAMED) -> set[str]:
+    """The modules (of ``named``: module name → file) that module ``name`` at ``path`` imports
+    at module level (``from .x import y`` counts as x, or as x.y when that is a module)."""
+    package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+    found = set()
+    for node in _module_level(ast.parse(path.read_text(encoding="utf-8")).body):
+        if isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1] if node.level else []
+            target = ".".join([*base, *(node.module.split(".") if node.module else [])])
+            found |= {f"{target}.{a.name}" if f"{target}.{a.name}" in named else target
+                      for a in node.names}
+        else:
+            found |= {a.name for a in node.names}
+    return {m for m in found if m in named and m != name}
+
+
+def circles(named=NAMED) -> list[list[str]]:
+    """Every set of modules that import one another round a circle (Tarjan's components)."""
+    graph = {name: imported_modules(path, name, named) for name, path in named.items()}
+    index, low, stack, on_stack, found = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while not component or component[-1] != v:
+                component.append(stack.pop())
+                on_stack.discard(component[-1])
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_no_import_circles():
+    assert circles() == [], "modules that import one another (move what both need down a level)"
+
+
+def test_a_circle_is_found(tmp_path):
+    """The check itself: two modules that import each other are one circle, a type-hint import
+    included; an import inside a function is not."""
+    (tmp_path / "a.py").write_text("from .b import x\n")
+    (tmp_path / "b.py").write_text("from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n"
+                                   "    from .a import y\n")
+    (tmp_path / "c.py").write_text("from .b import x\n\n\ndef f():\n    from .c import y\n")
+    named = {f"pkg.{n}": tmp_path / f"{n}.py" for n in "abc"}
+    assert circles(named) == [["pkg.a", "pkg.b"]]
+    (tmp_path / "b.py").write_text("def g():\n    from .a import y\n")
+    assert circles(named) == []
 
 
 def test_every_part_of_the_package_has_a_layer():

@@ -8,10 +8,10 @@ import pytest
 import torch
 from matplotlib.figure import Figure
 
+from course_rnn.experiments.records import mean_se
 from course_rnn.experiments.replication import (
     Replication,
     Row,
-    mean_se,
     normalise_scale,
     pm,
     seed_list,

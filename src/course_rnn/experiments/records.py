@@ -11,10 +11,20 @@ layout on disk overrides ``to_json``.
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from .replication import mean_se
+import numpy as np
+
+
+def mean_se(values: Sequence[float]) -> tuple[float, float]:
+    """Mean and standard error (NaN with fewer than two values)."""
+    values = np.asarray(list(values), dtype=float)
+    if values.size == 0:
+        raise ValueError("mean_se needs at least one value")
+    se = values.std(ddof=1) / math.sqrt(values.size) if values.size > 1 else float("nan")
+    return float(values.mean()), float(se)
 
 
 def unsaved(**kwargs):

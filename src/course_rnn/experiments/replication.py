@@ -64,15 +64,6 @@ def steps(iterable: Iterable, total: int | None = None, desc: str = "",
     return tqdm(iterable, total=total, desc=desc, leave=False)
 
 
-def mean_se(values: Sequence[float]) -> tuple[float, float]:
-    """Mean and standard error (NaN with fewer than two values)."""
-    values = np.asarray(list(values), dtype=float)
-    if values.size == 0:
-        raise ValueError("mean_se needs at least one value")
-    se = values.std(ddof=1) / math.sqrt(values.size) if values.size > 1 else float("nan")
-    return float(values.mean()), float(se)
-
-
 def pm(mean: float, se: float | None = None, digits: int = 3) -> str:
     """``"m ± se"`` (just ``"m"`` when the SE is missing or NaN)."""
     if se is None or (isinstance(se, float) and math.isnan(se)):

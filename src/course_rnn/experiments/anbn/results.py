@@ -17,8 +17,7 @@ import numpy as np
 
 from ...languages import AnBn, Vocab
 from ...training import History
-from ..records import Record, unsaved
-from ..replication import mean_se
+from ..records import Record, mean_se, unsaved
 from .settings import AnbnSettings, model_name
 
 

@@ -12,8 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..records import Record
-from ..replication import mean_se
+from ..records import Record, mean_se
 from .compute import (
     AustenData,
     TrainedMLP,

@@ -11,8 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ...languages import ElmanTemplates, Vocab
-from ..records import Record, saved_if_set
-from ..replication import mean_se
+from ..records import Record, mean_se, saved_if_set
 from .compute import Clades, TrainedRun
 
 

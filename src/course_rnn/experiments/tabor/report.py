@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import math
 
-from ..replication import Measurement, Replication, Row, judge, mean_se, needs_twice, pm
+from ..records import mean_se
+from ..replication import Measurement, Replication, Row, judge, needs_twice, pm
 from .compute import TrainedRun, learned, successful
 from .results import Spread, TaborNumbers
 

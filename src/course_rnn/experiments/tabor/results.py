@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..records import Record, saved_if_set
-from ..replication import mean_se
+from ..records import Record, mean_se, saved_if_set
 from .compute import (
     TrainedRun,
     collapsed,

@@ -5,7 +5,6 @@ counts of Tables 1–2 from formulas, and the paper-vs-ours claims."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 from matplotlib.figure import Figure
@@ -14,11 +13,11 @@ from ...analysis.report import keras_lstm_parameter_count
 from ...languages import Vocab
 from ...languages.cross_serial import CrossSerial
 from ...metrics import cross_serial_accuracy
-from ...models import SequenceModel, build_model
+from ...models import build_model
 from ...models.urn import urn_parameter_count
-from ...training import History, Target, fit
+from ...training import Target, fit
 from .claims import Claim
-from .results import BestRun, CrossSerialNumbers, CrossSerialRun, MeanError
+from .results import BestRun, CrossSerialNumbers, CrossSerialRun, MeanError, TrainedCrossSerial
 from .settings import CrossSerialSettings
 
 #: B&L 2023, Table 1 (cross-serial) and Table 2 (Dyck): (task, units) → (LSTM, URN) parameters.
@@ -58,17 +57,6 @@ def cross_serial_model(kind: str, vocab_size: int, units: int, cfg: CrossSerialS
         return build_model("urn", vocab_size=vocab_size, hidden_size=units, seed=seed)
     return build_model("lstm", vocab_size=vocab_size, hidden_size=units,
                        embedding_dim=cfg.embedding, seed=seed)
-
-
-@dataclass
-class TrainedCrossSerial:
-    """One network as trained on cross-serial strings: the ``model`` (on the CPU), its
-    ``history`` and ``scores`` (:func:`~course_rnn.metrics.cross_serial_accuracy` on the test
-    family)."""
-
-    model: SequenceModel
-    history: History
-    scores: dict
 
 
 def train_cross_serial_model(kind: str, units: int, seed: int, cfg: CrossSerialSettings,

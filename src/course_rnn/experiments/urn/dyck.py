@@ -5,7 +5,6 @@ linear algebra, and every measured number."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -19,15 +18,16 @@ from ...analysis.urn import (
 from ...languages import Vocab
 from ...languages.dyck import Dyck
 from ...metrics import dyck_closing_accuracy, pooled_accuracy
-from ...models import SequenceModel, build_model, named_models
-from ...training import History, Plateau, ReduceOnPlateau, evaluate_loss, fit
-from ..replication import mean_se
+from ...models import build_model, named_models
+from ...training import Plateau, ReduceOnPlateau, evaluate_loss, fit
+from ..records import mean_se
 from .results import (
     DyckNumbers,
     EmbeddingRanges,
     Embeddings,
     ModelConvergence,
     SeedScores,
+    TrainedDyck,
 )
 from .settings import DyckSettings
 
@@ -168,18 +168,6 @@ def halving(cfg: DyckSettings) -> ReduceOnPlateau:
     """The Dyck runs' schedule: halve the learning rate after ``cfg.lr_patience`` epochs
     without a better validation loss."""
     return ReduceOnPlateau(factor=0.5, patience=cfg.lr_patience)
-
-
-@dataclass
-class TrainedDyck:
-    """One network as trained on Dyck: the ``model`` (best weights, on the CPU), its
-    ``history``, ``closing`` (:func:`~course_rnn.metrics.dyck_closing_accuracy` on the test
-    strings) and ``test_loss``."""
-
-    model: SequenceModel
-    history: History
-    closing: dict
-    test_loss: float
 
 
 def train_dyck_model(name: str, seed: int, cfg: DyckSettings, train: Sequence, valid: Sequence,

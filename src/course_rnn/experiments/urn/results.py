@@ -16,12 +16,34 @@ import numpy as np
 
 from ..records import Record, saved_if_set
 
-if TYPE_CHECKING:  # the runs are made by .dyck and .cross_serial, which import this module
+if TYPE_CHECKING:  # type hints only: the artefacts hold these, made in .dyck / .cross_serial
     from ...languages import CrossSerial, Dyck, Vocab
     from ...models import SequenceModel
     from ...training import History
-    from .cross_serial import TrainedCrossSerial
-    from .dyck import TrainedDyck
+
+
+# -- one trained network (made by .dyck and .cross_serial, which import this module) ----------
+@dataclass
+class TrainedDyck:
+    """One network as trained on Dyck: the ``model`` (best weights, on the CPU), its
+    ``history``, ``closing`` (:func:`~course_rnn.metrics.dyck_closing_accuracy` on the test
+    strings) and ``test_loss``."""
+
+    model: SequenceModel
+    history: History
+    closing: dict
+    test_loss: float
+
+
+@dataclass
+class TrainedCrossSerial:
+    """One network as trained on cross-serial strings: the ``model`` (on the CPU), its
+    ``history`` and ``scores`` (:func:`~course_rnn.metrics.cross_serial_accuracy` on the test
+    family)."""
+
+    model: SequenceModel
+    history: History
+    scores: dict
 
 
 # -- urn-dyck -------------------------------------------------------------------------------------
@@ -202,7 +224,7 @@ class DyckArtefacts:
     """What chapter 6 reads beyond the Dyck numbers (not saved): the first seed's trained
     ``models`` and ``histories`` (by network), every seed's models (``models_by_seed``: seed →
     network → model), the runs continued to twice their epochs (``doubled``: seed → network →
-    :class:`~.dyck.TrainedDyck`), the ``train`` / ``valid`` / ``test`` strings, ``vocab`` and
+    :class:`TrainedDyck`), the ``train`` / ``valid`` / ``test`` strings, ``vocab`` and
     ``language``."""
 
     models: dict[str, SequenceModel]
