@@ -66,10 +66,10 @@ def bullets(body: str) -> list[str]:
     return [line for line in body.splitlines() if line.startswith("- ")]
 
 
-def test_there_are_eight_chapters():
-    """Chapters 0-7, a long chapter split into pages at a seam (``03_gates``,
+def test_there_are_nine_chapters():
+    """Chapters 0-8, a long chapter split into pages at a seam (``03_gates``,
     ``03_gates_counting``): each page of a split chapter says which part it is in its title."""
-    assert sorted({p.stem[:2] for p in CHAPTERS}) == [f"0{k}" for k in range(8)]
+    assert sorted({p.stem[:2] for p in CHAPTERS}) == [f"0{k}" for k in range(9)]
     for number in {p.stem[:2] for p in CHAPTERS}:
         pages = [p for p in CHAPTERS if p.stem[:2] == number]
         if len(pages) > 1:
