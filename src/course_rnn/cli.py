@@ -95,18 +95,12 @@ def _executor(text: str) -> str:
 
 
 def _setting(text: str) -> tuple[str, str]:
-    """``KEY=VALUE`` as (key, the value's text); :func:`_overrides` reads the text."""
+    """``KEY=VALUE`` as (key, the value's text); the experiment's typed settings
+    (:class:`~course_rnn.experiments.settings.Scales`) read the text by its field's type."""
     key, sep, value = text.partition("=")
     if not sep or not key:
         raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
     return key, value
-
-
-def _overrides(experiment, pairs: list[tuple[str, str]]) -> dict | None:
-    """The ``--set`` pairs for ``experiment``, as text: its typed settings
-    (``experiment.settings``, a :class:`~course_rnn.experiments.settings.Scales`) read each
-    text by its field's type."""
-    return dict(pairs) if pairs else None
 
 
 def check_overrides(name: str, scale: str, pairs: list[tuple[str, str]]) -> None:
@@ -334,7 +328,7 @@ def _replicate_one(args, name: str, device, command: str | None) -> int:
         try:
             result = experiment.run(scale=args.scale, seeds=args.seeds, device=device,
                                     progress=False if args.quiet else None,
-                                    settings=_overrides(experiment, args.settings))
+                                    settings=dict(args.settings) or None)
         except JobsFailed as failed:
             (out / FAILED_JOBS).write_text(failed.report())
             print(f"python -m course_rnn replicate: {failed}\nfinished jobs are kept in "

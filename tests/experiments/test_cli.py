@@ -235,18 +235,17 @@ def test_every_experiment_has_a_smoke_setting():
 def test_typed_settings_read_each_value_by_its_type():
     """For an experiment with typed settings, --set gives the text to the setting's type: a
     list as JSON or comma-separated, a number as a number, a name as it is."""
-    from course_rnn.cli import _overrides
+    from course_rnn.cli import _setting  # what --set parses each K=V with
 
     agreement = EXPERIMENTS["decay-rnn-agreement"]
-    pairs = [("gram_models", "LSTM,DRNN"), ("alpha_inits", "[0.3, 0.8]"), ("lr", "1e-3")]
-    overrides = _overrides(agreement, pairs)
-    settings = agreement.settings.at("quick", overrides)
+    pairs = map(_setting, ["gram_models=LSTM,DRNN", "alpha_inits=[0.3, 0.8]", "lr=1e-3"])
+    settings = agreement.settings.at("quick", dict(pairs))
     assert settings.gram_models == ("LSTM", "DRNN") and settings.alpha_inits == (0.3, 0.8)
     assert settings.lr == 0.001
     # a list as JSON, "none" for an optional setting (anbn's full batch)
     anbn = EXPERIMENTS["anbn"]
-    pairs = [("epochs", "5"), ("models", '["lstm"]'), ("batch_size", "none")]
-    settings = anbn.settings.at("quick", _overrides(anbn, pairs))
+    pairs = map(_setting, ["epochs=5", 'models=["lstm"]', "batch_size=none"])
+    settings = anbn.settings.at("quick", dict(pairs))
     assert (settings.epochs, settings.models, settings.batch_size) == (5, ("lstm",), None)
 
 

@@ -39,7 +39,7 @@ import numpy as np
 import torch
 
 from ..analysis.report import markdown_table
-from ..training import History, converged, progress_enabled
+from ..training import History, converged
 from ..utils import machine_facts
 from .output import check_output_folder
 from .provenance import KEYS as PROVENANCE_KEYS
@@ -51,17 +51,6 @@ from .settings import seed_list as seed_list  # light: the settings of tabor-tab
 if TYPE_CHECKING:
     from .records import Record
     from .settings import Scales, Settings
-
-
-def steps(iterable: Iterable, total: int | None = None, desc: str = "",
-          progress: bool | None = None):
-    """``iterable`` wrapped in a tqdm bar on stderr when ``progress`` is on (see
-    :func:`course_rnn.training.progress_enabled`: ``$COURSE_RNN_PROGRESS=0`` turns it off)."""
-    if not progress_enabled(progress):
-        return iterable
-    from tqdm.auto import tqdm
-
-    return tqdm(iterable, total=total, desc=desc, leave=False)
 
 
 def pm(mean: float, se: float | None = None, digits: int = 3) -> str:

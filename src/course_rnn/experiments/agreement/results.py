@@ -2,7 +2,8 @@
 ``result.numbers.number_prediction["LSTM"].natural.mean``.
 
 :class:`AgreementNumbers` is ``Replication.numbers``; its ``to_json()`` is the ``numbers`` of
-``results.json``, with the same keys as before the results were typed. The functions below build
+``results.json``, one key per field (committed runs and the chapter read any saved file
+alike). The functions below build
 each record from the trained runs (:class:`~.compute.TrainedRun`, by :class:`~.compute.RunSpec`).
 """
 

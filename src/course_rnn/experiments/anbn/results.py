@@ -1,7 +1,8 @@
 """What ``anbn`` measured, typed: the chapter reads ``result.numbers.summary["LSTM"].fitted``.
 
 :class:`AnbnNumbers` is ``Replication.numbers``; its ``to_json()`` is the ``numbers`` of
-``results.json`` (the same keys as before the results were typed). :class:`AnbnArtefacts` is
+``results.json`` (one key per field: committed runs and the chapter read any saved file
+alike). :class:`AnbnArtefacts` is
 ``Replication.artefacts``: the trained models and histories (not saved). The functions here
 summarise the scored runs: per model (:func:`summarise`), the best LSTM's stability over the
 epochs (:func:`instability`) and what became of the stuck runs at twice their epochs

@@ -2,7 +2,8 @@
 ``result.numbers.perplexity["KN 3-gram"]``.
 
 :class:`BengioNumbers` is ``Replication.numbers``; its ``to_json()`` is the ``numbers`` of
-``results.json`` (the same keys, in the same order, as before the results were typed).
+``results.json`` (one key per field, in the fields' order: committed runs and the chapter read
+any saved file alike).
 :func:`numbers_of` measures them from the count models' and the MLPs' token probabilities.
 """
 

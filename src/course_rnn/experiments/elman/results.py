@@ -1,7 +1,8 @@
 """What ``elman-clusters`` measured, typed: the chapter reads ``result.numbers.exact.kl_min``.
 
 :class:`ElmanNumbers` is ``Replication.numbers``; its ``to_json()`` is the ``numbers`` of
-``results.json`` (the same keys as before the results were typed). :class:`ElmanArtefacts` is
+``results.json`` (one key per field: committed runs and the chapter read any saved file
+alike). :class:`ElmanArtefacts` is
 ``Replication.artefacts``: the trained models and what the chapter draws from them (not saved).
 """
 
@@ -61,7 +62,7 @@ class ExactLoss(Record):
 class Exact(Record):
     """The sentence regime against the exact predictor: the ``untrained`` SRN and each trained
     seed (``by_seed``), the ``entropy`` bound, and the trained seeds' KL (min, max, mean ± SE).
-    Saved as before: ``{"untrained", "seed 0", …, "entropy", "kl_min", "kl_max",
+    Saved as ``{"untrained", "seed 0", …, "entropy", "kl_min", "kl_max",
     "kl_mean_se"}``."""
 
     untrained: ExactLoss

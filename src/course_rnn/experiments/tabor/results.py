@@ -2,7 +2,8 @@
 ``result.numbers.summary["G1 stream"].test.rmse``.
 
 :class:`TaborNumbers` is ``Replication.numbers``; its ``to_json()`` is the ``numbers`` of
-``results.json`` (the same keys as before the results were typed). :class:`TaborArtefacts` is
+``results.json`` (one key per field: committed runs and the chapter read any saved file
+alike). :class:`TaborArtefacts` is
 ``Replication.artefacts``: the trained runs (not saved).
 """
 

@@ -2,9 +2,10 @@
 ``dyck_result.numbers.embedding_ranges.single_max`` or ``xs_result.numbers.mean_error["URN"].seen``.
 
 :class:`DyckNumbers` and :class:`CrossSerialNumbers` are the ``Replication.numbers`` of the two
-experiments; their ``to_json()`` is the ``numbers`` of ``results.json`` (the same keys as before
-the results were typed). Scores keyed by model name and by cut (``summary["3-TURN"]
-["few_attractors"]``) stay dictionaries: their keys are data, not fields.
+experiments; their ``to_json()`` is the ``numbers`` of ``results.json`` (one key per field:
+committed runs and the chapter read any saved file alike). Scores keyed by model name and by
+cut (``summary["3-TURN"]["few_attractors"]``) stay dictionaries: their keys are data, not
+fields.
 """
 
 from __future__ import annotations
