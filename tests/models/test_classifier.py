@@ -54,7 +54,7 @@ def test_features_are_the_state_after_the_last_real_symbol(kind, options):
 
 
 def test_models_without_hidden_states_use_their_trace():
-    model = build_model("urn", vocab_size=len(VOCAB), n=4, seed=0)
+    model = build_model("urn", vocab_size=len(VOCAB), hidden_size=4, seed=0)
     clf = SequenceClassifier(model, 2, seed=0)
     batch = make_batch(VOCAB, ["ab", "c"])
     logits = clf(batch.inputs, batch.lengths)

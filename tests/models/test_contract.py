@@ -24,7 +24,6 @@ from course_rnn.checks import check_positive
 from course_rnn.languages import Dyck, Vocab, make_batch
 from course_rnn.models import MODEL_KINDS, build_model
 from course_rnn.models.base import (
-    RENAMED_ARGUMENTS,
     Parts,
     Recurrence,
     RecurrentModel,
@@ -152,8 +151,7 @@ def test_the_config_is_the_constructor_s_arguments(kind, registered):
     current name, and the same arguments build the same model again."""
     model = build(kind)
     parameters = inspect.signature(type(model)).parameters
-    current = [name for name in parameters if name not in RENAMED_ARGUMENTS]
-    assert list(model.config()) == current
+    assert list(model.config()) == list(parameters)
     assert model.config()["vocab_size"] == len(VOCAB) and model.config()["seed"] == 0
     twin = type(model)(**model.config())
     assert twin.config() == model.config()

@@ -269,13 +269,7 @@ def test_same_seed_same_model_and_same_dropout():
     assert torch.equal(rebuilt.generators, a.generators)
     assert rebuilt.config() == {"vocab_size": 7, "hidden_size": 9, "k": 2, "dropout": 0.05,
                                 "init_range": 0.05, "seed": 11}
-    # a checkpoint saved before the state size was called hidden_size has "n": still read
-    old = {**a.config(), "n": 9}
-    del old["hidden_size"]
-    assert torch.equal(URN(**old).generators, a.generators)
-    assert MatrixRNN(7, n=9, seed=11).config()["hidden_size"] == 9
-    with pytest.raises(ValueError, match="give the state size once"):
-        URN(7, hidden_size=8, n=9)
+    assert MatrixRNN(7, 9, seed=11).config()["hidden_size"] == 9
     assert URN.kind == "urn" and MatrixRNN.kind == "matrix_rnn"
 
 

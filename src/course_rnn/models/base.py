@@ -78,31 +78,12 @@ def seeded(seed: int | None) -> Iterator[None]:
         yield
 
 
-def renamed_size(hidden_size: int | None, old: int | None, old_name: str, what: str,
-                 default: int = 50) -> int:
-    """A model's size, given as ``hidden_size`` (``default`` when not given) or under ``old_name``,
-    its name before the library said ``hidden_size`` for every model (checkpoints saved then
-    carry it); both, when they differ, are a ValueError naming ``what`` is given twice."""
-    if old is None:
-        return default if hidden_size is None else hidden_size
-    if hidden_size is not None and hidden_size != old:
-        raise ValueError(f"give the {what} once: hidden_size={hidden_size} or "
-                         f"{old_name}={old}")
-    return old
-
-
-#: Constructor arguments renamed when the library came to say ``hidden_size`` for every model's
-#: size (old name → new): a checkpoint saved before may carry the old name.
-RENAMED_ARGUMENTS = {"n": "hidden_size", "hidden": "hidden_size"}
-
-
 class Rebuildable:
     """A model whose :meth:`config` is the arguments its constructor was called with, so that
     ``type(model)(**model.config())`` builds it again (with ``seed`` given, the same weights).
 
     Every subclass's ``__init__`` is wrapped to record them once it has run, defaults filled in
-    — the outermost class's, since it finishes last. An old argument name
-    (:data:`RENAMED_ARGUMENTS`) is recorded under its new one, as the size the model took."""
+    — the outermost class's, since it finishes last."""
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -126,10 +107,6 @@ def _recording_arguments(init: Callable) -> Callable:
         for name, value in list(bound.arguments.items())[1:]:  # [0] is self
             kind = signature.parameters[name].kind
             arguments.update(value if kind is inspect.Parameter.VAR_KEYWORD else {name: value})
-        for old, new in RENAMED_ARGUMENTS.items():
-            if old in arguments:
-                arguments.pop(old)
-                arguments[new] = getattr(self, new)
         self._config = arguments
 
     return __init__

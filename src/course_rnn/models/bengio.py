@@ -40,7 +40,7 @@ from torch.nn import functional as F
 from ..checks import check_count, check_integer, check_positive
 from ..corpus import check_sentences
 from ..languages.vocab import Vocab
-from .base import Rebuildable, renamed_size
+from .base import Rebuildable
 
 
 class BengioMLP(Rebuildable, nn.Module):
@@ -48,8 +48,7 @@ class BengioMLP(Rebuildable, nn.Module):
 
     ``BengioMLP(vocab_size, context=4, embedding_dim=60, hidden_size=50, direct=False)``: n − 1
     = ``context`` words, m = ``embedding_dim``, h = ``hidden_size`` (0: no hidden layer, only
-    the direct connections), ``direct``: the ``W x`` term. ``hidden=`` is still read (see
-    :func:`~course_rnn.models.base.renamed_size`)."""
+    the direct connections), ``direct``: the ``W x`` term."""
 
     kind = "bengio"
 
@@ -58,16 +57,13 @@ class BengioMLP(Rebuildable, nn.Module):
         vocab_size: int,
         context: int = 4,
         embedding_dim: int = 60,
-        hidden_size: int | None = None,
+        hidden_size: int = 50,
         direct: bool = False,
-        *,
-        hidden: int | None = None,
     ):
         super().__init__()
         check_integer(vocab_size, "vocab_size", 2)
         check_positive(context, "context")
         check_positive(embedding_dim, "embedding_dim")
-        hidden_size = renamed_size(hidden_size, hidden, "hidden", "hidden size")
         check_count(hidden_size, "hidden_size")
         if hidden_size == 0 and not direct:
             raise ValueError("with hidden_size=0 the model needs direct=True, or it ignores its "

@@ -62,7 +62,7 @@ import torch
 from torch import nn
 
 from ..checks import check_at_least, is_integer
-from .base import Parts, Recurrence, RecurrentModel, check_time_steps, renamed_size, seeded
+from .base import Parts, Recurrence, RecurrentModel, check_time_steps, seeded
 
 # -- sizes and shapes ---------------------------------------------------------------------------
 
@@ -318,8 +318,7 @@ class URN(SymbolMatrixRNN):
 
     ``URN(vocab_size, hidden_size=50, k=None, dropout=0.05, init_range=0.05, seed=None)``
 
-    * ``hidden_size`` – the state size n (the papers use 50 for Dyck, 8/16/32 in 2023; ``n=``
-      is still read, as checkpoints saved before the rename have it);
+    * ``hidden_size`` – the state size n (the papers use 50 for Dyck, 8/16/32 in 2023);
     * ``k`` – keep the first k rows of each generator (None: all n−1 rows, the Full-URN);
     * ``dropout`` – ρ at the three places listed in the module docstring;
     * ``init_range`` – generator entries start ~ U(−init_range, init_range);
@@ -330,10 +329,9 @@ class URN(SymbolMatrixRNN):
 
     kind = "urn"
 
-    def __init__(self, vocab_size: int, hidden_size: int | None = None, k: int | None = None,
-                 dropout: float = 0.05, init_range: float = 0.05, seed: int | None = None, *,
-                 n: int | None = None):
-        n = renamed_size(hidden_size, n, "n", "state size")
+    def __init__(self, vocab_size: int, hidden_size: int = 50, k: int | None = None,
+                 dropout: float = 0.05, init_range: float = 0.05, seed: int | None = None):
+        n = hidden_size
         super().__init__(vocab_size, n, dropout, init_range, seed)
         self.k = check_truncation(n, k)
         # one row per symbol: the generator's upper-triangle entries, row by row, first k rows
@@ -356,7 +354,7 @@ class MatrixRNN(SymbolMatrixRNN):
     """The unconstrained baseline of Bernardy & Lappin (2022, §5): a free n×n matrix per symbol.
 
     ``MatrixRNN(vocab_size, hidden_size=50, dropout=0.05, init_range=0.05, seed=None)`` (the
-    state size n is ``hidden_size``; ``n=`` is still read, as for :class:`URN`)
+    state size n is ``hidden_size``)
 
     h_t = M(x_t) h_{t−1}, h_0 = e_0, logits_t = W h_t + b: the URN without the orthogonality
     constraint (the seeds' ``mulModel``: the embedding vector of n² entries reshaped to n×n, same
@@ -367,9 +365,9 @@ class MatrixRNN(SymbolMatrixRNN):
 
     kind = "matrix_rnn"
 
-    def __init__(self, vocab_size: int, hidden_size: int | None = None, dropout: float = 0.05,
-                 init_range: float = 0.05, seed: int | None = None, *, n: int | None = None):
-        n = renamed_size(hidden_size, n, "n", "state size")
+    def __init__(self, vocab_size: int, hidden_size: int = 50, dropout: float = 0.05,
+                 init_range: float = 0.05, seed: int | None = None):
+        n = hidden_size
         super().__init__(vocab_size, n, dropout, init_range, seed)
         self.matrices = self._init_symbols(seed, vocab_size, n, n)
 
