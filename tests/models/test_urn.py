@@ -40,11 +40,15 @@ def test_every_symbol_matrix_is_a_rotation(n, data):
     k = data.draw(st.one_of(st.none(), st.integers(1, n - 1)))
     model = URN(5, hidden_size=n, k=k, init_range=1.0, seed=data.draw(st.integers(0, 1000)))
     eye = torch.eye(n)
+    distance_from_identity = []
     for symbol in range(5):
         q = model.embedding(symbol).detach().double()
         assert torch.allclose(q.T @ q, eye.double(), atol=1e-5)
         assert torch.det(q).item() == pytest.approx(1.0, abs=1e-5)
-        assert (q - eye).abs().max() > 1e-3  # not trivially the identity
+        distance_from_identity.append((q - eye).abs().max().item())
+    # not trivially the identity. One symbol's small random angle can land within 1e-3 of it
+    # (n = 2, seed 325: one generator ≈ 0), so the check is over the five symbols together.
+    assert max(distance_from_identity) > 1e-3
 
 
 def test_skew_symmetric_fills_the_upper_triangle_row_by_row():
