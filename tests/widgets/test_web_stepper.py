@@ -59,7 +59,7 @@ def run_js(tmp_path, model_json, strings, prefixes=()):
 
 def make(kind, vocab, seed=0):
     torch.manual_seed(seed)
-    sizes = {"urn": dict(hidden_size=6, k=2), "matrix_rnn": dict(hidden_size=5)}.get(kind, dict(hidden_size=5))
+    sizes = {"urn": dict(hidden_size=6, k=2)}.get(kind, dict(hidden_size=5))
     if kind == "decay_rnn":
         sizes["variant"] = "drnn"
     model = build_model(kind, vocab_size=len(vocab), **sizes)
