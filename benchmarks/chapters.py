@@ -126,7 +126,8 @@ def merged_with_earlier(results: dict, earlier_path: Path) -> dict:
             if r["chapter"] not in fresh
             and (ROOT / "chapters" / f"{r['chapter']}.ipynb").is_file()]
     chapters = sorted(kept + results["chapters"], key=lambda r: r["chapter"])
-    return {**results, "when": f"{earlier['when']} (chapters as dated)", "chapters": chapters}
+    when = earlier["when"].removesuffix(" (chapters as dated)")  # added once, not per --only run
+    return {**results, "when": f"{when} (chapters as dated)", "chapters": chapters}
 
 
 def markdown(results: dict) -> str:
