@@ -1,6 +1,7 @@
 """``chomsky`` (chapter 8): the settings, one tiny run end to end, and the table's rules."""
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -72,3 +73,24 @@ def test_cells_count_fitted_stuck_and_generalised():
     assert (cell.fitted, cell.stuck, cell.generalised, cell.best) == (2, 1, 1, 95.0)
     low, high = t_interval(np.array([95.0, 60.0, 50.0]))
     assert (cell.low, cell.high) == (low, high) and low < 68.33 < high
+
+
+def test_a_disagreement_is_judged_on_the_doubled_measurement_given_as_data():
+    """to_double picks every run of a converged, disagreeing row (none of a row without a
+    published figure); table_rows judges it on the doubled Measurement it is given."""
+    cell = Cell(best=95.0, mean=95.0, low=95.0, high=95.0, best_sequence=0.0, n=1, fitted=1,
+                stuck=0, generalised=1)
+    numbers = chomsky.ChomskyNumbers([], {"reverse_string": {"SRN": cell, "URN": cell}})
+    runs = {("reverse_string", m, 0): chomsky.TrainedRun("reverse_string", m, 0, None, True,
+                                                          None, "fitted")
+            for m in ("SRN", "URN")}
+    first = chomsky.measurements(numbers, runs)
+    assert set(first) == {("reverse_string", "SRN")}  # Table 2 has no URN
+    assert chomsky.to_double(first, runs) == [("reverse_string", "SRN", 0)]
+    cfg = SETTINGS.at("quick", TINY)
+    with pytest.raises(ValueError, match="twice the budget"):
+        chomsky.table_rows(numbers, runs, cfg, "quick", {})
+    for doubled, verdict in ((95.0, "differs"), (91.0, "budget-limited")):
+        again = {("reverse_string", "SRN"): measure(replace(cell, best=doubled), 62.0, [True])}
+        rows = {r.quantity: r for r in chomsky.table_rows(numbers, runs, cfg, "quick", again)}
+        assert rows["reverse_string: SRN"].verdict == verdict

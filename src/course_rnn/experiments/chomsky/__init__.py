@@ -55,7 +55,15 @@ from ...training.transduction import (
     length_generalisation,
 )
 from ..records import Record, saved_if_set
-from ..replication import Experiment, Measurement, Replication, Row, judge
+from ..replication import (
+    Experiment,
+    Measurement,
+    Replication,
+    Row,
+    judge,
+    needs_twice,
+    twice_the_budget,
+)
 from ..setup import begin
 from ..workers import parallel_map
 from .settings import DEFAULT_TASKS, SETTINGS, TASK_NAMES, ChomskySettings
@@ -126,10 +134,11 @@ def training_data(task: TransductionTask, cfg: ChomskySettings):
 
 
 def train_run(task_name: str, model_name: str, seed: int, cfg: ChomskySettings, device=None,
-              first: TrainedRun | None = None) -> TrainedRun:
+              first: TrainedRun | None = None, min_epochs: float = 0) -> TrainedRun:
     """Train one run until it has fitted the training lengths or is stuck (or its ``steps``
-    are spent), then test it at every length. ``first``: continue that run to twice its steps
-    (the verdicts' re-check). Top level, for worker processes."""
+    are spent), then test it at every length. ``first``: continue that run to twice its steps,
+    for at least ``min_epochs`` (the verdicts' re-check, :func:`~course_rnn.experiments.
+    replication.twice_the_budget`). Top level, for worker processes."""
     task = TransductionTask(make_transduction(task_name))
     curriculum, valid = training_data(task, cfg)
     model = first.model if first is not None else build(model_name, len(task.vocab), cfg, seed)
@@ -137,7 +146,7 @@ def train_run(task_name: str, model_name: str, seed: int, cfg: ChomskySettings, 
                   Plateau("valid_accuracy", patience=cfg.patience, mode="max"))
     budget = cfg.steps if first is None else 2 * first.history.convergence.steps
     history = fit(model, task, curriculum, valid=valid, steps=budget,
-                  min_epochs=0 if first is None else 2 * first.history.convergence.epochs,
+                  min_epochs=min_epochs,
                   batch_size=cfg.batch_size, lr=cfg.lr, clip=1.0, until=until,
                   restore_best=False, seed=seed, device=device, progress=False,
                   resume=None if first is None else first.history)
@@ -157,15 +166,18 @@ def run_status(history, fitted: float) -> str:
 
 
 def train_runs(cfg: ChomskySettings, seeds: Sequence[int], device=None, progress=None,
-               first: Mapping[tuple, TrainedRun] | None = None) -> dict[tuple, TrainedRun]:
+               first: Mapping[tuple, TrainedRun] | None = None,
+               min_epochs: Mapping[tuple, float] | None = None) -> dict[tuple, TrainedRun]:
     """Every (task, network, seed) run, in parallel processes; ``first``: continue those runs
-    to twice their steps instead. Keyed by (task, network, seed)."""
+    to twice their steps instead, each for at least ``min_epochs[key]`` epochs (the
+    ``train_again`` of :func:`~course_rnn.experiments.replication.twice_the_budget`). Keyed by
+    (task, network, seed)."""
     if first is None:
         keys = [(t, m, s) for t in cfg.tasks for m in MODELS for s in seeds]
         jobs = [(t, m, s, cfg, device) for t, m, s in keys]
     else:
         keys = list(first)
-        jobs = [(t, m, s, cfg, device, first[t, m, s]) for t, m, s in keys]
+        jobs = [(*key, cfg, device, first[key], (min_epochs or {}).get(key, 0)) for key in keys]
     done = parallel_map(train_run, jobs, device=device, desc="chomsky", progress=progress)
     return dict(zip(keys, done))
 
@@ -278,20 +290,41 @@ def measure(cell: Cell, paper: float, histories: Sequence, sequence: bool = Fals
     return Measurement(ours, agrees, 0.0 if agrees else abs(ours - SOLVED), histories)
 
 
+def measurements(numbers: ChomskyNumbers, runs: Mapping[tuple, TrainedRun]
+                 ) -> dict[tuple[str, str], Measurement]:
+    """Every (task, network) with a published figure: its :func:`measure` over ``runs``."""
+    out = {}
+    for task in numbers.cells:
+        for model, cell in numbers.cells[task].items():
+            paper, sequence = paper_figure(task, model)
+            if paper is not None:
+                histories = [r.history for k, r in runs.items() if k[:2] == (task, model)]
+                out[task, model] = measure(cell, paper, histories, sequence)
+    return out
+
+
+def to_double(first: Mapping[tuple[str, str], Measurement], runs: Mapping[tuple, TrainedRun]
+              ) -> list[tuple]:
+    """The runs whose rows :func:`judge` decides at twice the budget: every run of a row whose
+    runs all converged and whose figure disagrees."""
+    return [key for key in runs if key[:2] in first and needs_twice(first[key[:2]])]
+
+
 def table_rows(numbers: ChomskyNumbers, runs: Mapping[tuple, TrainedRun], cfg, scale: str,
-               doubled) -> list[Row]:
+               doubled: Mapping[tuple[str, str], Measurement]) -> list[Row]:
     """One row per task × network: the paper's figure (Table 2, Joulin & Mikolov, or none), our
-    best / mean [95 % interval] / how many runs fitted, and the verdict. ``doubled(task, model)``
-    returns that row's runs continued to twice their steps."""
+    best / mean [95 % interval] / how many runs fitted, and the verdict. ``doubled[task,
+    model]``: that row's measurement with its runs continued to twice their steps (trained
+    before, by :func:`run`; present for the rows :func:`to_double` picked)."""
     sizes = (f"N = {cfg.max_train_length}, tested to {cfg.max_test_length}, {cfg.hidden} units"
              f", ≤ {cfg.steps:,} steps, {len({k[2] for k in runs})} seeds")
     rows = [Row("protocol", "train ≤ 40, test 41–500, 256 units, 10^6 steps, 30 runs (§4)",
                 sizes, "" if scale == "paper" else "smaller: the scores are over shorter test "
                 "lengths, so a network that drifts slowly scores higher here than in the paper",
                 "not comparable")]
+    first = measurements(numbers, runs)
     for task in numbers.cells:
         for model, cell in numbers.cells[task].items():
-            histories = [r.history for k, r in runs.items() if k[:2] == (task, model)]
             ours = (f"best {cell.best:.1f}; mean {cell.mean:.1f} [{cell.low:.1f}, "
                     f"{cell.high:.1f}]; fitted {cell.fitted}/{cell.n}, stuck {cell.stuck}")
             paper, sequence = paper_figure(task, model)
@@ -300,17 +333,11 @@ def table_rows(numbers: ChomskyNumbers, runs: Mapping[tuple, TrainedRun], cfg, s
                 continue
             if sequence:
                 ours += f"; strings fully right: best {cell.best_sequence:.1f}"
-
-            def twice(task=task, model=model, paper=paper, sequence=sequence) -> Measurement:
-                again = doubled(task, model)
-                return measure(again, paper, [r.history for r in doubled.runs_of(task, model)],
-                               sequence)
-
             source = "Joulin & Mikolov 2015, strings fully right, n < 20 → 60" if sequence \
                 else "Table 2"
             rows.append(Row(f"{task}: {model}", f"{paper:.1f} ({source})", ours,
-                            note_of(cell), judge(measure(cell, paper, histories, sequence),
-                                                 doubled=twice)))
+                            note_of(cell), judge(first[task, model],
+                                                 doubled.get((task, model)))))
     return rows
 
 
@@ -328,27 +355,6 @@ def note_of(cell: Cell) -> str:
         return "no run fitted the training lengths: its score says nothing about generalising"
     return (f"{cell.generalised} of the {cell.fitted} runs that fitted scored ≥ {SOLVED:.0f} "
             "beyond the training lengths")
-
-
-class DoubledBudget:
-    """A row's runs continued to twice their steps, trained once per row on demand;
-    ``runs_of(task, model)`` gives them back, :attr:`cells` their :class:`Cell`."""
-
-    def __init__(self, runs: Mapping[tuple, TrainedRun], cfg, device, progress):
-        self.first, self.cfg, self.device, self.progress = runs, cfg, device, progress
-        self.runs: dict[tuple, TrainedRun] = {}
-        self.cells: dict[str, dict[str, Cell]] = {}
-
-    def __call__(self, task: str, model: str) -> Cell:
-        if (task, model) not in {k[:2] for k in self.runs}:
-            first = {k: r for k, r in self.first.items() if k[:2] == (task, model)}
-            self.runs.update(train_runs(self.cfg, (), self.device, self.progress, first))
-            numbers = numbers_of({k: self.runs[k] for k in first})
-            self.cells.setdefault(task, {})[model] = numbers.cell(task, model)
-        return self.cells[task][model]
-
-    def runs_of(self, task: str, model: str) -> list[TrainedRun]:
-        return [r for k, r in self.runs.items() if k[:2] == (task, model)]
 
 
 # -- the figures ---------------------------------------------------------------------------------
@@ -415,15 +421,23 @@ def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=N
     cfg = setup.settings
     runs = train_runs(cfg, setup.seeds, setup.device, setup.progress)
     numbers = numbers_of(runs)
-    doubled = DoubledBudget(runs, cfg, setup.device, setup.progress)
+
+    def train_again(min_epochs, resume):
+        return train_runs(cfg, (), setup.device, setup.progress, resume, min_epochs)
+
+    again = twice_the_budget(runs, to_double(measurements(numbers, runs), runs), train_again,
+                             epochs=lambda r: r.history.convergence.epochs)
+    doubled = {}
+    if again:
+        twice = numbers_of(again)
+        numbers.doubled = twice.cells
+        doubled = measurements(twice, again)
     rows = table_rows(numbers, runs, cfg, setup.scale, doubled)
-    if doubled.runs:
-        numbers.doubled = doubled.cells
     named = {r.name: r.history for r in runs.values()}
-    named.update({f"{r.name} (twice the budget)": r.history for r in doubled.runs.values()})
+    named.update({f"{r.name} (twice the budget)": r.history for r in again.values()})
     figures = {"lengths": lengths_figure(numbers, cfg.max_train_length)}
     figures.update({f"curves_{task}": curves_figure(runs, task) for task in cfg.tasks})
-    return setup.replication(numbers, rows, figures, ChomskyArtefacts(runs, doubled.runs),
+    return setup.replication(numbers, rows, figures, ChomskyArtefacts(runs, again),
                              named)
 
 
@@ -437,6 +451,6 @@ __all__ = [
     "run", "EXPERIMENTS", "SETTINGS", "ChomskySettings", "TASK_NAMES", "DEFAULT_TASKS",
     "MODELS", "TABLE_2", "JOULIN_MIKOLOV_ANBN", "SOLVED", "TrainedRun", "build",
     "training_data", "train_run", "run_status", "train_runs", "RunNumbers", "Cell",
-    "t_interval", "ChomskyNumbers", "numbers_of", "measure", "table_rows", "paper_figure",
-    "DoubledBudget", "curves_figure", "lengths_figure", "ChomskyArtefacts",
+    "t_interval", "ChomskyNumbers", "numbers_of", "measure", "measurements", "to_double",
+    "table_rows", "paper_figure", "curves_figure", "lengths_figure", "ChomskyArtefacts",
 ]
