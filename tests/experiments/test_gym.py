@@ -214,18 +214,19 @@ def test_claims_wait_for_convergence_and_the_doubled_budget():
     rows = {r.quantity: r for r in gym.gym_claims(agree)}
     counting = "for counting (a^n b^n), the LSTM works best (max_correct_n)"
     assert rows[counting].verdict == "agrees"
+    assert gym.cells_to_double(agree) == set()
     losing = [fake_row(m, "anbn", v if m != "GRU" else 20) for m, v in cells]
-    asked = []
+    assert gym.cells_to_double(losing) == {(m, "anbn") for m, _ in cells}
 
-    def doubled(cells_needed, own=13):
-        asked.append(cells_needed)
+    def doubled(own):
         return [fake_row(m, "anbn", v if m != "GRU" else own) for m, v in cells]
 
-    rows = {r.quantity: r for r in gym.gym_claims(losing, doubled)}
-    assert rows[counting].verdict == "budget-limited" and ("GRU", "anbn") in asked[0]
-    rows = {r.quantity: r for r in gym.gym_claims(losing, lambda c: doubled(c, own=19))}
+    rows = {r.quantity: r for r in gym.gym_claims(losing, doubled(13))}
+    assert rows[counting].verdict == "budget-limited"
+    rows = {r.quantity: r for r in gym.gym_claims(losing, doubled(19))}
     assert rows[counting].verdict == "differs"
     unconverged = [fake_row(m, "anbn", v, converged=m != "SRN") for m, v in cells]
+    assert gym.cells_to_double(unconverged) == set()
     rows = {r.quantity: r for r in gym.gym_claims(unconverged)}
     assert rows[counting].verdict == "not converged"
     with pytest.raises(ValueError, match="twice the budget"):

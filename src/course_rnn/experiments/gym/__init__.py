@@ -59,15 +59,21 @@ runs), :mod:`.results` (the typed numbers), :mod:`.report` (the tables and the p
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping
 
-from ..replication import Experiment, Replication
+from ..replication import Experiment, Replication, twice_the_budget
 from ..setup import begin
 from ..urn import dyck_cuts
 from .compute import FLNN_LR_FACTORS, applicable, gym_run, run_gym
 from .figures import gym_curves, gym_heatmap
-from .report import GymClaim, dyck_breakdown_table, gym_claims, gym_claims_list, gym_table
+from .report import (
+    GymClaim,
+    cells_to_double,
+    dyck_breakdown_table,
+    gym_claims,
+    gym_claims_list,
+    gym_table,
+)
 from .results import Cell, DyckCutPoints, GymArtefacts, GymNumbers, GymRun, cell_means
 from .settings import (
     DEFAULT_SEEDS,
@@ -103,20 +109,20 @@ def run(scale: str = "quick", seeds=None, device=None, progress: bool | None = N
     cfg, seeds, device = setup.settings, setup.seeds, setup.device
     rows = run_gym(cfg, seeds=seeds, device=device, progress=progress, models=models,
                    languages=languages)
-    doubled: list[GymRun] = []
 
-    def doubled_rows(cells: set) -> list[GymRun]:
-        chosen = [r for r in rows if r.cell in cells]
-        again = {(r.language, r.model, r.seed): 2 * math.ceil(r.epochs) for r in chosen}
+    def train_again(min_epochs: dict, resume: dict) -> dict:
         more = run_gym(cfg, seeds=seeds, device=device, progress=progress,
-                       models=sorted({m for m, _ in cells}),
-                       languages=sorted({lang for _, lang in cells}), min_epochs=again,
-                       resume={(r.language, r.model, r.seed): r.history for r in chosen})
-        doubled.extend(r for r in more if r.cell in cells)
-        replaced = {(r.model, r.language, r.seed) for r in doubled}
-        return [r for r in rows if (r.model, r.language, r.seed) not in replaced] + doubled
+                       models=sorted({m for _, m, _ in resume}),
+                       languages=sorted({lang for lang, _, _ in resume}), min_epochs=min_epochs,
+                       resume={key: r.history for key, r in resume.items()})
+        return {key: r for r in more if (key := (r.language, r.model, r.seed)) in resume}
 
-    claims = gym_claims(rows, doubled_rows)
+    first = {(r.language, r.model, r.seed): r for r in rows}
+    cells = cells_to_double(rows)
+    deciding = sorted((key for key, r in first.items() if r.cell in cells),
+                      key=lambda k: (k[0], k[1], seeds.index(k[2])))  # run_gym's order
+    doubled = list(twice_the_budget(first, deciding, train_again).values())
+    claims = gym_claims(rows, doubled)
     numbers = GymNumbers(rows, list(cell_means(rows).values()), doubled)
     histories = {f"{r.model} on {r.language} seed {r.seed}": r.history for r in rows}
     histories.update({f"{r.model} on {r.language} seed {r.seed} (2× budget)": r.history
@@ -138,6 +144,6 @@ __all__ = [
     "GYM_MODELS", "GYM_LANGUAGES", "FLNN_LANGUAGES", "OWN_METRICS", "DYCK_DEPTH",
     "FLNN_LR_FACTORS", "Task", "make_task", "applicable", "gym_run", "run_gym", "GymRun",
     "Cell", "cell_means", "GymNumbers", "GymArtefacts", "DyckCutPoints", "gym_table",
-    "dyck_breakdown_table", "GymClaim", "gym_claims_list", "gym_claims", "gym_heatmap",
-    "gym_curves", "dyck_cuts",
+    "dyck_breakdown_table", "GymClaim", "gym_claims_list", "cells_to_double", "gym_claims",
+    "gym_heatmap", "gym_curves", "dyck_cuts",
 ]

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ..replication import Measurement, Row, judge
+from ..replication import Measurement, Row, judge, needs_twice
 from ..urn import dyck_cuts
 from .results import Cell, GymRun, cell_means, models_and_languages
 from .settings import DYCK_DEPTH, GYM_MODELS, OWN_METRICS
@@ -146,29 +146,37 @@ def gym_claims_list() -> list[GymClaim]:
     ]
 
 
-def gym_claims(rows: Sequence[GymRun],
-               doubled_rows: Callable[[set], Sequence[GymRun]] | None = None) -> list[Row]:
-    """The papers' claims about which model wins, checked against the gym's runs (a claim whose
-    cells are missing is left out). ``doubled_rows(cells)`` re-trains the runs of those cells
-    at twice their epochs (needed only for a disagreement; without it a disagreement raises)."""
+def claims_of(rows: Sequence[GymRun]) -> dict[GymClaim, tuple[str, Measurement]]:
+    """The claims whose cells ``rows`` has, each with our column's text and its measurement."""
     means = cell_means(rows)
-    claims = [c for c in gym_claims_list() if all(cell in means for cell in c.cells)]
-    firsts = {claim: claim.measure(rows) for claim in claims}
-    needed = {cell for c, (_, first) in firsts.items() if c.verdict is None
-              and first.converged and not first.agrees for cell in c.cells}
-    second_rows = doubled_rows(needed) if needed and doubled_rows is not None else None
+    return {claim: claim.measure(rows) for claim in gym_claims_list()
+            if all(cell in means for cell in claim.cells)}
+
+
+def cells_to_double(rows: Sequence[GymRun]) -> set[tuple[str, str]]:
+    """The (model, language) cells whose runs :func:`gym_claims` needs at twice their epochs:
+    those of every judged claim whose runs all converged and which disagrees."""
+    return {cell for claim, (_, first) in claims_of(rows).items()
+            if claim.verdict is None and needs_twice(first) for cell in claim.cells}
+
+
+def gym_claims(rows: Sequence[GymRun], doubled: Sequence[GymRun] = ()) -> list[Row]:
+    """The papers' claims about which model wins, checked against the gym's runs (a claim whose
+    cells are missing is left out). ``doubled``: the runs of :func:`cells_to_double`'s cells
+    continued to twice their epochs (trained before, by :func:`~course_rnn.experiments.gym.run`);
+    a disagreement is judged on ``rows`` with those runs in place of their first budget's
+    (without them a disagreement raises)."""
+    replaced = {(r.model, r.language, r.seed) for r in doubled}
+    second_rows = ([r for r in rows if (r.model, r.language, r.seed) not in replaced]
+                   + list(doubled)) if doubled else None
     out = []
-    for claim, (ours, first) in firsts.items():
+    for claim, (ours, first) in claims_of(rows).items():
         if claim.verdict is not None:
             out.append(Row(claim.quantity, claim.paper, ours, claim.note,
                            verdict=claim.verdict))
             continue
-
-        def doubled(claim=claim):
-            if second_rows is None:
-                raise ValueError("a disagreement must be re-checked at twice the budget")
-            return claim.measure(second_rows)[1]
-
+        again = (claim.measure(second_rows)[1] if second_rows is not None and needs_twice(first)
+                 else None)
         out.append(Row(claim.quantity, claim.paper, ours, claim.note,
-                       verdict=judge(first, doubled)))
+                       verdict=judge(first, again)))
     return out
