@@ -115,7 +115,7 @@ def run(scale: str = "quick", seeds=None, device=None, progress: bool | None = N
                        models=sorted({m for _, m, _ in resume}),
                        languages=sorted({lang for lang, _, _ in resume}), min_epochs=min_epochs,
                        resume={key: r.history for key, r in resume.items()})
-        return {key: r for r in more if (key := (r.language, r.model, r.seed)) in resume}
+        return {(r.language, r.model, r.seed): r for r in more}
 
     first = {(r.language, r.model, r.seed): r for r in rows}
     cells = cells_to_double(rows)

@@ -98,7 +98,8 @@ def run_gym(cfg: GymSettings, seeds: Sequence[int] = (0,), device=None,
     Returns one :class:`~.results.GymRun` per run, in the order (language, model, seed) of the
     arguments. ``models``/``languages`` pick subsets (ValueError naming the known ones
     otherwise); ``min_epochs`` maps (language, model, seed) to a least number of epochs (the
-    doubled budget) and ``resume`` to the History that run continues.
+    doubled budget) and ``resume`` to the History that run continues: given ``resume``, only the
+    runs it names are trained and returned.
     """
     if not isinstance(cfg, GymSettings):
         raise TypeError(f"run_gym needs the gym's settings (a GymSettings, e.g. "
@@ -117,9 +118,11 @@ def run_gym(cfg: GymSettings, seeds: Sequence[int] = (0,), device=None,
     for lang in language_names:  # bad settings fail here, before any training
         make_task(lang, cfg.languages[lang])
     jobs = _jobs_of(pairs, seeds)
+    if resume:
+        jobs = [job for job in jobs if job in resume]
     more, resume = min_epochs or {}, resume or {}
     done = parallel_map(gym_run, [(lang, m, s, cfg, str(device), more.get((lang, m, s), 0),
                                    resume.get((lang, m, s))) for lang, m, s in jobs],
                         device=device, desc="gym", progress=progress)
     by_job = dict(zip(jobs, done))
-    return [by_job[lang, m, s] for lang, m in pairs for s in seeds]
+    return [by_job[lang, m, s] for lang, m in pairs for s in seeds if (lang, m, s) in by_job]
