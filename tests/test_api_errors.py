@@ -184,4 +184,12 @@ def test_odd_but_valid_calls_still_work():
         assert model(torch.zeros(0, 3, dtype=torch.long)).shape == (0, 3, 4)
     assert math.isfinite(X.optimal_loss([""]))
     assert M.build_model("flnn", vocab_size=5, init_range=0.0) is not None  # zeros allowed
-    assert M.build_model("urn", vocab_size=4, hidden_size=None).hidden_size == 50
+    assert M.build_model("urn", vocab_size=4).hidden_size == 50  # the papers' Dyck size
+
+
+def test_no_model_takes_a_missing_state_size():
+    # hidden_size=None once meant "the default" for the URN (a shim for its old n=); every model
+    # now refuses it alike, naming the argument
+    for kind in ("srn", "lstm", "urn", "matrix_rnn"):
+        with pytest.raises((TypeError, ValueError), match="hidden_size"):
+            M.build_model(kind, vocab_size=4, hidden_size=None)

@@ -260,7 +260,7 @@ def test_embedding_analysis_sees_exact_inverses():
     composes to I (B&L 2022 Table 4 in the limit), every mismatched one does not."""
     language = Dyck()
     vocab = Vocab(language.alphabet)
-    model = URN(len(vocab), n=6, k=None, dropout=0.0, init_range=0.5, seed=0).eval()
+    model = URN(len(vocab), hidden_size=6, k=None, dropout=0.0, init_range=0.5, seed=0).eval()
     with torch.no_grad():
         for o, c in zip(language.openers, language.closers):
             model.generators[vocab.index(c)] = -model.generators[vocab.index(o)]
