@@ -37,6 +37,15 @@ def part_of(path: Path) -> str:
     return first.removesuffix(".py")
 
 
+def import_target(node: ast.ImportFrom, package: tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    """The module a ``from … import`` names, as its dotted parts (a relative one resolved
+    against ``package``, the parts of the importing module's package)."""
+    if not node.level:
+        return tuple((node.module or "").split("."))
+    base = package[: len(package) - node.level + 1]
+    return (*base, *(node.module.split(".") if node.module else ()))
+
+
 def imported_parts(path: Path) -> set[str]:
     """The parts of course_rnn (``models``, ``metrics`` …) that a module imports."""
     module = path.relative_to(PACKAGE.parent).with_suffix("").parts
@@ -44,11 +53,7 @@ def imported_parts(path: Path) -> set[str]:
     found = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package[: len(package) - node.level + 1]
-                target = (*base, *(node.module.split(".") if node.module else ()))
-            else:
-                target = tuple((node.module or "").split("."))
+            target = import_target(node, package)
             if target[0] != "course_rnn":
                 continue
             if len(target) > 1:
@@ -90,8 +95,7 @@ def imported_modules(path: Path, name: str, named=NAMED) -> set[str]:
     found = set()
     for node in _module_level(ast.parse(path.read_text(encoding="utf-8")).body):
         if isinstance(node, ast.ImportFrom):
-            base = package[: len(package) - node.level + 1] if node.level else []
-            target = ".".join([*base, *(node.module.split(".") if node.module else [])])
+            target = ".".join(import_target(node, package))
             found |= {f"{target}.{a.name}" if f"{target}.{a.name}" in named else target
                       for a in node.names}
         else:
