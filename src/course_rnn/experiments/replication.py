@@ -220,6 +220,62 @@ class Row:
                              f"{', '.join(VERDICTS)} (or a Verdict from judge)")
 
 
+@dataclass(frozen=True)
+class Claim:
+    """A row of a paper-vs-ours table written as a rule: what the paper says and how to check
+    it on our numbers, so that :func:`deciding_models` and :func:`judged_rows` can judge a whole
+    list of rows alike.
+
+    ``check(numbers) -> (ours, value, agrees, gap)``: the text of the ours column, the figure,
+    whether it agrees and how far it is from agreeing (≥ 0). ``models``: the networks whose
+    runs decide the row (their convergence gates the verdict; they are continued at twice the
+    budget when the row disagrees); empty for a row that needs no training (a formula).
+    """
+
+    quantity: str
+    paper: str
+    check: Callable[[Any], tuple[str, float, bool, float]]
+    models: tuple[str, ...]
+    note: str = ""
+
+
+def _claimed(claims: Sequence[Claim], numbers, runs_of: Callable[[Any, tuple], list]
+             ) -> dict[Claim, tuple[str, Measurement]]:
+    """Each claim checked on ``numbers``: claim → (the ours column, its :class:`Measurement`).
+    ``runs_of(numbers, models)``: the runs (converged or not) of those models behind the row."""
+    measured = {}
+    for claim in claims:
+        ours, value, agrees, gap = claim.check(numbers)
+        measured[claim] = (ours, Measurement(value, agrees, gap, runs_of(numbers, claim.models)))
+    return measured
+
+
+def deciding_models(claims: Sequence[Claim], numbers, runs_of: Callable[[Any, tuple], list]
+                    ) -> list[str]:
+    """The models behind every converged row that disagrees on ``numbers`` (sorted): the ones
+    whose runs :func:`twice_the_budget` continues before the rows are built."""
+    measured = _claimed(claims, numbers, runs_of)
+    return sorted({m for c, (_, first) in measured.items() if needs_twice(first)
+                   for m in c.models})
+
+
+def judged_rows(claims: Sequence[Claim], numbers, doubled_numbers,
+                runs_of: Callable[[Any, tuple], list]) -> list[Row]:
+    """The rows of ``claims``, each judged (:func:`judge`) on ``numbers`` and, where it
+    disagrees, on ``doubled_numbers``: the numbers with the runs of :func:`deciding_models`
+    continued to twice their budget (None when no row needed them). A row with no model behind
+    it (a formula) cannot be helped by training: its figure at twice the budget is its first."""
+    rows = []
+    for claim, (ours, first) in _claimed(claims, numbers, runs_of).items():
+        second = None
+        if needs_twice(first):
+            second = first if not claim.models else \
+                _claimed([claim], doubled_numbers, runs_of)[claim][1]
+        rows.append(Row(claim.quantity, claim.paper, ours, claim.note,
+                        verdict=judge(first, second)))
+    return rows
+
+
 @dataclass
 class Replication:
     """What one run of an experiment returns (and what ``replicate`` saves)."""
