@@ -10,7 +10,8 @@ from ...checks import is_integer
 from ..settings import Scales, Settings, setting
 
 #: Words of frequency ≤ 3 merged (Bengio et al. 2003, §4): a word is kept when seen at least 4
-#: times (re-exported by :mod:`.paper`, beside the paper's other numbers).
+#: times (here, not beside Table 1's other figures in the experiment's module, so that the
+#: command line reads the settings without importing torch).
 BROWN_MIN_COUNT = 4
 
 #: MLP variant -> direct connections (``W x``)?
