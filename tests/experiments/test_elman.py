@@ -107,8 +107,14 @@ def test_exact_bound_and_training(tiny):
         assert e.kl < exact.untrained.kl, "even two epochs move towards the optimum"
     assert exact.kl_min <= exact.kl_max
     for run in tiny.numbers.runs:
-        assert len(run.train_loss) == TINY["epochs"] and math.isfinite(run.held_out)
-        assert run.convergence["epochs"] == TINY["epochs"]
+        history = tiny.runs[f"{run.regime}, seed {run.seed}"]  # the curve is saved once, there
+        assert len(history["train_loss"]) == TINY["epochs"] and math.isfinite(run.held_out)
+        assert history.convergence.epochs == TINY["epochs"]
+        assert run.final_train_loss == history.last["train_loss"]
+    saved = tiny.to_json()
+    assert not {"train_loss", "valid_loss", "convergence"} & set(saved["numbers"]["runs"][0])
+    assert saved["runs"]["stream, seed 1"]["curve"]["valid_loss"] == \
+        tiny.runs["stream, seed 1"]["valid_loss"]
     stream = tiny.numbers.stream_optimum
     held_out_stream = tiny.artefacts.data["stream"][1]
     assert stream.exact == pytest.approx(language.stream_loss(held_out_stream))
@@ -191,12 +197,12 @@ def test_a_finding_is_judged_at_twice_the_budget(tiny, again, verdict):
                                   noun_verb_roots=3 if again == 3 else 1,
                                   one_branch=dict.fromkeys(tiny.numbers.one_branch, 3))
     # the runs continued to twice their epochs are trained before the table (twice_the_budget)
-    # and handed to it as data; an agreeing finding does not need them
-    assert elman.finding_measurements(numbers, [True] * 3)[0].agrees == (again == 3)
-    clades = elman.Clades({}, dict.fromkeys(tiny.numbers.one_branch, 3),
-                          3 if again is None else again)
-    rows = {r.quantity: r for r in elman.table_rows(numbers, "quick", [True] * 3, clades,
-                                                    [True] * 3)}
+    # and handed to it as data (numbers.doubled); an agreeing finding does not need them
+    assert elman.finding_measurements(numbers, 3, [True] * 3)[0].agrees == (again == 3)
+    numbers.doubled = elman.Clades({}, dict.fromkeys(tiny.numbers.one_branch, 3),
+                                   3 if again is None else again)
+    assert set(numbers.to_json()["doubled"]) == {"one_branch", "noun_verb_roots"}
+    rows = {r.quantity: r for r in elman.table_rows(numbers, "quick", [True] * 3, [True] * 3)}
     root = rows["root splits nouns from verbs"]
     assert root.verdict == verdict
     if verdict != "agrees":

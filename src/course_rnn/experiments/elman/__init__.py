@@ -37,54 +37,519 @@ A run that stalls or reaches the cap first did not converge. For every run it th
 * reads the mean hidden state per word on held-out text (:func:`~course_rnn.analysis.hidden.
   mean_states`; the held-out stream in one piece) and clusters the means (Euclidean distance,
   average linkage, :func:`~course_rnn.analysis.hidden.cluster_tree`);
-* reads that tree as branches: for each word group of Figure 7 (:func:`~.compute.word_groups`)
-  the best branch's Jaccard similarity |A ∩ B| / |A ∪ B| (1.0: the group *is* one branch), and
-  whether the root splits nouns from verbs (:func:`~.compute.tree_report`).
+* reads that tree as branches: for each word group of Figure 7 (:func:`word_groups`) the best
+  branch's Jaccard similarity |A ∩ B| / |A ∪ B| (1.0: the group *is* one branch), and whether
+  the root splits nouns from verbs (:func:`tree_report`).
 
 The paper-vs-ours table counts, for each finding of Figure 7, the runs in which it holds; a
 finding that does not hold in every run is re-checked on the runs continued to twice their
-epochs (:func:`~course_rnn.experiments.replication.judge`).
+epochs (:func:`~course_rnn.experiments.replication.twice_the_budget`, then
+:func:`~course_rnn.experiments.replication.judge`).
 
-The package, by job: :mod:`.settings` (``ElmanSettings`` and its scales), :mod:`.compute` (the
-data, the training runs, reading a tree), :mod:`.results` (the typed numbers and artefacts),
-:mod:`.report` (the paper-vs-ours table), :mod:`.figures` (trees and learning curves), and here
-:func:`run`, which puts them together.
+The module reads top to bottom as :func:`run` uses it: the settings (:mod:`.settings`, read
+alone by the command line), the data and the jobs (training one run, reading its tree), the
+numbers, the rows, the figures, and :func:`run`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from scipy.cluster import hierarchy
 
 from ...analysis import hidden as H
+from ...analysis.curves import learning_curves
 from ...languages import ElmanTemplates, Vocab
 from ...models import build_model
-from ..replication import Experiment, Replication, needs_twice, twice_the_budget
+from ...training import Optimum, Plateau, ReduceOnPlateau, evaluate_loss, fit
+from ...training.stream import StreamModelling, stream_loss
+from ..records import Record, mean_se, saved_if_set, unsaved
+from ..replication import (
+    Experiment,
+    Measurement,
+    Replication,
+    Row,
+    judge,
+    needs_twice,
+    twice_the_budget,
+)
 from ..setup import begin
-from .compute import (
-    KINDS,
-    Clades,
-    TrainedRun,
-    clade_counts,
-    make_data,
-    read_run,
-    train_run,
-    train_runs,
-    tree_report,
-    word_groups,
-)
-from .figures import KIND_COLOUR, curves_figures, draw_tree, kind_legend, trees_figure
-from .report import FIGURE_7_GROUPS, finding_measurement, finding_measurements, table_rows
-from .results import (
-    ElmanArtefacts,
-    ElmanNumbers,
-    Exact,
-    ExactLoss,
-    StreamOptimum,
-    TrainingSize,
-    doubled_numbers,
-    run_numbers,
-)
+from ..workers import parallel_map
 from .settings import DEFAULT_SEEDS, ELMAN_PASSES, REGIMES, SETTINGS, ElmanSettings
+
+# -- the settings' companions: Figure 7's word classes and groups --------------------------------
+
+#: The finer word classes of Figure 7, in the order of the colours of the trees.
+KINDS = ("human", "animal", "food", "breakable", "thing",
+         "intransitive", "optionally transitive", "transitive")
+#: Figure 7's groups that the table asks about: (row label, group in :func:`word_groups`).
+FIGURE_7_GROUPS = (
+    ("animate nouns", "animate"),
+    ("inanimate nouns", "inanimate"),
+    ("humans", "human"),
+    ("animals", "animal"),
+    ("food", "food"),
+    ("breakables", "breakable"),
+    ("intransitive verbs (D.O.-ABS)", "intransitive"),
+    ("obligatorily transitive verbs (D.O.-REQ)", "transitive"),
+)
+
+
+# -- the data and the jobs: train one run, read its tree -----------------------------------------
+
+
+def make_data(language: ElmanTemplates, cfg: ElmanSettings) -> dict[str, tuple]:
+    """Regime → (training data, held-out data for validation and for reading the states).
+
+    Both regimes see the same ``cfg.sentences`` sentences (seed ``data_seed``): as a list of
+    sentences, or concatenated into one stream of words with no boundary mark. The held-out
+    text is ``probe`` fresh sentences (seed ``probe_seed``), as sentences or as one stream.
+    """
+    return {
+        "sentences": (language.sample(cfg.sentences, seed=cfg.data_seed),
+                      language.sample(cfg.probe, seed=cfg.probe_seed)),
+        "stream": (language.corpus(cfg.sentences, seed=cfg.data_seed),
+                   language.corpus(cfg.probe, seed=cfg.probe_seed)),
+    }
+
+
+def train_run(regime: str, seed: int, cfg: ElmanSettings, data: tuple, device=None,
+              min_epochs: int = 0, resume=None) -> tuple:
+    """Train one SRN on one regime until it has learned (see the module docstring); return
+    ``(model, history)``. ``min_epochs`` and ``resume`` (the History of the seed's first run)
+    continue a run to twice its budget. Top level, for worker processes."""
+    language = ElmanTemplates()
+    vocab = Vocab.for_language(language)
+    train, probe = data
+    batch_size, lr = cfg.regime(regime)
+    model = build_model(cfg.model, vocab_size=len(vocab), hidden_size=cfg.hidden, seed=seed)
+    common = dict(valid=probe, epochs=max(cfg.epochs, min_epochs), min_epochs=min_epochs,
+                  batch_size=int(batch_size), lr=float(lr), optimizer=cfg.optimizer,
+                  schedule=ReduceOnPlateau(0.5, cfg.lr_patience), seed=seed, device=device,
+                  progress=False, resume=resume)
+    if regime == "sentences":
+        scorer = H.ExactScorer(language, vocab)
+        history = fit(model, vocab, train, **common,
+                      metrics={"exact_loss": lambda m: scorer(m)["cross_entropy"]},
+                      until=Optimum(scorer.entropy, cfg.tolerance, metric="exact_loss"),
+                      patience=cfg.patience, restore_best=False)
+    else:
+        task = StreamModelling(vocab, cfg.chunk)
+        history = fit(model, task, train, **common, until=Plateau(patience=cfg.patience))
+    return model, history
+
+
+@dataclass
+class TrainedRun:
+    """One trained run: its ``model`` and ``history``, its ``held_out`` loss (nats per word; for
+    the stream read with its state carried), the mean ``states`` per word on the held-out text
+    and their ``tree`` (a scipy linkage)."""
+
+    model: object
+    history: object
+    held_out: float
+    states: H.WordStates
+    tree: np.ndarray
+
+
+def read_run(regime: str, model, history, cfg: ElmanSettings, data: tuple) -> TrainedRun:
+    """A trained run read on its held-out text (see :class:`TrainedRun`)."""
+    vocab = Vocab.for_language(ElmanTemplates())
+    probe = data[1]
+    if regime == "sentences":
+        held_out = evaluate_loss(model, vocab, probe)
+        states = H.mean_states(model, vocab, probe, words=vocab.alphabet)
+    else:
+        held_out = stream_loss(model, vocab, probe, cfg.chunk)
+        states = H.mean_states(model, vocab, [probe], words=vocab.alphabet)  # one long read
+    return TrainedRun(model, history, held_out, states, H.cluster_tree(states))
+
+
+def train_runs(data: Mapping, cfg: ElmanSettings, seeds: Sequence[int], device,
+               progress: bool | None = None, min_epochs: Mapping | None = None,
+               first: Mapping | None = None) -> dict[tuple[str, int], TrainedRun]:
+    """(regime, seed) → the run trained by :func:`train_run` and read by :func:`read_run`, every
+    run in parallel worker processes; ``min_epochs`` ((regime, seed) → epochs) and ``first``
+    ((regime, seed) → that seed's first :class:`TrainedRun`): continue those runs instead (the
+    ``train_again`` of :func:`~course_rnn.experiments.replication.twice_the_budget`)."""
+    plan = [(regime, seed) for regime in REGIMES for seed in seeds]
+    if min_epochs is not None:
+        plan = [p for p in plan if p in min_epochs]
+    min_epochs, first = min_epochs or {}, first or {}
+    jobs = [(regime, seed, cfg, data[regime], str(device), min_epochs.get((regime, seed), 0),
+             first[regime, seed].history if (regime, seed) in first else None)
+            for regime, seed in plan]
+    trained = parallel_map(train_run, jobs, device=device, desc="elman-clusters",
+                           progress=progress)
+    return {(regime, seed): read_run(regime, model, history, cfg, data[regime])
+            for (regime, seed), (model, history) in zip(plan, trained)}
+
+
+def word_groups(language: ElmanTemplates) -> dict[str, list[str]]:
+    """The word groups of Elman's Figure 7 (and two that our trees suggest), name → words.
+
+    nouns / verbs; animate / inanimate nouns; the eight finer kinds (:data:`KINDS`); the
+    aggressors (*dragon, monster, lion*: NOUN-AGRESS); the humans together with the other animals
+    (*cat, mouse, dog*), which share the humans' sentence frames.
+    """
+    cls = {w: language.category_of(w) for w in language.alphabet}
+    groups = {
+        "nouns": [w for w in language.alphabet if cls[w].pos == "noun"],
+        "verbs": [w for w in language.alphabet if cls[w].pos == "verb"],
+        "animate": [w for w in language.alphabet if cls[w].animacy == "animate"],
+        "inanimate": [w for w in language.alphabet if cls[w].animacy == "inanimate"],
+    }
+    groups.update({k: [w for w in language.alphabet if cls[w].kind == k] for k in KINDS})
+    groups["aggressors"] = list(language.categories["NOUN-AGRESS"])
+    groups["humans + cat, mouse, dog"] = [*language.categories["NOUN-HUM"],
+                                          *language.categories["NOUN-ANIM"]]
+    return groups
+
+
+def tree_report(tree: np.ndarray, labels: Sequence[str], groups: Mapping[str, Sequence[str]]
+                ) -> dict:
+    """One tree as a row of the clade table.
+
+    ``root splits off``: the smaller side of the root split (its words when fewer than 8);
+    ``noun|verb root``: whether the root divides exactly the nouns from the verbs (Fig. 7's top
+    split); then per group, the Jaccard similarity of the best-matching branch (1.0: the group is
+    exactly one branch), rounded to 2 decimals.
+    """
+    big, small = H.top_split(tree, labels)
+    report = {"root splits off": " ".join(sorted(small)) if len(small) < 8
+              else f"{len(small)} words",
+              "noun|verb root": {big, small} == {frozenset(groups["nouns"]),
+                                                 frozenset(groups["verbs"])}}
+    report.update({g: round(H.best_clade(tree, labels, ws)[1], 2) for g, ws in groups.items()})
+    return report
+
+
+# -- the numbers ---------------------------------------------------------------------------------
+
+
+@dataclass
+class Clades(Record):
+    """The trees of a set of runs read against Figure 7's groups: ``reports`` (run name →
+    :func:`tree_report`; not saved: each run's report is saved with its :class:`RunNumbers`),
+    ``one_branch`` (group → the runs in which it is exactly one branch) and
+    ``noun_verb_roots`` (the runs whose root splits nouns from verbs). Saved as the findings
+    at twice the budget (``numbers.doubled``)."""
+
+    reports: dict[str, dict] = unsaved()
+    one_branch: dict[str, int]
+    noun_verb_roots: int
+
+
+def clade_counts(runs: Mapping[tuple[str, int], TrainedRun], groups: Mapping) -> Clades:
+    """The :class:`Clades` of ``runs``."""
+    reports = {f"{regime}, seed {seed}": tree_report(r.tree, r.states.words, groups)
+               for (regime, seed), r in runs.items()}
+    return Clades(reports,
+                  {g: sum(rep[g] == 1.0 for rep in reports.values()) for g in groups},
+                  sum(rep["noun|verb root"] for rep in reports.values()))
+
+
+@dataclass
+class TrainingSize(Record):
+    """The size of what was trained: ``hidden`` units, ``training_sentences`` (and as many
+    ``training_words`` in the stream), the fewest and most epochs a run needed."""
+
+    hidden: int
+    training_sentences: int
+    passes_min: float
+    passes_max: float
+    training_words: int
+
+
+@dataclass
+class RunNumbers(Record):
+    """One run: its regime and seed, final training loss, held-out loss (nats per word), wall
+    seconds and its tree's report (the clade table's row). Its learning curve and convergence
+    record are saved once, with the run's history (``Replication.runs``)."""
+
+    regime: str
+    seed: int
+    final_train_loss: float
+    held_out: float
+    seconds: float
+    tree: dict
+
+
+@dataclass
+class ExactLoss(Record):
+    """A sentence model against the generator's exact next-word distributions
+    (:class:`~course_rnn.analysis.hidden.ExactScorer`): its ``cross_entropy``, the ``entropy``
+    bound, their difference ``kl`` (nats per symbol), over ``strings`` sentences carrying
+    probability ``mass``."""
+
+    cross_entropy: float
+    entropy: float
+    kl: float
+    strings: int
+    mass: float
+
+
+@dataclass
+class Exact(Record):
+    """The sentence regime against the exact predictor: the ``untrained`` SRN and each trained
+    seed (``by_seed``), the ``entropy`` bound, and the trained seeds' KL (min, max, mean ± SE).
+    Saved as ``{"untrained", "seed 0", …, "entropy", "kl_min", "kl_max",
+    "kl_mean_se"}``."""
+
+    untrained: ExactLoss
+    by_seed: dict[int, ExactLoss]
+    entropy: float
+    kl_min: float = field(init=False)
+    kl_max: float = field(init=False)
+    kl_mean_se: list[float] = field(init=False)
+
+    def __post_init__(self):
+        kl = [e.kl for e in self.by_seed.values()]
+        self.kl_min, self.kl_max, self.kl_mean_se = min(kl), max(kl), list(mean_se(kl))
+
+    @classmethod
+    def of(cls, scorer: H.ExactScorer, untrained, runs: Mapping[tuple[str, int], TrainedRun]
+           ) -> Exact:
+        """The ``untrained`` SRN and every sentence run, scored by ``scorer``."""
+        return cls(ExactLoss(**scorer(untrained)),
+                   {seed: ExactLoss(**scorer(r.model)) for (regime, seed), r in runs.items()
+                    if regime == "sentences"}, scorer.entropy)
+
+    def models(self) -> dict[str, ExactLoss]:
+        """Name → loss: "untrained", then "seed 0", … (the rows of the chapter's table)."""
+        return {"untrained": self.untrained,
+                **{f"seed {s}": e for s, e in self.by_seed.items()}}
+
+    def to_json(self) -> dict:
+        return {**{name: e.to_json() for name, e in self.models().items()},
+                "entropy": self.entropy, "kl_min": self.kl_min, "kl_max": self.kl_max,
+                "kl_mean_se": self.kl_mean_se}
+
+
+@dataclass
+class StreamOptimum(Record):
+    """The stream regime against the exact stream predictor (which must guess where sentences
+    end): its loss on the held-out stream (``exact``), the models' (min, max) and their gap above
+    it (mean, SE)."""
+
+    exact: float
+    model_min: float
+    model_max: float
+    gap_mean_se: list[float]
+
+    @classmethod
+    def of(cls, exact: float, held_out: Sequence[float]) -> StreamOptimum:
+        return cls(exact, min(held_out), max(held_out),
+                   list(mean_se([v - exact for v in held_out])))
+
+
+@dataclass
+class ElmanNumbers(Record):
+    """Every number of the replication (see :func:`run`)."""
+
+    setup: TrainingSize
+    runs: list[RunNumbers]
+    n_runs: int
+    one_branch: dict[str, int]  # group -> runs in which it is exactly one branch
+    noun_verb_roots: int  # runs whose root splits nouns from verbs
+    exact: Exact
+    stream_optimum: StreamOptimum
+    doubled: Clades | None = saved_if_set()  # when a finding was re-checked at 2× the epochs
+
+
+def numbers_of(runs: Mapping[tuple[str, int], TrainedRun], clades: Clades, cfg: ElmanSettings,
+               exact: Exact, stream_exact: float, training_words: int) -> ElmanNumbers:
+    """The :class:`ElmanNumbers` of the first runs (``numbers.doubled`` is set by :func:`run`
+    when a finding was re-checked)."""
+    epochs = [r.history.convergence.epochs for r in runs.values()]
+    each = [RunNumbers(regime, seed, r.history.last["train_loss"], r.held_out, r.history.seconds,
+                       clades.reports[f"{regime}, seed {seed}"])
+            for (regime, seed), r in runs.items()]
+    held_out = [r.held_out for (regime, _), r in runs.items() if regime == "stream"]
+    return ElmanNumbers(
+        TrainingSize(cfg.hidden, cfg.sentences, min(epochs), max(epochs), training_words),
+        each, len(runs), clades.one_branch, clades.noun_verb_roots, exact,
+        StreamOptimum.of(stream_exact, held_out))
+
+
+# -- the rows: ours beside Elman's text and Figure 7 ----------------------------------------------
+
+
+def finding_measurements(counts: ElmanNumbers | Clades, n_runs: int, histories: Sequence
+                         ) -> list[Measurement]:
+    """The Figure 7 findings as measurements, in the table's order: the noun/verb root split,
+    then each of :data:`FIGURE_7_GROUPS` as one branch, counted in ``counts`` (the first runs'
+    numbers, or the :class:`Clades` of the runs continued to twice their epochs). A finding
+    agrees when it holds in all ``n_runs`` runs; the gap is the share of runs in which it does
+    not."""
+    found = (counts.noun_verb_roots, *(counts.one_branch[group] for _, group in FIGURE_7_GROUPS))
+    return [Measurement(k, agrees=k == n_runs, gap=(n_runs - k) / n_runs, runs=histories)
+            for k in found]
+
+
+def to_double(numbers: ElmanNumbers, runs: Mapping[tuple[str, int], TrainedRun]) -> list:
+    """The runs :func:`judge` needs at twice the budget: every run, when a finding holds in
+    some runs only and every run converged; none otherwise."""
+    first = finding_measurements(numbers, numbers.n_runs, [r.history for r in runs.values()])
+    return list(runs) if any(needs_twice(m) for m in first) else []
+
+
+def table_rows(numbers: ElmanNumbers, scale: str, histories: Sequence,
+               doubled_histories: Sequence = ()) -> list[Row]:
+    """The paper-vs-ours table: Elman's set-up, Figure 7's findings (judged on the first runs'
+    ``histories``, and on ``numbers.doubled`` with ``doubled_histories`` where the runs were
+    continued to twice their epochs, before), the exact predictors."""
+    return [*setup_rows(numbers.setup, scale),
+            *finding_rows(numbers, histories, doubled_histories),
+            *exact_rows(numbers.exact, numbers.stream_optimum)]
+
+
+def setup_rows(setup: TrainingSize, scale: str) -> list[Row]:
+    """Elman's size, corpus and training beside ours."""
+    differs = ("smaller (quick scale; `--scale paper` uses Elman's)" if scale == "quick"
+               else "differs (settings overridden)")
+    passes = (f"{setup.passes_min}" if setup.passes_min == setup.passes_max
+              else f"{setup.passes_min}–{setup.passes_max}")
+    return [
+        Row("hidden units", "150 (text)", str(setup.hidden),
+            "same as Elman" if setup.hidden == 150 else differs),
+        Row("training sentences / passes", f"10,000 / {ELMAN_PASSES} (text)",
+            f"{setup.training_sentences:,} / {passes} (until learned)",
+            ("same corpus size as Elman; " if setup.training_sentences == 10_000
+             else f"corpus {differs}; ")
+            + "we train until each run has learned, not for a fixed number of passes"),
+        Row("sentence boundaries marked", "no (text)", "no (stream) and yes (sentences)",
+            "the stream regime is Elman's (state never reset; truncated BPTT); the sentence "
+            "regime allows the exact entropy bound"),
+    ]
+
+
+def finding_rows(numbers: ElmanNumbers, histories: Sequence, doubled_histories: Sequence
+                 ) -> list[Row]:
+    """One row per finding of Figure 7: in how many runs it holds, and the verdict."""
+    n = numbers.n_runs
+    first = finding_measurements(numbers, n, histories)
+    again = (finding_measurements(numbers.doubled, n, doubled_histories) if numbers.doubled
+             else [None] * len(first))
+    labels = ["root splits nouns from verbs",
+              *(f"{label} one branch" for label, _ in FIGURE_7_GROUPS)]
+    return [Row(label, "yes (Fig. 7)", f"{one.value}/{n} runs", _holds(one.value, n),
+                judge(one, two)) for label, one, two in zip(labels, first, again)]
+
+
+def exact_rows(exact: Exact, stream: StreamOptimum) -> list[Row]:
+    """Both regimes against their exact predictors (Elman reports another measure, or none)."""
+    return [
+        Row("predicts the word class, not the word", "RMS error 0.88 vs actual next word (text)",
+            f"KL to exact {_span(exact.kl_min, exact.kl_max)} nats/word "
+            f"(bound {exact.entropy:.3f})",
+            f"different measure: ours is the gap to the best possible predictor (untrained: KL "
+            f"{exact.untrained.kl:.2f}), whose loss stays far above 0 because only the class "
+            "of the next word is predictable", "not comparable"),
+        Row("stream: held-out loss against the exact stream predictor", "— (not reported)",
+            f"{_span(stream.model_min, stream.model_max)} vs {stream.exact:.3f} nats/word",
+            "the exact predictor must guess where sentences end; what it pays above the "
+            f"sentence bound ({exact.entropy:.3f} per symbol, ends marked) no model can "
+            "recover"),
+    ]
+
+
+def _span(low: float, high: float) -> str:
+    """"0.012" or "0.012-0.019" (three decimals; one value when both round alike)."""
+    low, high = f"{low:.3f}", f"{high:.3f}"
+    return low if low == high else f"{low}-{high}"
+
+
+def _holds(count: int, n: int) -> str:
+    if count == n:
+        return "holds in every run"
+    if count == 0:
+        return "holds in no run"
+    return f"holds in {count} of {n} runs only"
+
+
+# -- the figures: the word trees (Elman's Figure 7) and the learning curves -----------------------
+
+#: One colour per word class of Figure 7.
+KIND_COLOUR = {k: f"C{i}" for i, k in enumerate(KINDS)}
+
+
+def draw_tree(tree: np.ndarray, labels: Sequence[str], ax, title: str,
+              language: ElmanTemplates | None = None) -> None:
+    """A left-to-right dendrogram on ``ax``, each word coloured by its kind (:data:`KINDS`)."""
+    language = language or ElmanTemplates()
+    hierarchy.dendrogram(tree, labels=list(labels), orientation="left", ax=ax,
+                         color_threshold=0, above_threshold_color="0.35", leaf_font_size=11)
+    for tick in ax.get_yticklabels():
+        tick.set_color(KIND_COLOUR[language.category_of(tick.get_text()).kind])
+    ax.set_title(title, fontsize=11)
+    ax.set_xlabel("distance")
+
+
+def kind_legend() -> tuple[list[Line2D], list[str]]:
+    """Legend handles and labels for the colours of :func:`draw_tree`."""
+    return [Line2D([], [], color=KIND_COLOUR[k], lw=4) for k in KINDS], list(KINDS)
+
+
+def trees_figure(runs: Mapping[tuple[str, int], TrainedRun], seeds: Sequence[int],
+                 language: ElmanTemplates) -> Figure:
+    """The tree of every run: one row per regime, one column per seed. (Sized so that a page
+    that shrinks three columns to its width still shows the words at ≈ 9 px.)"""
+    fig = Figure(figsize=(4 * len(seeds), 11), layout="tight")
+    axes = fig.subplots(len(REGIMES), len(seeds), squeeze=False)
+    for row, regime in enumerate(REGIMES):
+        for col, seed in enumerate(seeds):
+            r = runs[regime, seed]
+            draw_tree(r.tree, r.states.words, axes[row, col], f"{regime}, seed {seed}", language)
+    fig.legend(*kind_legend(), loc="lower center", ncol=4, fontsize=11)
+    fig.get_layout_engine().set(rect=(0, 0.04, 1, 1))
+    return fig
+
+
+def curves_figures(runs: Mapping[tuple[str, int], TrainedRun], optima: Mapping[str, float]
+                   ) -> dict[str, Figure]:
+    """The learning curves of each regime (``curves_sentences``, ``curves_stream``): training
+    and held-out loss of every seed (and, for sentences, the loss against the exact
+    distribution), with the regime's exact optimum dotted."""
+    figures = {}
+    for regime in REGIMES:
+        mine = {f"seed {seed}": r.history for (g, seed), r in runs.items() if g == regime}
+        if not mine:
+            continue
+        metrics = ("train_loss", "valid_loss") + (("exact_loss",) if regime == "sentences"
+                                                   else ())
+        figure = learning_curves(mine, metrics, optimum=optima[regime],
+                                 title=f"SRN, {regime} regime (dotted: the exact optimum"
+                                       + (", the entropy bound)" if regime == "sentences"
+                                          else " of the held-out stream)"))
+        if regime == "sentences":
+            figure.axes[2].set_ylabel("loss against the exact distribution (nats)")
+        figures[f"curves_{regime}"] = figure
+    return figures
+
+
+# -- run -----------------------------------------------------------------------------------------
+
+
+@dataclass
+class ElmanArtefacts:
+    """What the chapter reads beyond the numbers (not saved): ``runs`` ((regime, seed) →
+    :class:`TrainedRun`), the ``untrained`` SRN (seed ``seeds[0]``), the ``language``,
+    ``vocab``, ``data`` (regime → (training, held-out)), Figure 7's ``groups``, the
+    ``clade_table`` (run name → tree report) and the ``doubled_runs`` (when needed)."""
+
+    runs: dict[tuple[str, int], TrainedRun]
+    untrained: object
+    language: ElmanTemplates
+    vocab: Vocab
+    data: dict[str, tuple]
+    groups: dict[str, list[str]]
+    clade_table: dict[str, dict]
+    doubled_runs: dict[tuple[str, int], TrainedRun] = field(default_factory=dict)
 
 
 def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=None,
@@ -97,15 +562,15 @@ def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=N
     :class:`~.settings.ElmanSettings` (an unknown key or a bad value: ValueError). Runs on
     ``device`` (default: CUDA when present); the tree analysis runs on CPU numpy.
 
-    ``numbers`` is an :class:`~.results.ElmanNumbers`: ``setup``; per run (``runs``) its
-    convergence, losses, held-out loss and the tree's report (:func:`~.compute.tree_report`);
-    ``one_branch`` (group → runs in which it is exactly one branch), ``noun_verb_roots``,
-    ``n_runs``; ``exact`` (cross-entropy, entropy bound, KL per seed of the sentence regime and
-    for an untrained SRN); ``stream_optimum`` (the exact predictor's loss on the held-out stream,
-    and the models'); ``doubled`` (the clade counts after twice the epochs, when a finding needed
-    them). ``runs``: every training history ("sentences, seed 0", "stream, seed 0 (twice the
-    budget)"). ``artefacts`` is an :class:`~.results.ElmanArtefacts`. Figures:
-    ``curves_sentences``, ``curves_stream`` and ``trees``.
+    ``numbers`` is an :class:`ElmanNumbers`: ``setup``; per run (``runs``) its final and
+    held-out loss and the tree's report (:func:`tree_report`); ``one_branch`` (group → runs in
+    which it is exactly one branch), ``noun_verb_roots``, ``n_runs``; ``exact`` (cross-entropy,
+    entropy bound, KL per seed of the sentence regime and for an untrained SRN);
+    ``stream_optimum`` (the exact predictor's loss on the held-out stream, and the models');
+    ``doubled`` (the clade counts after twice the epochs, when a finding needed them).
+    ``runs``: every training history ("sentences, seed 0", "stream, seed 0 (twice the
+    budget)"). ``artefacts`` is an :class:`ElmanArtefacts`. Figures: ``curves_sentences``,
+    ``curves_stream`` and ``trees``.
     """
     setup = begin(EXPERIMENTS[0], SETTINGS, scale, settings, seeds, DEFAULT_SEEDS, device,
                   progress)
@@ -117,33 +582,23 @@ def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=N
     runs = train_runs(data, cfg, seeds, setup.device, setup.progress)
     untrained = build_model(cfg.model, vocab_size=len(vocab), hidden_size=cfg.hidden,
                             seed=seeds[0]).to(setup.device)
-    scorer = H.ExactScorer(language, vocab)
-    exact = Exact(ExactLoss(**scorer(untrained)),
-                  {s: ExactLoss(**scorer(runs["sentences", s].model)) for s in seeds},
-                  scorer.entropy)
+    exact = Exact.of(H.ExactScorer(language, vocab), untrained, runs)
     clades = clade_counts(runs, groups)
     stream_exact = language.stream_loss(data["stream"][1])
-    epochs = [r.history.convergence.epochs for r in runs.values()]
-    numbers = ElmanNumbers(
-        TrainingSize(cfg.hidden, cfg.sentences, min(epochs), max(epochs),
-                     len(data["stream"][0])),
-        run_numbers(runs, clades), len(runs), clades.one_branch, clades.noun_verb_roots, exact,
-        StreamOptimum.of(stream_exact, [runs["stream", s].held_out for s in seeds]))
-    histories = [r.history for r in runs.values()]
-    deciding = runs if any(needs_twice(m) for m in finding_measurements(numbers, histories)) \
-        else {}
-    doubled = twice_the_budget(runs, deciding, lambda min_epochs, resume: train_runs(
-        data, cfg, seeds, setup.device, setup.progress, min_epochs,
-        {key: r.history for key, r in resume.items()}))
-    doubled_clades = clade_counts(doubled, groups) if doubled else None
+    numbers = numbers_of(runs, clades, cfg, exact, stream_exact, len(data["stream"][0]))
+
+    def train_again(min_epochs, first):
+        return train_runs(data, cfg, seeds, setup.device, setup.progress, min_epochs, first)
+
+    doubled = twice_the_budget(runs, to_double(numbers, runs), train_again)
     if doubled:
-        numbers.doubled = doubled_numbers(doubled, doubled_clades)
-    rows = table_rows(numbers, setup.scale, histories, doubled_clades,
+        numbers.doubled = clade_counts(doubled, groups)
+    rows = table_rows(numbers, setup.scale, [r.history for r in runs.values()],
                       [r.history for r in doubled.values()])
     named = {f"{regime}, seed {seed}": r.history for (regime, seed), r in runs.items()}
     named.update({f"{regime}, seed {seed} (twice the budget)": r.history
                   for (regime, seed), r in doubled.items()})
-    figures = curves_figures(runs, {"sentences": scorer.entropy, "stream": stream_exact})
+    figures = curves_figures(runs, {"sentences": exact.entropy, "stream": stream_exact})
     figures["trees"] = trees_figure(runs, seeds, language)
     artefacts = ElmanArtefacts(runs, untrained, language, vocab, data, groups, clades.reports,
                                doubled)
@@ -154,11 +609,3 @@ EXPERIMENTS = (Experiment(
     name="elman-clusters",
     title="Elman (1990), Fig. 7: the SRN's hidden states cluster words by category",
     chapter="02_srn", run=run, settings=SETTINGS),)
-
-__all__ = [
-    "run", "EXPERIMENTS", "SETTINGS", "ElmanSettings", "DEFAULT_SEEDS", "REGIMES", "ELMAN_PASSES",
-    "KINDS", "KIND_COLOUR", "FIGURE_7_GROUPS", "make_data", "train_run", "read_run",
-    "train_runs", "TrainedRun", "word_groups", "tree_report", "Clades", "clade_counts",
-    "finding_measurement", "finding_measurements", "table_rows", "draw_tree", "kind_legend",
-    "trees_figure", "curves_figures", "ElmanNumbers", "ElmanArtefacts",
-]
