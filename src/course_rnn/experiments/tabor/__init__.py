@@ -38,65 +38,616 @@ evidence that it is stuck, not slow. Runs with the end marker ``</s>`` are "not 
 ``run(scale="quick")`` is what chapter 5 shows; the runs are independent and go to parallel
 worker processes (:func:`~course_rnn.experiments.workers.parallel_map`).
 
-The package, by job: :mod:`.settings` (``TaborSettings`` and its scales, the groups of runs),
-:mod:`.compute` (one run per job, for the worker processes; what a trained network shows),
-:mod:`.results` (the typed numbers and artefacts), :mod:`.report` (Table 4, the verdicts and the
-paper-vs-ours table), :mod:`.figures` (the learning curves), and here :func:`run`, which puts
-them together.
+The module reads top to bottom as :func:`run` uses it: the settings (:mod:`.settings`, read
+by the command line without torch: the groups of runs and their seeds) and Table 4's figures,
+the jobs (one run each, for the worker processes) and what a trained network shows, the numbers
+(:class:`TaborNumbers`, read by attribute), the rows (the verdicts and the tables), the figures,
+and :func:`run`. It is longer than a screenful because it is one experiment whole, each part
+used by the next.
 """
-
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import copy
+import math
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 
-from ..replication import Experiment, Replication, twice_the_budget
+import numpy as np
+
+from ...analysis.dynamics import spread, visitation_set
+from ...languages import Vocab
+from ...languages.tabor import TaborGrammar, TaborGrammar1, TaborGrammar2
+from ...models.flnn import FLNN, evaluate
+from ...training import AnyOf, ExactDistributions, History, Optimum, Plateau, fit, hill_climb
+from ..records import Record, mean_se, saved_if_set
+from ..replication import (
+    Experiment,
+    Measurement,
+    Replication,
+    Row,
+    judge,
+    needs_twice,
+    pm,
+    twice_the_budget,
+)
 from ..setup import begin
 from ..workers import parallel_map
-from .compute import (
-    COLLAPSED,
-    TrainedRun,
-    backprop_run,
-    collapsed,
-    continued_climb,
-    criterion,
-    doubled_job,
-    grammar,
-    hill_climb_run,
-    jobs_for,
-    learned,
-    scores,
-    successful,
-    top_level_spread,
-    train_job,
-)
-from .figures import curves, run_name
-from .report import (
-    COMPARED,
-    PAPER_LEARNED,
-    PAPER_TABLE4,
-    compare,
-    needs_doubling,
-    table4,
-    table_rows,
-    to_double,
-    top_level,
-)
-from .results import (
-    METRICS,
-    WEIGHT_GROUPS,
-    CorpusSummary,
-    GroupSummary,
-    RunNumbers,
-    Spread,
-    TaborArtefacts,
-    TaborNumbers,
-    numbers_of,
-    spreads_of,
-)
-from .settings import BACKPROP, HILL_CLIMB, SEED_KEYS, SETTINGS, TaborSettings
+from .settings import BACKPROP, HILL_CLIMB, SETTINGS, TaborSettings
+from .settings import SEED_KEYS as SEED_KEYS  # the seed keys of the groups, beside the settings
 
 NAME = "tabor-table4"
 TITLE = "Tabor (2011), Table 4: fractal learning networks on Grammars 1 and 2"
+
+# -- the settings' companions: Table 4's figures ---------------------------------------------------
+
+#: Tabor (2011), Table 4, successful runs only (100% correct on the training corpus):
+#: (grammar, corpus) -> (RMSE, SE, % correct, SE, N networks, N points).
+PAPER_TABLE4 = {
+    (1, "train"): (0.013, 0.001, 100.000, 0.000, 9, 129),
+    (1, "test"): (0.048, 0.005, 99.424, 0.195, 9, 4755),
+    (2, "train"): (0.008, 0.000, 100.000, 0.000, 11, 276),
+    (2, "test"): (0.022, 0.001, 99.900, 0.022, 11, 15232),
+}
+#: §3.3: networks (of 15 per grammar) whose hill climbing learned the training corpus.
+PAPER_LEARNED = {1: (9, 15), 2: (11, 15)}
+#: A self-weight this close to 0 makes its word forget the state (a collapsed solution).
+COLLAPSED = 0.1
+
+
+# -- the jobs: train one FLNN, by backprop or by Tabor's climber -----------------------------------
+
+
+@dataclass
+class TrainedRun:
+    """One trained FLNN of ``group``: its ``seed``, ``model``, training ``history`` and Table 4's
+    scores on the ``train`` and ``test`` corpora (:func:`~course_rnn.models.flnn.evaluate`'s
+    dictionaries); a climb adds ``before``, the KL per point at its start."""
+
+    group: str
+    seed: int
+    model: FLNN
+    history: History
+    train: dict
+    test: dict
+    before: float | None = None
+
+    def scores(self, corpus: str) -> dict:
+        """The scores on ``corpus`` ("train" or "test")."""
+        return self.train if corpus == "train" else self.test
+
+
+def grammar(number: int, end_marker: bool = False) -> tuple[TaborGrammar, Vocab]:
+    """Grammar 1 or 2 (Tables 2–3), with Tabor's stream targets unless ``end_marker``, and its
+    vocabulary."""
+    if number not in (1, 2):
+        raise ValueError(f"Tabor's grammars are 1 and 2, got {number!r}")
+    language = {1: TaborGrammar1, 2: TaborGrammar2}[number](end_marker=end_marker)
+    return language, Vocab(language.alphabet)
+
+
+def scores(model: FLNN, language: TaborGrammar, vocab: Vocab) -> dict:
+    """Table 4's scores at Tabor's points on the training corpus (≤ 3 levels) and the test
+    corpus (4–5 levels)."""
+    return {corpus: evaluate(model, language, sentences, vocab, after_start=False)
+            for corpus, sentences in (("train", language.training_corpus()),
+                                      ("test", language.test_corpus()))}
+
+
+def criterion(group: str, settings: TaborSettings):
+    """When a backprop run stops: at Tabor's KL criterion (the optimum 0 within ``kl_target``);
+    with ``</s>``, whose optimum the FLNN cannot reach, at a plateau of the KL (those runs keep
+    the weights of their best epoch); with equal rates at whichever comes first, so that a run
+    whose self-weight collapsed stops where it is stuck (it then has not *learned*: see
+    :func:`learned`, and its doubled budget shows that it stays stuck)."""
+    _, end_marker, _, _, equal_rates = BACKPROP[group]
+    optimum = Optimum(0.0, tolerance=settings.kl_target)
+    plateau = Plateau(patience=settings.plateau_patience // settings.eval_every,
+                      min_delta=settings.plateau_min_delta)
+    if end_marker:
+        return plateau
+    return AnyOf(optimum, plateau) if equal_rates else optimum
+
+
+def backprop_run(group: str, seed: int, settings: TaborSettings, device="cpu",
+                 min_epochs: int = 0, resume=None) -> TrainedRun:
+    """One FLNN of ``group`` trained by backpropagation through time until its criterion.
+    ``min_epochs``: train at least that long; ``resume``: the History of this seed's first run
+    (the doubled budget continues it)."""
+    number, end_marker, rbf_size, _, equal_rates = BACKPROP[group]
+    language, vocab = grammar(number, end_marker)
+    model = FLNN(len(vocab), rbf_size=rbf_size, seed=seed)
+    cap = settings.equal_rate_epochs if equal_rates else settings.epochs
+    history = fit(model, ExactDistributions(language, vocab), language.training_corpus(),
+                  batch_size=None, lr=settings.lr,
+                  lr_factors=None if equal_rates else {"scale": settings.scale_lr_factor},
+                  clip=None, epochs=max(cap, min_epochs), min_epochs=min_epochs,
+                  eval_every=settings.eval_every,
+                  until=criterion(group, settings), restore_best=end_marker, seed=seed,
+                  device=device, progress=False, resume=resume)
+    model.cpu()
+    return TrainedRun(group, seed, model, history, **scores(model, language, vocab))
+
+
+def hill_climb_run(group: str, seed: int, settings: TaborSettings, device="cpu") -> TrainedRun:
+    """One FLNN trained by Tabor's climber from the same start as the backprop run of that seed
+    (``before``: the KL per point at the start)."""
+    language, vocab = grammar(HILL_CLIMB[group])
+    model = FLNN(len(vocab), rbf_size=3, seed=seed).to(device)
+    before = evaluate(model, language, language.training_corpus(), vocab,
+                      after_start=False)["kl_per_position"]
+    history = hill_climb(model, ExactDistributions(language, vocab), language.training_corpus(),
+                         max_steps=settings.hc_steps, radii=settings.hc_radii, seed=seed,
+                         target=settings.kl_target)
+    model.cpu()
+    return TrainedRun(group, seed, model, history, before=before,
+                      **scores(model, language, vocab))
+
+
+def continued_climb(run: TrainedRun, settings: TaborSettings, device="cpu") -> TrainedRun:
+    """The doubled budget of a climb: from where it stopped, as many moves again at its
+    smallest radius (the paper's 0.001). A climb that stopped because no move helped is flat
+    there, so it stays where it is: more moves change nothing."""
+    language, vocab = grammar(HILL_CLIMB[run.group])
+    model = copy.deepcopy(run.model).to(device)
+    history = hill_climb(model, ExactDistributions(language, vocab), language.training_corpus(),
+                         max_steps=max(len(run.history), 1),
+                         radii=(settings.hc_radii[-1],), seed=run.seed,
+                         target=settings.kl_target)
+    model.cpu()
+    return TrainedRun(run.group, run.seed, model, history, before=run.before,
+                      **scores(model, language, vocab))
+
+
+def train_job(kind: str, group: str, seed: int, settings: TaborSettings, device: str,
+              min_epochs: int = 0, run: TrainedRun | None = None) -> TrainedRun:
+    """One job of :func:`run` (top level, so that a worker process can import it)."""
+    if kind == "backprop":
+        return backprop_run(group, seed, settings, device, min_epochs,
+                            run.history if run is not None else None)
+    if kind == "climb":
+        return hill_climb_run(group, seed, settings, device)
+    if kind == "continue climb":
+        return continued_climb(run, settings, device)
+    raise ValueError(f"unknown job kind {kind!r}")
+
+
+def doubled_job(run: TrainedRun, settings: TaborSettings, device: str,
+                min_epochs: int | None = None) -> tuple:
+    """The job that trains ``run`` to twice its budget: the same run, continued (a backprop
+    run to ``min_epochs``, by default twice the whole epochs it began; a climb by as many moves
+    again)."""
+    if run.group in HILL_CLIMB:
+        return ("continue climb", run.group, run.seed, settings, device, 0, run)
+    if min_epochs is None:
+        min_epochs = 2 * math.ceil(run.history.convergence.epochs)
+    return ("backprop", run.group, run.seed, settings, device, min_epochs, run)
+
+
+def jobs_for(settings: TaborSettings, seeds: dict[str, list[int]], device: str) -> list[tuple]:
+    """Every training job (``seeds``: the seeds of each key of
+    :data:`~.settings.SEED_KEYS`), the long climbs first (they start first in the worker
+    pool)."""
+    jobs = [("climb", name, seed, settings, device) for name, g in HILL_CLIMB.items()
+            if g in settings.hc_grammars for seed in seeds["hc_seeds"]]
+    return jobs + [("backprop", name, seed, settings, device)
+                   for name, spec in BACKPROP.items() for seed in seeds[spec[3]]]
+
+
+# -- what a trained network shows ------------------------------------------------------------------
+
+
+def learned(r: TrainedRun) -> bool:
+    """Tabor's success: 100% correct on the training corpus."""
+    return r.train["percent_correct"] == 100.0
+
+
+def collapsed(r: TrainedRun) -> bool:
+    """Some self-weight near 0: that word resets the state, forgetting the stack."""
+    return bool(np.any(np.abs(r.model.scale.detach().numpy()) < COLLAPSED))
+
+
+def successful(runs: list[TrainedRun]) -> list[TrainedRun]:
+    """The runs Table 4 averages: those that learned their training corpus; all runs when none
+    did (the figures then say how far they got)."""
+    return [r for r in runs if learned(r)] or list(runs)
+
+
+def top_level_spread(model: FLNN) -> dict:
+    """Figure 4: how far a Grammar 1 stream network's visited states stray from their stack
+    state's mean. ``train_max`` / ``test_max``: the largest distance on the training corpus
+    (≤ 3 levels) / on every sentence with ≤ 5 levels; ``train_top``, ``test_top``: those
+    distances for the empty stack ε (the top level, which Tabor finds most distorted)."""
+    language, vocab = grammar(1)
+    train = spread(visitation_set(model, language, language.training_corpus(), vocab))
+    test = spread(visitation_set(model, language, language.sentences(5), vocab))
+    return {"train_max": max(train.values()), "test_max": max(test.values()),
+            "train_top": train[""], "test_top": test[""],
+            "top_is_max": bool(test[""] == max(test.values()))}
+
+
+def kept_kl(r: TrainedRun) -> float:
+    """The training KL per position of the weights a run kept: its best epoch's for ``</s>``
+    (restored), its last for the others."""
+    record = r.history.convergence
+    if r.group in BACKPROP and BACKPROP[r.group][1]:
+        return record.best
+    return record.final.get("train_loss")
+
+
+# -- the numbers -----------------------------------------------------------------------------------
+
+METRICS = ("rmse", "percent_correct", "kl_per_position")
+WEIGHT_GROUPS = ("scale", "offset", "centers", "readout")
+CORPORA = ("train", "test")
+
+
+@dataclass
+class RunNumbers(Record):
+    """One run: its seed, convergence (``converged``, why it ``stopped``, ``epochs``,
+    ``steps``), the training KL per position of the weights it kept, Table 4's scores on the
+    ``train`` and ``test`` corpora, whether it ``learned`` its training corpus or ``collapsed``
+    (a self-weight near 0), its ``self_weights``; a climb adds its KL at the start and its
+    moves per weight group and per radius."""
+
+    seed: int
+    converged: bool
+    stopped: str
+    epochs: float
+    steps: int
+    final_train_kl: float
+    train: dict
+    test: dict
+    learned: bool
+    collapsed: bool
+    self_weights: list[float]
+    kl_before: float | None = saved_if_set()
+    steps_per_weight_group: dict[str, int] | None = saved_if_set()
+    steps_per_radius: dict[str, int] | None = saved_if_set()
+
+    @classmethod
+    def of(cls, r: TrainedRun) -> RunNumbers:
+        record = r.history.convergence
+        out = cls(r.seed, record.converged, record.stopped, record.epochs, record.steps,
+                  kept_kl(r), r.train, r.test, learned(r), collapsed(r),
+                  r.model.scale.detach().cpu().tolist())
+        if r.before is not None:
+            out.kl_before = r.before
+            out.steps_per_weight_group = {w: r.history["weight"].count(w)
+                                          for w in WEIGHT_GROUPS}
+            radii = r.history["radius"]
+            out.steps_per_radius = {f"{x:g}": radii.count(x) for x in sorted(set(radii))[::-1]}
+        return out
+
+
+@dataclass
+class CorpusSummary(Record):
+    """Mean ± SE of each Table 4 score on one corpus over the successful runs (as Table 4; all
+    runs when none learned), with their number ``n``, whether they ``learned``, and the number
+    of points scored."""
+
+    rmse: list[float]
+    percent_correct: list[float]
+    kl_per_position: list[float]
+    n: int
+    points: int
+    learned: bool
+
+    @classmethod
+    def of(cls, runs: list[TrainedRun], corpus: str) -> CorpusSummary:
+        chosen = successful(runs)
+        stats = {key: list(mean_se([r.scores(corpus)[key] for r in chosen])) for key in METRICS}
+        return cls(**stats, n=len(chosen), points=chosen[0].scores(corpus)["positions"],
+                   learned=learned(chosen[0]))
+
+
+@dataclass
+class GroupSummary(Record):
+    """A group's :class:`CorpusSummary` on the training and the test corpus."""
+
+    train: CorpusSummary
+    test: CorpusSummary
+
+    @classmethod
+    def of(cls, runs: list[TrainedRun]) -> GroupSummary:
+        return cls(*(CorpusSummary.of(runs, corpus) for corpus in CORPORA))
+
+    def corpus(self, name: str) -> CorpusSummary:
+        """The summary on corpus ``name`` ("train" or "test")."""
+        return self.train if name == "train" else self.test
+
+
+@dataclass
+class Spread(Record):
+    """Figure 4 for one Grammar 1 stream network (:func:`top_level_spread`)."""
+
+    seed: int
+    train_max: float
+    test_max: float
+    train_top: float
+    test_top: float
+    top_is_max: bool
+
+    @classmethod
+    def of(cls, r: TrainedRun) -> Spread:
+        return cls(seed=r.seed, **top_level_spread(r.model))
+
+
+@dataclass
+class TaborNumbers(Record):
+    """Every measured number: per run, per group (mean ± SE over successful runs), the runs
+    that learned their training corpus or collapsed, the doubled budgets, and the top-level
+    distortion (Figure 4b) of the Grammar 1 stream networks."""
+
+    runs: dict[str, list[RunNumbers]]
+    doubled: dict[str, list[RunNumbers]]
+    summary: dict[str, GroupSummary]
+    doubled_summary: dict[str, GroupSummary]
+    learned_training_set: dict[str, int]
+    collapsed: dict[str, int]
+    spread: dict[str, list[Spread]]
+    doubled_spread: dict[str, list[Spread]]
+    top_level_most_distorted: dict[str, int] = field(init=False)
+
+    def __post_init__(self):
+        self.top_level_most_distorted = {name: sum(s.top_is_max for s in spreads)
+                                         for name, spreads in self.spread.items()}
+
+
+def spreads_of(groups: dict[str, list[TrainedRun]]) -> dict[str, list[Spread]]:
+    """:class:`Spread` of every Grammar 1 stream network, by group."""
+    return {name: [Spread.of(r) for r in groups[name]]
+            for name in ("HC G1 stream", "G1 stream") if groups.get(name)}
+
+
+def numbers_of(groups: dict[str, list[TrainedRun]], doubled: dict[str, list[TrainedRun]],
+               spreads: dict, doubled_spreads: dict) -> TaborNumbers:
+    """The :class:`TaborNumbers` of the runs (``spreads``: :func:`spreads_of` them)."""
+    return TaborNumbers(
+        runs={name: [RunNumbers.of(r) for r in group] for name, group in groups.items()},
+        doubled={name: [RunNumbers.of(r) for r in group] for name, group in doubled.items()},
+        summary={name: GroupSummary.of(group) for name, group in groups.items()},
+        doubled_summary={name: GroupSummary.of(group) for name, group in doubled.items()},
+        learned_training_set={name: sum(map(learned, group)) for name, group in groups.items()},
+        collapsed={name: sum(map(collapsed, group)) for name, group in groups.items()},
+        spread=spreads, doubled_spread=doubled_spreads)
+
+
+# -- the rows: the verdicts, ours beside Table 4 ---------------------------------------------------
+
+
+def compare(runs: list[TrainedRun], corpus: str, key: str, paper: float, paper_se: float,
+            digits: int) -> Measurement:
+    """Our mean over the successful runs against the paper's figure: it agrees within two
+    combined standard errors (plus half a unit of the printed precision); ``gap``: how far
+    outside that band."""
+    mean, se = mean_se([r.scores(corpus)[key] for r in successful(runs)])
+    band = 2 * math.hypot(paper_se, 0.0 if math.isnan(se) else se) + 0.5 * 10 ** -digits
+    distance = abs(mean - paper)
+    return Measurement(mean, distance <= band, max(0.0, distance - band),
+                       runs=[r.history for r in runs])
+
+
+def top_level(runs: list[TrainedRun], spreads: list[Spread]) -> Measurement:
+    """Figure 4b: the top level (ε) is the most distorted in every run (``spreads``: the
+    runs' :class:`Spread`)."""
+    k = sum(s.top_is_max for s in spreads)
+    return Measurement(k / len(runs), k == len(runs), (len(runs) - k) / len(runs),
+                       runs=[r.history for r in runs])
+
+
+def paper_cells() -> Iterator[tuple]:
+    """Every figure of Table 4: (grammar, corpus, key, digits, paper, paper's SE, N)."""
+    for g in (1, 2):
+        for corpus in CORPORA:
+            rmse, rmse_se, pc, pc_se, n, _ = PAPER_TABLE4[(g, corpus)]
+            for key, digits, paper, paper_se in (("rmse", 3, rmse, rmse_se),
+                                                 ("percent_correct", 2, pc, pc_se)):
+                yield g, corpus, key, digits, paper, paper_se, n
+
+
+def needs_doubling(groups: dict[str, list[TrainedRun]], spreads: dict) -> set[str]:
+    """The groups behind a converged row that disagrees with the paper."""
+    out = set()
+    for g, corpus, key, digits, paper, paper_se, _ in paper_cells():
+        for name in (f"HC G{g} stream", f"G{g} stream"):
+            if groups.get(name) and needs_twice(compare(groups[name], corpus, key, paper,
+                                                        paper_se, digits)):
+                out.add(name)
+    return out | {name for name, spread_ in spreads.items()
+                  if needs_twice(top_level(groups[name], spread_))}
+
+
+def to_double(groups: dict[str, list[TrainedRun]], spreads: dict) -> dict[str, list[TrainedRun]]:
+    """The runs to train twice as long, by group: every run of a group behind a converged row
+    that disagrees with the paper, and each equal-rate run that did not learn (the evidence
+    that it is stuck, not slow)."""
+    out = {name: groups[name] for name in groups if name in needs_doubling(groups, spreads)}
+    stuck = [r for r in groups.get("G1 equal rates", []) if not learned(r)]
+    if stuck:
+        out["G1 equal rates"] = stuck
+    return out
+
+
+def method(name: str) -> tuple[str, str]:
+    """(how the group was trained, what the note says about it)."""
+    if name.startswith("HC"):
+        return ("hill climbing", "the paper's climber, until no move helps at radius 0.001 "
+                                 "(after 0.02 and 0.005)")
+    if "</s>" in name:
+        return ("backprop, with `</s>`", "the library's end marker, which Tabor's corpus did "
+                                         "not have: a different task")
+    return ("backprop", "backpropagation instead of the paper's climber, stopped at the paper's "
+                        "criterion (mean KL < 0.001)")
+
+
+def score_rows(groups: dict[str, list[TrainedRun]], doubled: dict[str, list[TrainedRun]],
+               numbers: TaborNumbers) -> list[Row]:
+    """Table 4's RMSE and % correct per grammar and corpus for each group (the climber first),
+    each judged on its first runs and, where they disagree, on the runs at twice the budget."""
+    rows = []
+    for g, corpus, key, digits, paper, paper_se, n in paper_cells():
+        label = "RMSE" if key == "rmse" else "% correct"
+        for name in (f"HC G{g} stream", f"G{g} stream", f"G{g} with </s>"):
+            if not groups.get(name) or ("</s>" in name and corpus == "train"):
+                continue  # with </s>: the test corpus is enough to show the cost
+            how, note = method(name)
+            stats = numbers.summary[name].corpus(corpus)
+            quantity = f"G{g} {corpus} {label}, {how}"
+            paper_text = f"{pm(paper, paper_se)} (Table 4, N = {n})"
+            ours = f"{pm(*getattr(stats, key), digits)} (N = {stats.n}" + \
+                ("" if stats.learned else ", none learned the training corpus") + ")"
+            if "</s>" in name:
+                rows.append(Row(quantity, paper_text, ours, note, "not comparable"))
+                continue
+            if stats.n == 1:
+                note += "; one run, so our standard error is unknown"
+            first = compare(groups[name], corpus, key, paper, paper_se, digits)
+            again = (compare(doubled[name], corpus, key, paper, paper_se, digits)
+                     if needs_twice(first) else None)  # trained before: to_double
+            verdict = judge(first, again)
+            if verdict.doubled is not None:
+                twice = numbers.doubled_summary[name].corpus(corpus)
+                note += f"; at twice the budget {pm(*getattr(twice, key), digits)}"
+            rows.append(Row(quantity, paper_text, ours, note, verdict))
+    return rows
+
+
+def learned_rows(groups: dict[str, list[TrainedRun]], numbers: TaborNumbers) -> list[Row]:
+    """How many runs of each group learned their training corpus (§3.3's 9/15 and 11/15)."""
+    rows = []
+    for name, group in groups.items():
+        if name == "G1 equal rates" or not group:
+            continue
+        k, n = numbers.learned_training_set[name], len(group)
+        g = 2 if "G2" in name else 1
+        paper_k, paper_n = PAPER_LEARNED[g]
+        rows.append(Row(
+            quantity=f"G{g} runs with 100% on the training corpus, {method(name)[0]}",
+            paper=f"{paper_k}/{paper_n} (§3.3, hill climbing)", ours=f"{k}/{n}",
+            note="too few runs to compare a success rate" if n < 10 else
+            ("the same climber" if name.startswith("HC") else "a different trainer")))
+    return rows
+
+
+def collapse_rows(groups: dict[str, list[TrainedRun]], numbers: TaborNumbers) -> list[Row]:
+    """The equal-rate runs whose self-weight collapsed (not in the paper), and whether the
+    ones that did not learn stayed so at twice the budget."""
+    if not groups.get("G1 equal rates"):
+        return []
+    k, n = numbers.collapsed["G1 equal rates"], len(groups["G1 equal rates"])
+    note = ("why the library trains the self-weights at 0.1× the rate: s ≈ 0 makes every "
+            "word reset the state")
+    stuck = numbers.doubled.get("G1 equal rates", [])
+    if stuck:
+        still = sum(r.collapsed and not r.learned for r in stuck)
+        note += (f"; the runs that did not learn, trained twice as long: {still} of "
+                 f"{len(stuck)} still collapsed and not learned")
+    return [Row(quantity="G1 backprop runs with a self-weight collapsed to ≈ 0, all weights at "
+                         "the same learning rate", paper="— (not in the paper)",
+                ours=f"{k}/{n}", note=note)]
+
+
+def distortion_rows(groups: dict[str, list[TrainedRun]], doubled: dict[str, list[TrainedRun]],
+                    numbers: TaborNumbers) -> list[Row]:
+    """Figure 4b, judged: the top level (ε) is the most distorted, per Grammar 1 stream
+    group."""
+    rows = []
+    for name in ("HC G1 stream", "G1 stream"):
+        if not groups.get(name):
+            continue
+        k = numbers.top_level_most_distorted[name]
+        n = len(groups[name])
+        first = top_level(groups[name], numbers.spread[name])
+        again = (top_level(doubled[name], numbers.doubled_spread[name]) if needs_twice(first)
+                 else None)
+        rows.append(Row(
+            quantity=f"top level (ε) most distorted on sentences ≤ 5 levels, G1, "
+                     f"{method(name)[0]}",
+            paper="yes (Fig. 4b)", ours=f"{k}/{n} runs",
+            note="the largest distance of a visited state from its stack state's mean",
+            verdict=judge(first, again)))
+    return rows
+
+
+def table_rows(groups: dict[str, list[TrainedRun]], doubled: dict[str, list[TrainedRun]],
+               numbers: TaborNumbers) -> list[Row]:
+    """The paper-vs-ours table: Table 4's RMSE and % correct per grammar and corpus for each
+    group (the climber first), the runs that learned their training corpus, the collapsed
+    equal-rate runs, and Figure 4b's distortion."""
+    return (score_rows(groups, doubled, numbers) + learned_rows(groups, numbers)
+            + collapse_rows(groups, numbers) + distortion_rows(groups, doubled, numbers))
+
+
+def table4(result: Replication) -> str:
+    """Table 4 laid out as in the paper, one line per source (the paper, each of our groups),
+    with the KL per point, the number of successful networks N and of scored points
+    (Markdown)."""
+    lines = ["| grammar | corpus | source | RMSE ± SE | % correct ± SE | KL/point | N "
+             "| points |", "|---|---|---|---|---|---|---|---|"]
+    for (g, corpus), (rmse, rmse_se, pc, pc_se, n, points) in PAPER_TABLE4.items():
+        lines.append(f"| {g} | {corpus} | paper (Table 4) | {pm(rmse, rmse_se)} | "
+                     f"{pm(pc, pc_se)} | — | {n} | {points} |")
+        for name in (f"HC G{g} stream", f"G{g} stream", f"G{g} with </s>"):
+            if name not in result.numbers.summary:
+                continue
+            m = result.numbers.summary[name].corpus(corpus)
+            source = f"ours, {method(name)[0]}" + (", stream" if "stream" in name else "")
+            lines.append(f"| {g} | {corpus} | {source} | {pm(*m.rmse)} | "
+                         f"{pm(*m.percent_correct)} | {m.kl_per_position[0]:.4f} | "
+                         f"{m.n} | {m.points} |")
+    return "\n".join(lines)
+
+
+# -- the figures -----------------------------------------------------------------------------------
+
+
+def run_name(r: TrainedRun, doubled: bool = False) -> str:
+    """A run's readable name in ``Replication.runs``."""
+    trainer = "hill climbing" if r.group.startswith("HC") else "backprop"
+    group = r.group.removeprefix("HC ")
+    return f"{trainer} {group} seed {r.seed}" + (" (2× budget)" if doubled else "")
+
+
+def curves(groups: dict[str, list[TrainedRun]]) -> dict:
+    """The learning curves: training KL per point (log scale) and training accuracy of every
+    backprop run against the epoch, and of every climb against the move, with Tabor's
+    criterion (mean KL < 0.001) dotted."""
+    backprop = {run_name(r): r.history for name, group in groups.items()
+                if name in BACKPROP for r in group}
+    climbs = {run_name(r): r.history for name, group in groups.items()
+              if name in HILL_CLIMB for r in group}
+    from ...analysis.curves import learning_curves  # here: worker processes need no matplotlib
+
+    figures = {}
+    for key, runs, x in (("curves", backprop, "epoch (full batch)"),
+                         ("climber_curves", climbs, "move of the climber")):
+        if not runs:
+            continue
+        trainer = "backprop" if key == "curves" else "hill climbing"
+        fig = learning_curves(runs, ("train_loss", "train_accuracy"), logy=True,
+                              title=f"FLNN learning curves, {trainer}")
+        for ax in fig.axes:
+            ax.set_xlabel(x)
+        fig.axes[0].set_ylabel("KL per position (train)")
+        fig.axes[0].axhline(1e-3, color="0.4", ls=":", lw=1, label="Tabor's criterion")
+        fig.axes[0].legend(fontsize=7)
+        if len(fig.axes) > 1:
+            fig.axes[1].set_yscale("linear")
+        figures[key] = fig
+    return figures
+
+
+# -- run -------------------------------------------------------------------------------------------
+
+
+@dataclass
+class TaborArtefacts:
+    """What the chapter reads beyond the numbers (not saved): ``groups`` (group name → its
+    :class:`TrainedRun` list) and ``doubled`` (the runs trained to twice their budget, by
+    group)."""
+
+    groups: dict[str, list[TrainedRun]]
+    doubled: dict[str, list[TrainedRun]]
 
 
 def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=None,
@@ -116,18 +667,22 @@ def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=N
             unknown key or a bad value is a ValueError).
         workers: parallel worker processes (None: ``$COURSE_RNN_WORKERS`` or the CPU count).
 
-    Returns a :class:`Replication` whose ``numbers`` are a :class:`~.results.TaborNumbers`,
-    whose ``runs`` hold every training history by name, whose ``artefacts`` are a
-    :class:`~.results.TaborArtefacts` (``groups``: group name -> its
-    :class:`~.compute.TrainedRun` list; ``doubled``: the runs trained to twice their budget, by
-    group), and whose figures ``curves`` and ``climber_curves`` are the learning curves.
+    Returns a :class:`Replication` whose ``numbers`` are a :class:`TaborNumbers`, whose
+    ``runs`` hold every training history by name, whose ``artefacts`` are a
+    :class:`TaborArtefacts` (``groups``: group name -> its :class:`TrainedRun` list;
+    ``doubled``: the runs trained to twice their budget, by group), and whose figures
+    ``curves`` and ``climber_curves`` are the learning curves.
     """
     setup = begin(EXPERIMENTS[0], SETTINGS, scale, settings, seeds, "seeds", device, progress,
                   workers)
     cfg, device = setup.settings, str(setup.device)
+
+    def train(jobs, desc=NAME):
+        return parallel_map(train_job, jobs, workers=workers, device=device, desc=desc,
+                            progress=progress)
+
     groups: dict[str, list[TrainedRun]] = {name: [] for name in (*HILL_CLIMB, *BACKPROP)}
-    for r in parallel_map(train_job, jobs_for(cfg, cfg.group_seeds(seeds), device), workers=workers,
-                          device=device, desc=NAME, progress=progress):
+    for r in train(jobs_for(cfg, cfg.group_seeds(seeds), device)):
         groups[r.group].append(r)
     groups = {name: runs for name, runs in groups.items() if runs}
     spreads = spreads_of(groups)
@@ -135,9 +690,7 @@ def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=N
 
     def train_again(min_epochs, resume):
         jobs = [doubled_job(r, cfg, device, min_epochs[key]) for key, r in resume.items()]
-        return dict(zip(resume, parallel_map(train_job, jobs, workers=workers, device=device,
-                                             desc=f"{NAME}, twice the budget",
-                                             progress=progress)))
+        return dict(zip(resume, train(jobs, f"{NAME}, twice the budget")))
 
     first = {(r.group, r.seed): r for runs in groups.values() for r in runs}
     again = twice_the_budget(first, [(r.group, r.seed) for runs in redo.values() for r in runs],
@@ -152,16 +705,5 @@ def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=N
                              histories)
 
 
-EXPERIMENTS = (Experiment(name=NAME, title=TITLE, chapter="05_dynamical_automata_training", run=run,
-                          settings=SETTINGS),)
-
-__all__ = [
-    "run", "EXPERIMENTS", "NAME", "TITLE", "SETTINGS", "TaborSettings", "SEED_KEYS", "BACKPROP",
-    "HILL_CLIMB", "COMPARED", "PAPER_TABLE4", "PAPER_LEARNED", "METRICS", "WEIGHT_GROUPS",
-    "COLLAPSED", "TrainedRun", "grammar", "scores", "criterion", "backprop_run",
-    "hill_climb_run", "continued_climb", "train_job", "doubled_job", "jobs_for",
-    "top_level_spread", "learned", "collapsed", "successful", "RunNumbers", "CorpusSummary",
-    "GroupSummary", "Spread", "TaborNumbers", "TaborArtefacts", "spreads_of", "numbers_of",
-    "compare", "top_level", "to_double", "needs_doubling", "table_rows", "table4", "run_name",
-    "curves",
-]
+EXPERIMENTS = (Experiment(name=NAME, title=TITLE, chapter="05_dynamical_automata_training",
+                          run=run, settings=SETTINGS),)
