@@ -78,7 +78,7 @@ NAME = "bengio-kn"
 TITLE = ("Bengio et al. (2003), Table 1: neural n-gram MLPs vs Kneser–Ney n-grams, "
          "test perplexity (Brown there, Austen here)")
 
-# -- the settings' companions: Table 1's figures -------------------------------------------------
+# -- the settings' companions: Table 1's figures ---------------------------------------------------
 
 #: The rows of Bengio et al.'s Table 1 (Brown corpus, test perplexity) that chapter 1 discusses
 #: (as on Levy's 2023 slide), typed from the paper. n = context + 1 words, h hidden units, m
@@ -107,7 +107,7 @@ BROWN_EPOCHS = (10, 20)
 BROWN_VOCAB = 16_383
 
 
-# -- the jobs: the corpus, the count models, one MLP ---------------------------------------------
+# -- the jobs: the corpus, the count models, one MLP -----------------------------------------------
 
 
 @dataclass
@@ -304,7 +304,7 @@ def mixture_probs(lam: float, mlp_log_probs: np.ndarray, count_probs: np.ndarray
     return lam * np.exp(mlp_log_probs) + (1 - lam) * count_probs
 
 
-# -- the numbers ---------------------------------------------------------------------------------
+# -- the numbers -----------------------------------------------------------------------------------
 
 
 @dataclass
@@ -489,7 +489,7 @@ def numbers_of(counts: CountModels, mlps: dict, config: BengioSettings, data: Au
         vocabulary_share_of_brown=len(data.vocab) / BROWN_VOCAB)
 
 
-# -- the rows: ours beside Table 1, and the two claims its verdicts test -------------------------
+# -- the rows: ours beside Table 1, and the two claims its verdicts test ---------------------------
 
 
 def mlp_measurement(numbers: BengioNumbers, runs: Sequence) -> Measurement:
@@ -642,7 +642,7 @@ def table_rows(numbers: BengioNumbers, config: BengioSettings, runs: Sequence = 
             + claim_rows(numbers, runs, doubled) + context_rows(numbers, config))
 
 
-# -- the figures ----------------------------------------------------------------------------------
+# -- the figures -----------------------------------------------------------------------------------
 
 
 def curves_figure(mlps: dict, numbers: BengioNumbers):
@@ -729,7 +729,7 @@ def figures_of(mlps: Mapping[tuple, TrainedMLP], numbers: BengioNumbers,
             "perplexities": perplexity_figure(numbers, config)}
 
 
-# -- run -----------------------------------------------------------------------------------------
+# -- run -------------------------------------------------------------------------------------------
 
 
 @dataclass
