@@ -301,7 +301,7 @@ def test_a_disagreement_is_checked_at_twice_the_budget(monkeypatch):
     monkeypatch.setattr(anbn, "train_all", train_all)
     monkeypatch.setattr(anbn, "score_run", lambda m, s, *rest: fake(m, s, True, 20))
     histories = _fake_histories(by_model)
-    verdicts, doubled = anbn._verdicts(by_model, cfg, "cpu", False, histories)
+    verdicts, doubled = anbn.judge_claims(by_model, histories, cfg, "cpu", False)
     assert asked == [{("gru", 0): 14}]  # only the deciding seed, continued to 2 × 7 epochs
     assert verdicts["gru"].label == "budget-limited" and verdicts["lstm"].label == "agrees"
     assert set(doubled) == {("gru", 0)} and doubled["gru", 0].min_epochs == 14
@@ -328,7 +328,7 @@ def test_stuck_runs_are_continued_and_reported(monkeypatch):
     monkeypatch.setattr(anbn, "train_all", train_all)
     monkeypatch.setattr(anbn, "score_run", rescore)
     histories = _fake_histories(by_model)
-    verdicts, doubled = anbn._verdicts(by_model, cfg, "cpu", False, histories)
+    verdicts, doubled = anbn.judge_claims(by_model, histories, cfg, "cpu", False)
     assert asked == [{("srn", 0): 14, ("srn", 1): 14}]  # one batch of continued runs
     assert verdicts["srn"].label == "differs" and verdicts["lstm"].label == "agrees"
     summary = anbn.summarise([*by_model["srn"], *by_model["lstm"]], 20)

@@ -47,84 +47,785 @@ approximation of one.
 **Verdicts** (:func:`~course_rnn.experiments.replication.judge`): a claim about counting is
 checked on the runs that converged (a stuck run counts nothing); when it disagrees with the
 lecture, the deciding runs (the seeds that disagree) are continued to twice their epochs (same
-seed, ``min_epochs``: the first part of the run is identical) and scored again.
-
+seed, ``min_epochs``: the first part of the run is identical), together with every stuck run,
+before any row is built (:func:`~course_rnn.experiments.replication.twice_the_budget`), and
+scored again.
 
 ``run(scale="quick")`` is what chapter 3 shows (:data:`DEFAULT_SEEDS` seeds of the lecture's
 models, ``extra_seeds`` of the other two, trained in parallel processes); ``scale="paper"`` runs
 10 seeds of each with a larger cap; ``settings=`` overrides entries of the scale's
 :class:`~.settings.AnbnSettings` (the tests run it tiny).
 
-The package, by job: :mod:`.settings` (``AnbnSettings`` and its scales, the models),
-:mod:`.compute` (the data, the counting test, training and scoring one run), :mod:`.results`
-(the typed numbers and artefacts, and the summaries of the scored runs), :mod:`.report` (the
-lecture's claims measured, the paper-vs-ours table), :mod:`.figures`, and here :func:`run`,
-which puts them together.
+The module reads top to bottom as :func:`run` uses it: the settings (:mod:`.settings`, read
+alone by the command line, with the models), the data and the jobs (the counting test, training
+one run), the numbers (scoring a run, the summaries), the rows (the lecture's claims judged),
+the figures, and :func:`run`. It is longer than most modules of the library because it is
+the whole experiment: one run is followed from its training through its score to the claim it
+decides without leaving the file.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import partial
 
-from ...languages import AnBn, Vocab
+import numpy as np
+import torch
+
+from ...analysis.curves import learning_curves
+from ...languages import AnBn, Vocab, make_batch
+from ...metrics import optimal_loss
+from ...models import build_model
+from ...training import AnyOf, History, Optimum, Plateau, ReduceOnPlateau, fit
+from ..records import Record, mean_se, unsaved
 from ..replication import (
     Experiment,
     Measurement,
     Replication,
+    Row,
+    Verdict,
     judge,
     needs_twice,
+    pm,
     twice_the_budget,
 )
 from ..setup import begin
-from .compute import (
-    OUTCOMES,
-    CountingTest,
-    evaluations,
-    learned,
-    loss_by_phase,
-    max_correct_n,
-    model_seeds,
-    outcome,
-    score_run,
-    train_all,
-    train_one,
-    train_strings,
-    training_optimum,
-)
-from .figures import curves_figures, epochs_figure, final_figure
-from .report import (
-    GERS,
-    LECTURE,
-    WEISS,
-    claims,
-    deciding_runs,
-    generalises,
-    lstm_best_measurement,
-    no_count_measurement,
-    stuck_runs,
-)
-from .results import (
-    AnbnArtefacts,
-    AnbnNumbers,
-    DoubledRun,
-    Instability,
-    LossByPhase,
-    ModelSummary,
-    RunScore,
-    StuckTwice,
-    instability,
-    recheck,
-    summarise,
-)
+from ..workers import parallel_map
 from .settings import (
     DEFAULT_SEEDS,
     EXTRA_MODELS,
-    LECTURE_MODELS,
+    LECTURE_MODELS,  # noqa: F401 (the chapters read anbn.LECTURE_MODELS)
     MODELS,
     SETTINGS,
     AnbnSettings,
     model_name,
 )
+
+# -- the settings' companions: the sources, the claims, the outcomes ----------------------------
+
+LECTURE = "Levy 2023, slides 'Hidden & cell state contents' and 'Summary'"
+GERS = "Gers & Schmidhuber 2001"
+WEISS = "Weiss, Goldberg & Yahav 2018"
+#: The lecture's claim about each of its models: the SRN and the GRU do not count beyond the
+#: training range, the LSTM does, more often than they ("works the best").
+CLAIMS = {"srn": "no count", "gru": "no count", "lstm": "lstm best"}
+#: What became of a run: it reached the cap first; it settled above the optimum (converged,
+#: training set not fitted); it fitted but got some n ≤ N_train + 1 wrong; it fitted and was
+#: right beyond the training range.
+OUTCOMES = ("not converged", "failed to learn", "learned, did not generalise", "generalised")
+
+
+
+# -- the data and the jobs: the counting test, train one run ------------------------------------
+
+
+def model_seeds(model_id: str, seeds: Sequence[int], cfg: AnbnSettings) -> list[int]:
+    """The seeds ``model_id`` is trained on (the extra SRNs: the first ``extra_seeds``)."""
+    return list(seeds[: cfg.extra_seeds]) if model_id in EXTRA_MODELS else list(seeds)
+
+
+def train_strings(train_max_n: int, repeats: int) -> list[tuple]:
+    """One epoch's strings: a^n b^n for n = 1 … ``train_max_n``, each ``repeats`` times."""
+    return [AnBn.string(n) for n in range(1, train_max_n + 1)] * repeats
+
+
+def training_optimum(cfg: AnbnSettings) -> float:
+    """The exact minimum of the mean training loss (nats per symbol) on the training strings."""
+    return optimal_loss(train_strings(cfg.train_max_n, cfg.repeats))
+
+
+def evaluations(epochs: int, cfg: AnbnSettings) -> int:
+    """``epochs`` counted in evaluations (one every ``eval_every`` epochs; at least one)."""
+    return max(1, epochs // cfg.eval_every)
+
+
+def learned(cfg: AnbnSettings) -> AnyOf:
+    """When a run stops, converged: fitted (within ``tolerance`` of the optimum) or stuck (a
+    plateau of the training loss over ``patience`` epochs)."""
+    return AnyOf(Optimum(training_optimum(cfg), cfg.tolerance),
+                 Plateau("train_loss", patience=evaluations(cfg.patience, cfg),
+                         min_delta=cfg.min_delta))
+
+
+class CountingTest:
+    """Which of a^n b^n, n = 1 … ``max_n``, a model gets right, in one forward pass.
+
+    The test of :func:`course_rnn.metrics.anbn_generalisation`: a string is right when the
+    model's top prediction (over EOS and the letters) is the forced symbol at every position
+    after the first b – each later b, then the end. The strings are batched once, here.
+    """
+
+    def __init__(self, vocab: Vocab, max_n: int):
+        batch = make_batch(vocab, [AnBn.string(n) for n in range(1, max_n + 1)])
+        n = torch.arange(1, max_n + 1)[:, None]
+        t = torch.arange(batch.inputs.shape[1])[None, :]
+        self.forced = (t > n) & (t <= 2 * n)  # row t predicts the symbol after t inputs
+        self.inputs, self.targets = batch.inputs, batch.targets
+        self.first = vocab.eos_id  # the output symbols: EOS, then the letters
+
+    def right(self, model) -> np.ndarray:
+        """A boolean per n = 1 … max_n: every forced position right."""
+        was_training = model.training
+        model.eval()
+        with torch.no_grad():
+            logits = model(self.inputs.to(model.device))[..., self.first:]
+        model.train(was_training)
+        guess = logits.argmax(-1).cpu() + self.first
+        return ((guess == self.targets) | ~self.forced).all(dim=1).numpy()
+
+    def max_correct_n(self, model) -> int:
+        """The largest N such that every n ≤ N is right (0 when n = 1 is wrong)."""
+        return max_correct_n(self.right(model))
+
+
+def max_correct_n(right: np.ndarray) -> int:
+    """The largest N such that ``right[n - 1]`` holds for every n ≤ N."""
+    wrong = np.flatnonzero(~np.asarray(right, dtype=bool))
+    return int(wrong[0]) if wrong.size else len(right)
+
+
+def train_one(model_id: str, seed: int, cfg: AnbnSettings, device=None, min_epochs: int = 0,
+              clip="settings", resume=None) -> tuple:
+    """Build and train one model until it fits its training set, is stuck, or hits the cap;
+    return ``(model, history)``. ``history["max_correct_n"]`` is max_correct_n (n ≤
+    ``test_max_n``) at every evaluation (every ``eval_every`` epochs). ``min_epochs``
+    trains at least that long and ``resume`` (the History of the seed's first run) continues
+    it (twice its budget); ``clip`` overrides the setting (None: no clipping). Top level, for
+    worker processes."""
+    kind, options, size = MODELS[model_id]
+    vocab = Vocab.for_language(AnBn())
+    model = build_model(kind, vocab_size=len(vocab), hidden_size=getattr(cfg, size), seed=seed,
+                        **options)
+    test = CountingTest(vocab, cfg.test_max_n)
+    strings = train_strings(cfg.train_max_n, cfg.repeats)
+    steps_per_epoch = math.ceil(len(strings) / (cfg.batch_size or len(strings)))
+    history = fit(model, vocab, strings, epochs=max(cfg.epochs, min_epochs),
+                  min_epochs=min_epochs, batch_size=cfg.batch_size, lr=cfg.lr,
+                  schedule=ReduceOnPlateau(0.5, evaluations(cfg.lr_patience, cfg),
+                                           cfg.min_lr),
+                  clip=cfg.clip if clip == "settings" else clip, until=learned(cfg),
+                  eval_every=cfg.eval_every * steps_per_epoch, seed=seed, device=device,
+                  metrics={"max_correct_n": test.max_correct_n}, progress=False, resume=resume)
+    return model, history
+
+
+def train_all(pairs, cfg, device, progress, min_epochs=None, resume=None) -> list:
+    """Train every (model id, seed) of ``pairs`` in parallel; ``min_epochs`` and ``resume``
+    map a pair to its budget and the History it continues."""
+    jobs = [(m, s, cfg, str(device), (min_epochs or {}).get((m, s), 0), "settings",
+             (resume or {}).get((m, s))) for m, s in pairs]
+    return parallel_map(train_one, jobs, device=device, desc="a^n b^n", progress=progress)
+
+
+# -- the numbers --------------------------------------------------------------------------------
+
+
+@dataclass
+class LossByPhase(Record):
+    """The mean training loss split in two parts that add up to it
+    (:func:`loss_by_phase`): while reading the a's (``uncertain``) and after the
+    first b (``forced``)."""
+
+    uncertain: float
+    forced: float
+
+
+@dataclass
+class RunScore(Record):
+    """One run (:func:`score_run`): its model's name and id, seed; whether and when it
+    converged and whether it fitted; its final and best training loss and the gap to the
+    optimum; how many n are right inside (n ≤ N_train) and beyond the training range;
+    max_correct_n at the end, at its best evaluation and at every evaluation
+    (``curve_epochs``); each n's verdict (``right``); the :class:`LossByPhase`; the largest
+    gradient norm and the share of clipped steps; and its outcome (one of
+    :data:`OUTCOMES`)."""
+
+    model: str
+    id: str
+    seed: int
+    converged: bool
+    fitted: bool
+    stopped: str
+    epochs: float
+    steps: int
+    final_loss: float
+    best_loss: float
+    gap_to_optimum: float
+    train_right: int
+    beyond_right: int
+    max_correct_n: int
+    max_correct_n_best_epoch: int
+    max_correct_n_curve: list[int]
+    curve_epochs: list[float]
+    right: list[bool]
+    loss_by_phase: LossByPhase
+    max_grad_norm: float
+    clipped_share: float
+    outcome: str
+
+
+@dataclass
+class DoubledRun(RunScore):
+    """A run continued to twice its epochs: its :class:`RunScore` then, the epochs it was made
+    to train (``min_epochs``), and (not saved) its ``history`` and trained ``network``."""
+
+    min_epochs: int
+    history: History | None = unsaved(default=None, repr=False)
+    network: object = unsaved(default=None, repr=False)
+
+    @classmethod
+    def of(cls, score: RunScore, min_epochs: int, history=None, network=None) -> DoubledRun:
+        return cls(**vars(score), min_epochs=min_epochs, history=history, network=network)
+
+
+@dataclass
+class ModelSummary(Record):
+    """One model's seeds (:func:`summarise`): how many converged, fitted, were stuck above the
+    optimum (with the range of their final losses) or hit the cap; how many fitted seeds
+    generalised; max_correct_n over the fitted seeds (mean, SE, the best and its seed; None
+    when none fitted); the lowest final loss; the mean epochs and the best epoch of any
+    seed."""
+
+    n_seeds: int
+    converged: int
+    fitted: int
+    stuck: int
+    stuck_loss_min: float | None
+    stuck_loss_max: float | None
+    generalised: int
+    max_correct_n_mean: float | None
+    max_correct_n_se: float | None
+    best_seed: int | None
+    max_correct_n_best_seed: int | None
+    lowest_final_loss: float
+    epochs_mean: float
+    best_epoch_any_seed: int
+
+
+@dataclass
+class Instability(Record):
+    """How a run's max_correct_n moves once it first passes N_train (:func:`instability`): the
+    ``seed``, the first evaluated epoch where it does, the lowest and highest value from then on
+    (None when it never does)."""
+
+    seed: int
+    first_epoch_beyond: int | None
+    min_after: int | None
+    max_after: int | None
+
+
+@dataclass
+class StuckTwice(Record):
+    """What became of one model's stuck runs continued to twice their epochs (:func:`recheck`):
+    how many were ``continued``, ``fitted`` then, are ``still_stuck`` (their losses
+    ``stuck_min`` … ``stuck_max``) or ``still_improving`` at the cap (``improving_min`` …
+    ``improving_max``)."""
+
+    continued: int
+    fitted: int
+    still_stuck: int
+    stuck_min: float | None
+    stuck_max: float | None
+    still_improving: int
+    improving_min: float | None
+    improving_max: float | None
+
+
+@dataclass
+class AnbnNumbers(Record):
+    """Every number of the replication (see :func:`~course_rnn.experiments.anbn.run`)."""
+
+    runs: list[RunScore]
+    summary: dict[str, ModelSummary]  # model name -> its seeds
+    optimum: float  # the exact minimum of the mean training loss
+    lstm_instability: Instability | None  # the best fitted LSTM seed (None: none fitted)
+    train_max_n: int
+    test_max_n: int
+    doubled: list[DoubledRun]  # the runs continued to twice their epochs
+    stuck_twice: dict[str, StuckTwice]  # model name -> its stuck runs, continued
+
+
+def loss_by_phase(model, vocab: Vocab, train_max_n: int) -> LossByPhase:
+    """The mean training loss (nats per predicted symbol, n = 1 … ``train_max_n`` once each)
+    split in two parts that add up to it: ``uncertain``, the predictions made while reading
+    the a's (will another a come, or the first b?), and ``forced``, those after the first b
+    (each later b, then the end), which a counter gets right with certainty. The exact optimum
+    puts all of its loss in the first part."""
+    batch = make_batch(vocab, [AnBn.string(n) for n in range(1, train_max_n + 1)])
+    was_training = model.training
+    model.eval()
+    with torch.no_grad():
+        logits = model(batch.inputs.to(model.device)).float().cpu()
+    model.train(was_training)
+    each = torch.nn.functional.cross_entropy(logits.transpose(1, 2), batch.targets,
+                                             reduction="none")
+    n = torch.arange(1, train_max_n + 1)[:, None]
+    t = torch.arange(batch.inputs.shape[1])[None, :]
+    forced = (t > n) & (t <= 2 * n)
+    total = batch.mask.sum()
+    return LossByPhase(uncertain=float((each * (batch.mask & ~forced)).sum() / total),
+                       forced=float((each * forced).sum() / total))
+
+
+def outcome(converged: bool, fitted: bool, max_correct_n: int, train_max_n: int) -> str:
+    """One of :data:`OUTCOMES`."""
+    if not converged:
+        return OUTCOMES[0]
+    if not fitted:
+        return OUTCOMES[1]
+    return OUTCOMES[3] if max_correct_n > train_max_n else OUTCOMES[2]
+
+
+def score_run(model_id: str, seed: int, model, history, cfg: AnbnSettings) -> RunScore:
+    """One run's numbers (a :class:`RunScore`): whether and when it converged and
+    whether it fitted (its final loss within ``tolerance`` of the optimum), where its loss lies
+    (:func:`loss_by_phase`), how many n are right inside (n ≤ N_train) and beyond the training
+    range, max_correct_n at the end, at every evaluation (``curve_epochs``) and at its best
+    evaluation, the largest gradient norm and the share of clipped steps, and its
+    :func:`outcome`."""
+    train_n, test_n = cfg.train_max_n, cfg.test_max_n
+    right = CountingTest(Vocab.for_language(AnBn()), test_n).right(model)
+    max_correct = max_correct_n(right)
+    curve = [int(v) for v in history["max_correct_n"]]
+    record = history.convergence
+    final_loss = float(history.last["train_loss"])
+    gap = final_loss - training_optimum(cfg)
+    fitted = bool(record.converged) and gap <= cfg.tolerance
+    clipped = history["clipped"]
+    return RunScore(
+        model=model_name(model_id, cfg), id=model_id, seed=int(seed),
+        converged=bool(record.converged), fitted=fitted, stopped=record.stopped,
+        epochs=float(record.epochs), steps=int(record.steps),
+        final_loss=final_loss, best_loss=float(min(history["train_loss"])), gap_to_optimum=gap,
+        train_right=int(right[:train_n].sum()), beyond_right=int(right[train_n:].sum()),
+        max_correct_n=max_correct, max_correct_n_best_epoch=max(curve),
+        max_correct_n_curve=curve, curve_epochs=[float(e) for e in history["epoch"]],
+        right=[bool(v) for v in right],
+        loss_by_phase=loss_by_phase(model, Vocab.for_language(AnBn()), train_n),
+        max_grad_norm=float(max(history["grad_norm"])),
+        clipped_share=float(np.mean(clipped)) if clipped else 0.0,
+        outcome=outcome(record.converged, fitted, max_correct, train_n))
+
+
+def summarise(runs: Sequence[RunScore], train_max_n: int) -> dict[str, ModelSummary]:
+    """Per model (by name), a :class:`ModelSummary` of its seeds."""
+    summary = {}
+    for name in dict.fromkeys(r.model for r in runs):
+        mine = [r for r in runs if r.model == name]
+        fitted = [r for r in mine if r.fitted]
+        stuck = [r.final_loss for r in mine if r.converged and not r.fitted]
+        finals = [r.max_correct_n for r in fitted]
+        mean, se = mean_se(finals) if finals else (None, None)
+        best = max(fitted, key=lambda r: r.max_correct_n) if fitted else None
+        summary[name] = ModelSummary(
+            n_seeds=len(mine), converged=sum(r.converged for r in mine), fitted=len(fitted),
+            stuck=len(stuck), stuck_loss_min=min(stuck) if stuck else None,
+            stuck_loss_max=max(stuck) if stuck else None,
+            generalised=sum(v > train_max_n for v in finals),
+            max_correct_n_mean=mean, max_correct_n_se=se,
+            best_seed=best.seed if best else None,
+            max_correct_n_best_seed=best.max_correct_n if best else None,
+            lowest_final_loss=min(r.final_loss for r in mine),
+            epochs_mean=float(np.mean([r.epochs for r in mine])),
+            best_epoch_any_seed=max(r.max_correct_n_best_epoch for r in mine))
+    return summary
+
+
+def instability(run: RunScore, train_max_n: int) -> Instability:
+    """How the run's max_correct_n moves once it first passes ``train_max_n``."""
+    curve = np.array(run.max_correct_n_curve)
+    beyond = np.flatnonzero(curve > train_max_n)
+    if beyond.size == 0:
+        return Instability(run.seed, None, None, None)
+    after = curve[beyond[0]:]
+    return Instability(run.seed, int(run.curve_epochs[beyond[0]]), int(after.min()),
+                       int(after.max()))
+
+
+def lstm_instability(runs: Sequence[RunScore], train_max_n: int) -> Instability | None:
+    """The :func:`instability` of the fitted LSTM seed that counts furthest (None when no LSTM
+    seed fitted)."""
+    fitted = [r for r in runs if r.id == "lstm" and r.fitted]
+    return instability(max(fitted, key=lambda r: r.max_correct_n), train_max_n) if fitted \
+        else None
+
+
+def recheck(doubled: Mapping[tuple, RunScore], stuck: Sequence[tuple[str, int]],
+            cfg: AnbnSettings) -> dict[str, StuckTwice]:
+    """What became of the ``stuck`` runs continued to twice their epochs (``doubled``), per
+    model name, in the order of ``cfg.models``."""
+    result = {}
+    for model_id in cfg.models:
+        again = [doubled[p] for p in stuck if p[0] == model_id and p in doubled]
+        if not again:
+            continue
+        still = [d.final_loss for d in again if d.converged and not d.fitted]
+        moving = [d.final_loss for d in again if not d.converged]
+        result[model_name(model_id, cfg)] = StuckTwice(
+            continued=len(again), fitted=sum(d.fitted for d in again), still_stuck=len(still),
+            stuck_min=min(still, default=None), stuck_max=max(still, default=None),
+            still_improving=len(moving), improving_min=min(moving, default=None),
+            improving_max=max(moving, default=None))
+    return result
+
+
+# -- the rows: the lecture's claims judged, ours beside the papers ------------------------------
+
+
+def generalises(run: RunScore, train_max_n: int) -> bool:
+    """A fitted run right on every n up to beyond the training range."""
+    return bool(run.fitted) and run.max_correct_n > train_max_n
+
+
+def _counting_share(runs: Sequence[RunScore], train_max_n: int) -> tuple[int, int]:
+    """(converged seeds that generalise, converged seeds): a stuck seed counts nothing."""
+    converged = [r for r in runs if r.converged]
+    return sum(generalises(r, train_max_n) for r in converged), len(converged)
+
+
+def _share(runs: Sequence[RunScore], train_max_n: int) -> float:
+    k, converged = _counting_share(runs, train_max_n)
+    return k / converged if converged else 0.0
+
+
+def no_count_measurement(runs: Sequence[RunScore], train_max_n: int) -> Measurement:
+    """The lecture's claim for the SRN and the GRU: no seed counts beyond the training range.
+    Value: converged seeds that do (fitted and right beyond N_train); gap: their share. Every
+    seed's convergence is behind it."""
+    k, converged = _counting_share(runs, train_max_n)
+    return Measurement(k, agrees=k == 0, gap=k / max(converged, 1),
+                       runs=[r.converged for r in runs])
+
+
+def lstm_best_measurement(lstm: Sequence[RunScore], rivals: Sequence[Sequence[RunScore]],
+                          train_max_n: int) -> Measurement:
+    """The lecture's claim for the LSTM: it counts beyond the training range, and more often
+    than the SRN and the GRU ("works the best"). Value: the share of converged LSTM seeds that
+    generalise; it agrees when some do and the share beats that of every rival. Gap: the share
+    of seeds the LSTM would have to gain to lead (one seed when it ties)."""
+    k, converged = _counting_share(lstm, train_max_n)
+    share = k / converged if converged else 0.0
+    rival = max((_share(r, train_max_n) for r in rivals), default=0.0)
+    agrees = k > 0 and share > rival
+    gap = 0.0 if agrees else max(rival - share, 0.0) + 1 / max(converged, 1)
+    behind = [r.converged for runs in (lstm, *rivals) for r in runs]
+    return Measurement(share, agrees=agrees, gap=gap, runs=behind)
+
+
+def _rivals(by_model: Mapping[str, Sequence[RunScore]]) -> list[str]:
+    """The LSTM's rivals that were trained: the SRN and the GRU."""
+    return [m for m in ("srn", "gru") if m in by_model]
+
+
+def claim_measurement(by_model: Mapping[str, Sequence[RunScore]], model_id: str,
+                      train_max_n: int) -> Measurement:
+    """The lecture's claim about ``model_id`` (:data:`CLAIMS`) measured on ``by_model``'s runs
+    (model id → its scored runs)."""
+    if CLAIMS[model_id] == "no count":
+        return no_count_measurement(by_model[model_id], train_max_n)
+    return lstm_best_measurement(by_model["lstm"], [by_model[m] for m in _rivals(by_model)],
+                                 train_max_n)
+
+
+def deciding_runs(model_runs: Mapping[str, Sequence[RunScore]], claim: str,
+                  train_max_n: int) -> list[tuple[str, int]]:
+    """The (model id, seed) pairs whose outcome makes a claim disagree, to be continued at twice
+    the budget: for "no count" the seeds that generalise; for "lstm best" the converged LSTM
+    seeds that do not and the rival seeds that do."""
+    pairs = []
+    for model_id, runs in model_runs.items():
+        for r in runs:
+            if not r.converged:
+                continue
+            counts = generalises(r, train_max_n)
+            if (claim == "no count" and counts) or (claim == "lstm best" and (
+                    (model_id == "lstm") != counts)):
+                pairs.append((model_id, r.seed))
+    return pairs
+
+
+def stuck_runs(by_model: Mapping[str, Sequence[RunScore]]) -> list[tuple[str, int]]:
+    """The (model id, seed) pairs that converged without fitting: each is continued to twice
+    its epochs, to check that more training does not rescue it."""
+    return [(m, r.seed) for m, runs in by_model.items() for r in runs
+            if r.converged and not r.fitted]
+
+
+def to_double(by_model: Mapping[str, Sequence[RunScore]], first: Mapping[str, Measurement],
+              train_max_n: int) -> list[tuple[str, int]]:
+    """The runs continued to twice their epochs: every stuck run, then the deciding runs of
+    each claim in ``first`` that :func:`judge` decides at twice the budget."""
+    wanted = stuck_runs(by_model)
+    for model_id, measurement in first.items():
+        if needs_twice(measurement):
+            involved = [model_id] if model_id != "lstm" else ["lstm", *_rivals(by_model)]
+            wanted += deciding_runs({m: by_model[m] for m in involved}, CLAIMS[model_id],
+                                    train_max_n)
+    return wanted
+
+
+def continue_runs(min_epochs: Mapping[tuple[str, int], int], resume: Mapping, cfg: AnbnSettings,
+                  device=None, progress=None) -> dict[tuple[str, int], DoubledRun]:
+    """The runs of ``min_epochs`` continued from their first ``resume[pair]`` History to that
+    many epochs, trained together and scored (the ``train_again`` of
+    :func:`~course_rnn.experiments.replication.twice_the_budget`)."""
+    pairs = list(min_epochs)
+    trained = train_all(pairs, cfg, device, progress, min_epochs, resume)
+    return {p: DoubledRun.of(score_run(*p, model, history, cfg), min_epochs[p], history, model)
+            for p, (model, history) in zip(pairs, trained)}
+
+
+def judge_claims(by_model: Mapping[str, list[RunScore]], histories: Mapping, cfg: AnbnSettings,
+                 device=None, progress=None
+                 ) -> tuple[dict[str, Verdict], dict[tuple[str, int], DoubledRun]]:
+    """The lecture's claims judged (``{model id: Verdict}``) and the runs continued to twice
+    their epochs (``{(id, seed): DoubledRun}``): every stuck run and the deciding runs of each
+    claim that disagrees, trained together before any claim is judged; a doubled run stands in
+    for its first in the measurement at twice the budget."""
+    train_n = cfg.train_max_n
+    first = {m: claim_measurement(by_model, m, train_n) for m in CLAIMS if m in by_model}
+    doubled = twice_the_budget(histories, to_double(by_model, first, train_n),
+                               partial(continue_runs, cfg=cfg, device=device, progress=progress))
+    current = {m: [doubled.get((m, r.seed), r) for r in runs] for m, runs in by_model.items()}
+    verdicts = {m: judge(one, claim_measurement(current, m, train_n) if needs_twice(one)
+                         else None) for m, one in first.items()}
+    return verdicts, doubled
+
+
+def claims(summary: Mapping[str, ModelSummary], verdicts: Mapping[str, object],
+           unstable: Instability | None, cfg: AnbnSettings, optimum: float,
+           stuck_twice: Mapping[str, StuckTwice] | None = None) -> list[Row]:
+    """The paper-vs-ours table: the lecture's claim per model (verdicts from ``verdicts``, keyed
+    by model id: a Verdict or a label), Gers & Schmidhuber's reach, Weiss et al.'s theory for the
+    two extra SRNs, the seeds that failed to learn, at twice the epochs too (``stuck_twice``:
+    :func:`recheck`), and the best LSTM's stability across epochs."""
+    return [*no_count_rows(summary, verdicts, cfg, optimum), *lstm_rows(summary, verdicts, cfg),
+            *theory_rows(summary, cfg), *stuck_rows(summary, stuck_twice or {}, cfg, optimum),
+            *instability_rows(unstable, cfg.train_max_n)]
+
+
+def no_count_rows(summary: Mapping[str, ModelSummary], verdicts: Mapping[str, object],
+                  cfg: AnbnSettings, optimum: float) -> list[Row]:
+    """The lecture's claim that the SRN and the GRU do not count beyond the training range."""
+    train_n, test_n = cfg.train_max_n, cfg.test_max_n
+    rows = []
+    for model_id in ("srn", "gru"):
+        name = model_name(model_id, cfg)
+        if name not in summary:
+            continue
+        s = summary[name]
+        rows.append(Row(
+            f"{name} ({cfg.hidden} units): counts beyond the training range (n ≤ {train_n}, "
+            f"tested to {test_n})",
+            f"no: its state saturates ({LECTURE})", _fitted_text(s, train_n),
+            _no_count_note(s, train_n, cfg.tolerance, optimum), verdicts.get(model_id, "")))
+    return rows
+
+
+def _no_count_note(s: ModelSummary, train_max_n: int, tolerance: float, optimum: float) -> str:
+    """What the seeds of a model the lecture says cannot count did, in words."""
+    if not s.converged:
+        note = "no seed converged: the cap on epochs came first, so nothing is compared"
+    elif not s.fitted:
+        note = (f"no seed fitted the training set (a seed has fitted when its training loss is "
+                f"within {tolerance:g} nats of the optimum {optimum:.4f}): it fails before "
+                "counting is tested, so it cannot count beyond the training range either")
+    elif s.generalised:
+        note = (f"{s.generalised} fitted seed(s) get every n right beyond {train_max_n}: "
+                "some counting past the training range, as a squashing unit can for a while")
+    else:
+        note = f"no fitted seed is right on every n ≤ {train_max_n + 1}"
+    if s.fitted and s.stuck:
+        note += f"; {s.stuck} seed(s) failed to learn (a stuck seed counts nothing)"
+    return note
+
+
+def lstm_rows(summary: Mapping[str, ModelSummary], verdicts: Mapping[str, object],
+              cfg: AnbnSettings) -> list[Row]:
+    """The lecture's claim that the LSTM counts best, and its best seed beside Gers &
+    Schmidhuber's."""
+    train_n, test_n = cfg.train_max_n, cfg.test_max_n
+    name = model_name("lstm", cfg)
+    if name not in summary:
+        return []
+    s = summary[name]
+    rivals = [model_name(m, cfg) for m in ("srn", "gru") if model_name(m, cfg) in summary]
+    note = ("the share of converged seeds that fit and count, against the "
+            + (" and the ".join(f"{r}'s" for r in rivals) or "rivals'")
+            + " (a seed stuck above the optimum counts as not counting)")
+    best = s.max_correct_n_best_seed
+    return [
+        Row(f"LSTM ({cfg.hidden} units): counts beyond the training range, more often than "
+            "SRN and GRU",
+            f"yes: \"for classic counting language, LSTM works the best\" ({LECTURE})",
+            _fitted_text(s, train_n), note, verdicts.get("lstm", "")),
+        Row("LSTM: best fitted seed's max_correct_n",
+            f"trained on n ≤ 10, right on every n up to ≈ 1,000 ({GERS}, peephole LSTM)",
+            f"{best} (seed {s.best_seed}; trained on n ≤ {train_n}, tested to {test_n})"
+            if best is not None else "no seed fitted",
+            "different training range, test range, size and cell (no peepholes)"
+            + ("; ours is right to the end of our test" if best == test_n else ""),
+            "not comparable"),
+    ]
+
+
+def theory_rows(summary: Mapping[str, ModelSummary], cfg: AnbnSettings) -> list[Row]:
+    """Weiss et al.'s theory about the two extra SRNs (a theorem, not a training result)."""
+    theory = {"srn-relu": "can implement an exact counter (theory: finite precision)",
+              "srn-wide": "can only approximate a counter: a squashing unit saturates (theory)"}
+    return [Row(f"{name}: counts beyond the training range", f"{claim} ({WEISS})",
+                _fitted_text(summary[name], cfg.train_max_n),
+                "a theorem about what the weights can express, not about what training finds",
+                "not comparable")
+            for name, claim in ((model_name(m, cfg), c) for m, c in theory.items())
+            if name in summary]
+
+
+def stuck_rows(summary: Mapping[str, ModelSummary], stuck_twice: Mapping[str, StuckTwice],
+               cfg: AnbnSettings, optimum: float) -> list[Row]:
+    """Per model, the seeds that failed to learn, and what became of them at twice the
+    epochs."""
+    rows = []
+    for model_id in cfg.models:
+        name = model_name(model_id, cfg)
+        s = summary.get(name)
+        if not s or not s.stuck:
+            continue
+        ours = (f"{s.stuck}/{s.n_seeds} seeds stuck at "
+                f"{_span(s.stuck_loss_min, s.stuck_loss_max)} nats")
+        if name in stuck_twice:
+            ours += f"; at twice the epochs: {_twice_text(stuck_twice[name])}"
+        rows.append(Row(
+            f"{name}: seeds that fail to learn n ≤ {cfg.train_max_n}", "— (not reported)", ours,
+            f"stuck: the training loss improved by < {cfg.min_delta:.1%} over "
+            f"{cfg.patience} epochs, more than {cfg.tolerance:g} nats above the optimum "
+            f"{optimum:.4f}; each stuck seed was continued to twice its epochs (same seed)"))
+    return rows
+
+
+def _twice_text(again: StuckTwice) -> str:
+    """"1 still stuck at 0.280, 0 fitted" (and how many still improve at the cap)."""
+    parts = [f"{again.still_stuck} still stuck"
+             + (f" at {_span(again.stuck_min, again.stuck_max)}" if again.still_stuck else "")]
+    if again.still_improving:
+        parts.append(f"{again.still_improving} still improving at the cap, at "
+                     f"{_span(again.improving_min, again.improving_max)}")
+    parts.append(f"{again.fitted} fitted")
+    return ", ".join(parts)
+
+
+def instability_rows(unstable: Instability | None, train_max_n: int) -> list[Row]:
+    """The best fitted LSTM seed's max_correct_n over the epochs after it first counts."""
+    if unstable is None:
+        return []
+    if unstable.first_epoch_beyond is None:
+        ours, note = f"never beyond n = {train_max_n}", "no fitted LSTM seed counts"
+    else:
+        ours = (f"seed {unstable.seed}: first beyond n = {train_max_n} at epoch "
+                f"{unstable.first_epoch_beyond}, then {unstable.min_after}"
+                f"…{unstable.max_after}")
+        note = ("the slides show one checkpoint; ours moves between epochs"
+                if unstable.max_after > unstable.min_after else "stable once it counts")
+    return [Row("best LSTM seed: max_correct_n over the epochs after it first counts "
+                f"beyond n = {train_max_n}", "— (not reported)", ours, note)]
+
+
+def _fitted_text(s: ModelSummary, train_max_n: int) -> str:
+    """"fitted 5/6 seeds (1 stuck above the optimum); of those, 3/5 count beyond 20;
+    max_correct_n 25.1 ± 3.2, best 41 (seed 2)"."""
+    text = f"fitted {s.fitted}/{s.n_seeds} seeds"
+    if s.stuck:
+        text += f" ({s.stuck} stuck above the optimum)"
+    if not s.fitted:
+        return text + f"; lowest final loss {s.lowest_final_loss:.3f}"
+    text += (f"; of those, {s.generalised}/{s.fitted} count beyond {train_max_n}; "
+             f"max_correct_n {pm(s.max_correct_n_mean, s.max_correct_n_se, digits=1)}, "
+             f"best {s.max_correct_n_best_seed} (seed {s.best_seed})")
+    return text
+
+
+def _span(low: float, high: float) -> str:
+    """"0.271" or "0.271–0.301" (three decimals; one value when both round alike)."""
+    low, high = f"{low:.3f}", f"{high:.3f}"
+    return low if low == high else f"{low}–{high}"
+
+
+# -- the figures: every seed's final max_correct_n, the LSTM seeds over the epochs, the curves --
+
+
+def final_figure(runs: Sequence[RunScore], train_max_n: int, test_max_n: int):
+    """Final max_correct_n, one marker per seed, per model: filled when the seed fitted its
+    training set, hollow when it was stuck above the optimum, a cross when it hit the cap (the
+    dashed line: longest training n)."""
+    from matplotlib.figure import Figure
+
+    names = list(dict.fromkeys(r.model for r in runs))
+    fig = Figure(figsize=(1.3 * len(names) + 1.5, 3.2), layout="tight")
+    ax = fig.subplots()
+    for i, name in enumerate(names):
+        mine = [r for r in runs if r.model == name]
+        xs = np.full(len(mine), i) + np.linspace(-0.15, 0.15, len(mine))
+        for x, r in zip(xs, mine):
+            if not r.converged:
+                ax.scatter([x], [r.max_correct_n], s=36, color=f"C{i}", marker="x")
+            else:
+                ax.scatter([x], [r.max_correct_n], s=36, color=f"C{i}",
+                           facecolors=f"C{i}" if r.fitted else "none")
+    ax.axhline(train_max_n, color="grey", ls="--", lw=1)
+    ax.text(-0.4, train_max_n + 1, "longest training n", ha="left", fontsize=8, color="grey")
+    ax.set_xticks(range(len(names)), names, fontsize=8)
+    ax.set_ylim(-2, test_max_n + 3)
+    ax.set_ylabel("max_correct_n (final model)")
+    ax.set_title("a^n b^n, one marker per seed (hollow: stuck above the optimum)", fontsize=9)
+    return fig
+
+
+def epochs_figure(runs: Sequence[RunScore], train_max_n: int, model: str = "LSTM"):
+    """max_correct_n at every evaluation, one line per seed of ``model`` (dashed: a seed that
+    did not fit its training set)."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(6, 3), layout="tight")
+    ax = fig.subplots()
+    for r in (r for r in runs if r.model == model):
+        ax.plot(r.curve_epochs, r.max_correct_n_curve, lw=1,
+                ls="-" if r.fitted else "--", label=f"{model} seed {r.seed}")
+    ax.axhline(train_max_n, color="grey", ls="--", lw=1)
+    ax.set_xlabel("epoch")
+    ax.set_ylabel("max_correct_n")
+    ax.legend(fontsize=7, ncol=2)
+    return fig
+
+
+def curves_figures(histories: Mapping, cfg: AnbnSettings, optimum: float) -> dict:
+    """One learning-curve figure per model (``curves_<id>``): every seed's training loss against
+    the exact optimum; unconverged seeds dashed."""
+    figures = {}
+    for model_id in cfg.models:
+        mine = {f"seed {seed}": h for (m, seed), h in histories.items() if m == model_id}
+        if mine:
+            figures[f"curves_{model_id}"] = learning_curves(
+                mine, ("train_loss",), optimum=optimum, logy=True, size=(4.6, 3.2),
+                title=f"{model_name(model_id, cfg)}: training loss")
+    return figures
+
+
+# -- run -----------------------------------------------------------------------------------------
+
+
+@dataclass
+class AnbnArtefacts:
+    """What the chapter reads beyond the numbers (not saved): the trained ``models`` and their
+    ``histories`` keyed by (model id, seed), e.g. ("lstm", 0), the ``vocab`` and ``language``,
+    and the ``doubled`` runs ((model id, seed) → (network, history))."""
+
+    models: dict[tuple[str, int], object]
+    histories: dict[tuple[str, int], History]
+    vocab: Vocab
+    language: AnBn
+    doubled: dict[tuple[str, int], tuple] = field(default_factory=dict)
 
 
 def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=None,
@@ -132,17 +833,16 @@ def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=N
     """Train every model of ``settings.models`` on a^n b^n (n ≤ ``train_max_n``) for every
     seed until it fits its training set or is stuck; score them; judge the lecture's claims.
 
-    ``numbers`` is an :class:`~.results.AnbnNumbers`: ``runs``, one
-    :class:`~.results.RunScore` per (model, seed) (:func:`~.compute.score_run`); ``summary``,
-    per model name (:func:`~.results.summarise`); ``optimum``, the exact training optimum;
-    ``lstm_instability``, the best fitted LSTM's per-epoch range (:func:`~.results.instability`);
-    ``doubled``, the runs continued to twice their epochs (the stuck ones, and the deciding ones
-    of a claim that disagreed); ``stuck_twice``, per model name, what became of its stuck seeds
-    then (:func:`~.results.recheck`). ``runs``: every training history by name ("LSTM seed 0",
-    "GRU seed 2 (twice the budget)"). ``artefacts`` is an :class:`~.results.AnbnArtefacts`:
-    ``models`` and ``histories`` keyed by (model id, seed), e.g. ("lstm", 0), ``doubled`` (the
-    same for the continued runs), ``vocab`` and ``language``. Figures: ``final`` (one marker
-    per seed), ``lstm_epochs`` and ``curves_<id>``.
+    ``numbers`` is an :class:`AnbnNumbers`: ``runs``, one :class:`RunScore` per (model, seed)
+    (:func:`score_run`); ``summary``, per model name (:func:`summarise`); ``optimum``, the exact
+    training optimum; ``lstm_instability``, the best fitted LSTM's per-epoch range
+    (:func:`instability`); ``doubled``, the runs continued to twice their epochs (the stuck
+    ones, and the deciding ones of a claim that disagreed); ``stuck_twice``, per model name,
+    what became of its stuck seeds then (:func:`recheck`). ``runs``: every training history by
+    name ("LSTM seed 0", "GRU seed 2 (twice the budget)"). ``artefacts`` is an
+    :class:`AnbnArtefacts`: ``models`` and ``histories`` keyed by (model id, seed), e.g.
+    ("lstm", 0), ``doubled`` (the same for the continued runs), ``vocab`` and ``language``.
+    Figures: ``final`` (one marker per seed), ``lstm_epochs`` and ``curves_<id>``.
     """
     setup = begin(EXPERIMENTS[0], SETTINGS, scale, settings, seeds, DEFAULT_SEEDS, device,
                   progress)
@@ -159,12 +859,10 @@ def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=N
     scores = {p: score_run(*p, models[p], histories[p], cfg) for p in pairs}
     runs = list(scores.values())
     by_model = {m: [scores[p] for p in pairs if p[0] == m] for m in cfg.models}
-    verdicts, doubled = _verdicts(by_model, cfg, device, progress, histories)
+    verdicts, doubled = judge_claims(by_model, histories, cfg, device, progress)
     summary = summarise(runs, train_n)
     stuck_twice = recheck(doubled, stuck_runs(by_model), cfg)
-    fitted_lstm = [r for r in runs if r.id == "lstm" and r.fitted]
-    best_lstm = max(fitted_lstm, key=lambda r: r.max_correct_n) if fitted_lstm else None
-    unstable = instability(best_lstm, train_n) if best_lstm else None
+    unstable = lstm_instability(runs, train_n)
     named = {f"{model_name(m, cfg)} seed {s}": histories[m, s] for m, s in pairs}
     named.update({f"{model_name(m, cfg)} seed {s} (twice the budget)": d.history
                   for (m, s), d in doubled.items()})
@@ -180,58 +878,8 @@ def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=N
     return setup.replication(numbers, rows, figures, artefacts, named)
 
 
-def _verdicts(by_model: Mapping[str, list[RunScore]], cfg: AnbnSettings, device, progress,
-              histories: Mapping) -> tuple[dict, dict[tuple[str, int], DoubledRun]]:
-    """The lecture's claims judged (``{model id: Verdict}``) and the runs continued to twice
-    their epochs (``{(id, seed): DoubledRun}``): every stuck run, and the deciding runs of each
-    claim that disagrees, trained together."""
-    train_n = cfg.train_max_n
-    claims_ = {m: "no count" for m in ("srn", "gru") if m in by_model}
-    if "lstm" in by_model:
-        claims_["lstm"] = "lstm best"
-    rivals = [m for m in ("srn", "gru") if m in by_model]
-
-    def involved(model_id: str) -> list[str]:
-        return [model_id] if model_id != "lstm" else ["lstm", *rivals]
-
-    def measure(current: Mapping[str, list], model_id: str) -> Measurement:
-        if claims_[model_id] == "no count":
-            return no_count_measurement(current[model_id], train_n)
-        return lstm_best_measurement(current["lstm"], [current[m] for m in rivals], train_n)
-
-    first = {m: measure(by_model, m) for m in claims_}
-    wanted = list(stuck_runs(by_model))
-    for m, measurement in first.items():
-        if needs_twice(measurement):
-            wanted += deciding_runs({k: by_model[k] for k in involved(m)}, claims_[m], train_n)
-
-    def train_again(min_epochs, resume):
-        keys = list(min_epochs)
-        return {p: DoubledRun.of(score_run(*p, model, history, cfg), min_epochs[p], history,
-                                 model)
-                for p, (model, history) in zip(keys, train_all(keys, cfg, device, progress,
-                                                                min_epochs, resume))}
-
-    doubled = twice_the_budget(histories, wanted, train_again)
-    current = {m: [doubled.get((m, r.seed), r) for r in runs] for m, runs in by_model.items()}
-    verdicts = {m: judge(first[m], measure(current, m) if needs_twice(first[m]) else None)
-                for m in claims_}
-    return verdicts, doubled
-
-
 EXPERIMENTS = (Experiment(
     name="anbn",
     title="a^n b^n: which recurrent networks learn to count (SRN, GRU, LSTM, ReLU and wide "
           "SRNs trained on n ≤ 20, tested up to n = 60)",
     chapter="03_gates_counting", run=run, settings=SETTINGS),)
-
-__all__ = [
-    "run", "EXPERIMENTS", "SETTINGS", "AnbnSettings", "DEFAULT_SEEDS", "MODELS",
-    "LECTURE_MODELS", "EXTRA_MODELS", "OUTCOMES", "LECTURE", "GERS", "WEISS", "model_name",
-    "model_seeds", "train_strings", "training_optimum", "evaluations", "learned", "CountingTest",
-    "loss_by_phase", "max_correct_n", "train_one", "train_all", "outcome", "score_run",
-    "summarise", "instability", "recheck", "generalises", "no_count_measurement",
-    "lstm_best_measurement", "deciding_runs", "stuck_runs", "claims", "final_figure",
-    "epochs_figure", "curves_figures", "AnbnNumbers", "AnbnArtefacts", "RunScore",
-    "DoubledRun", "LossByPhase", "ModelSummary", "Instability", "StuckTwice",
-]
