@@ -32,7 +32,7 @@ PHONE = WIDTHS["phone"]
 MIN_LABEL_PX = 9
 # The smallest text in the widest chapter figures (chapter 6's three panels, 13 in wide): their
 # legends, drawn at fontsize=7 (course_rnn.analysis.curves.learning_curves,
-# experiments.urn.dyck_report); ticks and axis labels are at matplotlib's 10 pt.
+# experiments.urn.dyck_figures); ticks and axis labels are at matplotlib's 10 pt.
 SMALLEST_LABEL_PT = 7
 
 # A chapter's figures: every image the cells drew (in _images/), with what a tap would open.

@@ -8,8 +8,16 @@ import pytest
 import torch
 
 from course_rnn.experiments import urn
-from course_rnn.experiments.replication import VERDICTS, Replication
+from course_rnn.experiments.replication import (
+    VERDICTS,
+    Claim,
+    Replication,
+    deciding_models,
+    judged_rows,
+)
+from course_rnn.experiments.urn import cross_serial
 from course_rnn.languages import Vocab
+from course_rnn.languages.cross_serial import CrossSerial
 from course_rnn.languages.dyck import Dyck
 from course_rnn.metrics import pooled_accuracy
 from course_rnn.models.urn import URN
@@ -203,30 +211,30 @@ def test_claims_judge_agreement_and_wait_for_convergence():
     def check(n):
         return f"{n['v']:.2f}", n["v"], n["v"] < 1, max(0, n["v"] - 1)
 
-    claim = urn.Claim("x", "paper", check, ("M",))
+    claim = Claim("x", "paper", check, ("M",))
     twice = {"v": 1.2, "ok": True}  # the numbers with M's runs continued (twice_the_budget)
 
     def runs_of(n, models):
         return [n["ok"]]
 
     agreeing = {"v": 0.5, "ok": True}
-    assert urn.deciding_models([claim], agreeing, runs_of) == []  # nothing to continue
-    rows = urn.judged_rows([claim], agreeing, None, runs_of)
+    assert deciding_models([claim], agreeing, runs_of) == []  # nothing to continue
+    rows = judged_rows([claim], agreeing, None, runs_of)
     assert rows[0].verdict == "agrees"
-    assert urn.deciding_models([claim], {"v": 2.0, "ok": True}, runs_of) == ["M"]
-    rows = urn.judged_rows([claim], {"v": 2.0, "ok": True}, twice, runs_of)
+    assert deciding_models([claim], {"v": 2.0, "ok": True}, runs_of) == ["M"]
+    rows = judged_rows([claim], {"v": 2.0, "ok": True}, twice, runs_of)
     assert rows[0].verdict == "budget-limited"
     assert rows[0].evidence["budget_2x"]["value"] == 1.2
-    rows = urn.judged_rows([claim], {"v": 1.5, "ok": True}, {"v": 1.4, "ok": True}, runs_of)
+    rows = judged_rows([claim], {"v": 1.5, "ok": True}, {"v": 1.4, "ok": True}, runs_of)
     assert rows[0].verdict == "differs"
     unconverged = {"v": 2.0, "ok": False}
-    assert urn.deciding_models([claim], unconverged, runs_of) == []
-    rows = urn.judged_rows([claim], unconverged, None, runs_of)
+    assert deciding_models([claim], unconverged, runs_of) == []
+    rows = judged_rows([claim], unconverged, None, runs_of)
     assert rows[0].verdict == "not converged"
     # a row with nothing trained (a formula) cannot be helped by training
-    formula = urn.Claim("f", "p", lambda n: ("1", 1.0, False, 1.0), ())
-    assert urn.deciding_models([formula], {"ok": True}, runs_of) == []
-    rows = urn.judged_rows([formula], {"ok": True}, None, runs_of)
+    formula = Claim("f", "p", lambda n: ("1", 1.0, False, 1.0), ())
+    assert deciding_models([formula], {"ok": True}, runs_of) == []
+    rows = judged_rows([formula], {"ok": True}, None, runs_of)
     assert rows[0].verdict == "differs"
 
 
@@ -288,38 +296,39 @@ def test_cross_serial_numbers_hang_together(xs):
                                                        if r.model == model)
     assert n.best.error == min(r.error for r in runs)
     assert all(0.0 <= r.error <= 1.0 for r in runs)
-    assert all(urn.FIT_METRIC in e for h in xs.runs.values() for e in h.epochs)
+    assert all(cross_serial.FIT_METRIC in e for h in xs.runs.values() for e in h.epochs)
 
 
 def test_a_cross_serial_run_stops_once_it_fits_its_training_lengths():
     language_cfg = urn.CROSS_SERIAL_SETTINGS.at("quick", {"epochs": 200, "max_total": 3,
                                                              "test_family": 5})
-    train = urn.CrossSerial().sample(256, seed=0, max_total=3)  # C_4: three strings
-    run = urn.train_cross_serial_model("lstm", 8, 0, language_cfg, train, "cpu")
+    train = CrossSerial().sample(256, seed=0, max_total=3)  # C_4: three strings
+    run = cross_serial.train_cross_serial_model("lstm", 8, 0, language_cfg, train, "cpu")
     history = run.history
     assert history.converged and history.convergence.stopped == "criterion met"
-    assert history.last[urn.FIT_METRIC] == 1.0
-    assert all(e[urn.FIT_METRIC] < 1.0 for e in history.epochs[:-1])
+    assert history.last[cross_serial.FIT_METRIC] == 1.0
+    assert all(e[cross_serial.FIT_METRIC] < 1.0 for e in history.epochs[:-1])
     # the doubled budget continues the same run: its first epochs are identical
-    longer = urn.train_cross_serial_model("lstm", 8, 0, language_cfg, train, "cpu",
-                                          min_epochs=urn.doubled_epochs(history))
+    twice = 2 * math.ceil(history.convergence.epochs)
+    longer = cross_serial.train_cross_serial_model("lstm", 8, 0, language_cfg, train, "cpu",
+                                                   min_epochs=twice)
     assert longer.history["train_loss"][: len(history)] == history["train_loss"]
     assert longer.history.convergence.epochs >= 2 * history.convergence.epochs
 
 
 def test_parameter_rows_are_computed(xs, monkeypatch):
     rows = urn.parameter_count_rows()
-    assert len(rows) == len(urn.PAPER_PARAMS) == 6
+    assert len(rows) == len(cross_serial.PAPER_PARAMS) == 6
     assert all(r["LSTM (paper)"] == r["LSTM (formula)"] for r in rows)
     assert all(r["URN (paper)"] == r["URN (urn_parameter_count)"] for r in rows)
     table = {r.quantity: r for r in xs.rows}
     assert table["parameters, Dyck, 32 units: LSTM / URN"].ours == "6300 / 6348"
     assert table["parameters, Dyck, 32 units: LSTM / URN"].verdict == "agrees"
     # a paper figure we do not reproduce is reported as such, not papered over
-    wrong = {**urn.PAPER_PARAMS, ("Dyck", 32): (6300, 6349)}
+    wrong = {**cross_serial.PAPER_PARAMS, ("Dyck", 32): (6300, 6349)}
     monkeypatch.setattr("course_rnn.experiments.urn.cross_serial.PAPER_PARAMS", wrong)
-    claims = urn.cross_serial_claims(xs.settings)
-    rows = urn.judged_rows(claims, xs.numbers, xs.numbers, lambda n, models: [])
+    claims = cross_serial.cross_serial_claims(xs.settings)
+    rows = judged_rows(claims, xs.numbers, xs.numbers, lambda n, models: [])
     rows = {r.quantity: r for r in rows}
     assert rows["parameters, Dyck, 32 units: LSTM / URN"].verdict == "differs"
     assert rows["parameters, Dyck, 16 units: LSTM / URN"].verdict == "agrees"

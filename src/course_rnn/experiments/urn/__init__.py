@@ -1,7 +1,7 @@
-"""Bernardy & Lappin (2022; 2023): unitary RNNs against LSTMs on Dyck and cross-serial strings.
-
-Chapter 6 shows both experiments; ``python -m course_rnn replicate urn-dyck`` (or
-``urn-cross-serial``) runs the same functions and saves what they return.
+"""Bernardy & Lappin (2022; 2023): unitary RNNs against LSTMs on Dyck and cross-serial strings
+(chapter 6) — two experiments, each one module: **urn-dyck** here, **urn-cross-serial** in
+:mod:`.cross_serial`; both read their settings from :mod:`.settings`. ``python -m course_rnn
+replicate urn-dyck`` (or ``urn-cross-serial``) runs the same functions the chapter calls.
 
 **urn-dyck** (:func:`run_dyck`; B&L 2022 §5, 2023 §4). Five bracket pairs ``() [] {} <> +-``,
 strings of exactly 20 symbols from the seeds' generator (``Dyck.sample(method="seeds")``);
@@ -24,89 +24,60 @@ is what the papers mean by "nesting depth") and **outer depth** (how many bracke
 it closes; the papers never measure it). The 3-TURN's embeddings are then read with linear
 algebra alone (:func:`embedding_analysis`, 2022 Tables 3–4).
 
-**urn-cross-serial** (:func:`run_cross_serial`; B&L 2023 §3, Tables 1–2, Fig. 2). Train on
-C_8 = {a^m b^n c^m d^n | m + n < 8}, test on all 36 strings of C_10; full URNs and LSTMs
-(embedding 20) of 8, 16 and 32 units, each trained until it fits its training lengths (every
-string of C_8 right by the paper's criterion), scored per string by
-:func:`course_rnn.metrics.cross_serial_accuracy`. The parameter counts of the paper's Tables 1–2
-are recomputed from formulas (:func:`parameter_count_rows`).
+**Verdicts wait for convergence** (:func:`~course_rnn.experiments.replication.judge`): each row
+is a :class:`~course_rnn.experiments.replication.Claim` checked on the numbers; a row compares
+only converged runs, and a disagreement is re-checked by continuing the deciding runs to twice
+their epochs (same seed, so the first half is the same run) before it may read "differs".
+Independent runs train in parallel worker processes
+(:func:`~course_rnn.experiments.workers.parallel_map`), on CPU or CUDA (``device``). Scales:
+``"quick"`` is the chapter's (a few thousand strings, one to two minutes of two CPU cores);
+``"paper"`` uses the papers' corpus sizes; ``settings=`` overrides entries of the scale's
+:class:`~.settings.DyckSettings` (the tests use it to run tiny).
 
-**Verdicts wait for convergence** (:func:`~course_rnn.experiments.replication.judge`): a row
-compares only converged runs, and a disagreement is re-checked by continuing the deciding runs
-to twice their epochs (same seed, so the first half is the same run) before it may read
-"differs". Independent runs train in parallel worker processes
-(:func:`~course_rnn.experiments.workers.parallel_map`).
-
-Both run on CPU or CUDA (``device``). Scales: ``"quick"`` is the chapter's (a few thousand
-strings, one to two minutes of two CPU cores per experiment); ``"paper"`` uses the papers' corpus
-sizes. ``settings=`` overrides entries of the scale's :class:`~.settings.DyckSettings` /
-:class:`~.settings.CrossSerialSettings` (the tests use it to run tiny).
-
-The package, by job: :mod:`.settings` (both experiments' settings and scales), :mod:`.claims`
-(a row whose verdict waits for convergence), :mod:`.dyck` (urn-dyck's data, networks, training
-runs and numbers), :mod:`.dyck_report` (its rows and figures), :mod:`.cross_serial`
-(urn-cross-serial's runs, numbers, rows and figure), and here the two ``run`` functions.
+The module reads top to bottom as :func:`run_dyck` uses it: the settings' companions, the data
+and the networks, the job (train one network, score it), the numbers (the closing-bracket
+scores pooled into ranges, the embeddings), the rows, the figures and :func:`run_dyck`. It is
+longer than most because the Dyck experiment measures three things — accuracy by three
+breakdowns, the embeddings' linear algebra, and the losses — and a reader follows each from the
+job that records it to the row that judges it without leaving the page.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from matplotlib.figure import Figure
 
 from ...analysis.curves import learning_curves
+from ...analysis.urn import (
+    average_effect,
+    pair_effect,
+    phrase_matrices,
+    plane_similarities,
+    signature,
+)
 from ...languages import Vocab
-from ...languages.cross_serial import CrossSerial
 from ...languages.dyck import Dyck
-from ..replication import Experiment, Replication, twice_the_budget
+from ...metrics import dyck_closing_accuracy, pooled_accuracy
+from ...models import SequenceModel, build_model, named_models
+from ...training import History, Plateau, ReduceOnPlateau, evaluate_loss, fit
+from ..records import Record, mean_se, saved_if_set
+from ..replication import (
+    Claim,
+    Experiment,
+    Replication,
+    Row,
+    deciding_models,
+    judged_rows,
+    pm,
+    twice_the_budget,
+)
 from ..setup import begin
 from ..workers import parallel_map
-from .claims import Claim, deciding_models, doubled_epochs, judged_rows, range_gap
-from .cross_serial import (
-    FIT_METRIC,
-    PAPER_PARAMS,
-    PAPER_VOCAB,
-    TrainedCrossSerial,
-    cross_serial_claims,
-    cross_serial_figure,
-    cross_serial_model,
-    cross_serial_numbers,
-    cross_serial_record,
-    mean_error,
-    parameter_count_rows,
-    train_cross_serial_model,
-)
-from .dyck import (
-    DYCK_MODELS,
-    FEW_ATTRACTORS,
-    MANY_ATTRACTORS,
-    MIN_BRACKETS,
-    TrainedDyck,
-    dyck_cuts,
-    dyck_data,
-    dyck_model,
-    dyck_numbers,
-    embedding_analysis,
-    halving,
-    pooled_scores,
-    probe_metric,
-    train_dyck_model,
-    worst_error,
-)
-from .dyck_report import PAPER_SINGLE_EFFECT, dyck_claims, dyck_figures, outer_depth_row, run_name
-from .results import (
-    BestRun,
-    CrossSerialArtefacts,
-    CrossSerialDoubled,
-    CrossSerialNumbers,
-    CrossSerialRun,
-    DyckArtefacts,
-    DyckDoubled,
-    DyckNumbers,
-    EmbeddingRanges,
-    Embeddings,
-    MeanError,
-    ModelConvergence,
-    SeedScores,
-)
+from .cross_serial import EXPERIMENT as CROSS_SERIAL
+from .cross_serial import PAPER_VOCAB, parameter_count_rows, run_cross_serial
 from .settings import (
     CROSS_SERIAL_SEEDS,
     CROSS_SERIAL_SETTINGS,
@@ -116,10 +87,144 @@ from .settings import (
     DyckSettings,
 )
 
+# -- the settings' companions: the networks, the breakdowns' ranges, the paper's figure ----------
 
-def _train_dyck_runs(jobs: list[tuple], cfg: DyckSettings, data, device, progress) -> list:
-    """``train_dyck_model`` for every (name, seed, min_epochs, resume) in ``jobs``, in
-    parallel."""
+#: The Dyck networks: display name → (registry kind, constructor options). Ordered slowest
+#: first, so that parallel workers start on the longest runs.
+DYCK_MODELS = named_models("3-TURN", "Full-URN", "MatrixRNN", "LSTM")
+#: Pooled attractor ranges of the chapter: "few" is 0 … FEW_ATTRACTORS, "many" ≥ MANY_ATTRACTORS.
+FEW_ATTRACTORS, MANY_ATTRACTORS = 2, 6
+#: A breakdown value counts for the worst-error row (2023 Fig. 3c) with at least this many
+#: closing brackets behind it.
+MIN_BRACKETS = 30
+#: 2022 Table 4: the range of one bracket's average effect after 100 epochs.
+PAPER_SINGLE_EFFECT = (13.98, 14.85)
+
+
+# -- the data, the networks and the pooled scores they are probed with -------------------------
+
+
+def dyck_data(cfg: DyckSettings) -> tuple[list, list, list]:
+    """Training strings (seed 0) and validation strings (seed 2), every one of depth exactly
+    ``cfg.depth``, and unconstrained test strings (seed 1), all of ``cfg.length`` symbols,
+    from the seeds' generator."""
+    dyck = Dyck()
+    shape = dict(length=cfg.length, method="seeds")
+    train = dyck.sample(cfg.train, seed=0, depth=cfg.depth, **shape)
+    valid = dyck.sample(cfg.valid, seed=2, depth=cfg.depth, **shape)
+    test = dyck.sample(cfg.test, seed=1, **shape)
+    return train, valid, test
+
+
+def dyck_model(name: str, vocab_size: int, cfg: DyckSettings, seed: int):
+    """One of :data:`DYCK_MODELS` with ``cfg.units`` units (URN-style models: the library's
+    dropout 0.05, as in the seeds' code)."""
+    kind, options = DYCK_MODELS[name]
+    if kind == "lstm":
+        options = {**options, "embedding_dim": cfg.embedding}
+    return build_model(kind, vocab_size=vocab_size, hidden_size=cfg.units, seed=seed, **options)
+
+
+def halving(cfg: DyckSettings) -> ReduceOnPlateau:
+    """The Dyck runs' schedule: halve the learning rate after ``cfg.lr_patience`` epochs
+    without a better validation loss."""
+    return ReduceOnPlateau(factor=0.5, patience=cfg.lr_patience)
+
+
+def dyck_cuts(depth: int) -> dict[str, tuple[str, str, Callable[[int], bool]]]:
+    """The six pooled scores of the chapter: key → (label, breakdown, which values to keep).
+
+    Attractors: 0 … :data:`FEW_ATTRACTORS` vs ≥ :data:`MANY_ATTRACTORS`. Inner nesting: 0–1 vs
+    ≥ ``depth`` (training strings of depth ``depth`` have inner nesting ≤ depth − 1, so the
+    latter is never seen in training). Outer depth: ≤ ``depth`` (seen) vs ≥ ``depth + 2``
+    (unseen; the boundary depth + 1 counts in neither).
+    """
+    few, many = FEW_ATTRACTORS, MANY_ATTRACTORS
+    return {
+        "few_attractors": (f"{few} or fewer attractors", "attractors", lambda a: a <= few),
+        "many_attractors": (f"{many} or more attractors", "attractors", lambda a: a >= many),
+        "shallow_inner": ("inner nesting 0–1", "inner_nesting", lambda k: k <= 1),
+        "deep_inner": (f"inner nesting ≥ {depth}, unseen", "inner_nesting",
+                       lambda k: k >= depth),
+        "seen_outer": (f"outer depth ≤ {depth}, seen", "outer_depth", lambda d: d <= depth),
+        "unseen_outer": (f"outer depth ≥ {depth + 2}, unseen", "outer_depth",
+                         lambda d: d >= depth + 2),
+    }
+
+
+def pooled_scores(closing: Mapping, depth: int) -> dict[str, float]:
+    """Every cut of :func:`dyck_cuts` pooled from one :func:`dyck_closing_accuracy` result."""
+    return {key: pooled_accuracy(closing, by, keep)
+            for key, (_, by, keep) in dyck_cuts(depth).items()}
+
+
+def probe_metric(key: str, depth: int) -> str:
+    """What :func:`train_dyck_model` records at every epoch on the probe strings: "probe:
+    <label>"."""
+    return f"probe: {dyck_cuts(depth)[key][0]}"
+
+
+class _ProbeScores:
+    """The pooled scores of the probe strings, computed once per evaluation: the first metric
+    computes them all, the others read them (``fit`` calls its metrics in order)."""
+
+    def __init__(self, dyck: Dyck, vocab: Vocab, strings: Sequence, depth: int):
+        self.dyck, self.vocab, self.strings, self.depth = dyck, vocab, strings, depth
+        self.scores: dict = {}
+
+    def metrics(self) -> dict[str, Callable]:
+        keys = list(dyck_cuts(self.depth))
+        out = {}
+        for i, key in enumerate(keys):
+            out[probe_metric(key, self.depth)] = (
+                (lambda model, key=key: self._compute(model)[key]) if i == 0
+                else (lambda model, key=key: self.scores[key]))
+        return out
+
+    def _compute(self, model) -> dict:
+        closing = dyck_closing_accuracy(model, self.dyck, self.vocab, self.strings)
+        self.scores = pooled_scores(closing, self.depth)
+        return self.scores
+
+
+# -- the job: train one network until its validation loss plateaus, score it -------------------
+
+
+@dataclass
+class TrainedDyck:
+    """One network as trained on Dyck: the ``model`` (best weights, on the CPU), its
+    ``history``, ``closing`` (:func:`~course_rnn.metrics.dyck_closing_accuracy` on the test
+    strings) and ``test_loss``."""
+
+    model: SequenceModel
+    history: History
+    closing: dict
+    test_loss: float
+
+
+def train_dyck_model(name: str, seed: int, cfg: DyckSettings, train: Sequence, valid: Sequence,
+                     test: Sequence, device=None, min_epochs: int = 0,
+                     resume=None) -> TrainedDyck:
+    """Train one Dyck network until its validation loss plateaus (at least ``min_epochs``; the
+    cap is ``max(cfg.epochs, min_epochs)``; ``resume``: the History of the run to continue),
+    then score it on ``test``. A top-level function, so that worker processes can run it."""
+    dyck = Dyck()
+    vocab = Vocab(dyck.alphabet)
+    model = dyck_model(name, len(vocab), cfg, seed)
+    probe = _ProbeScores(dyck, vocab, test[: cfg.probe], cfg.depth)
+    history = fit(model, vocab, train, valid=valid, epochs=max(cfg.epochs, min_epochs),
+                  min_epochs=min_epochs, batch_size=cfg.batch, lr=cfg.lr,
+                  schedule=halving(cfg), until=Plateau(patience=cfg.patience), seed=seed,
+                  device=device, metrics=probe.metrics(), progress=False, resume=resume)
+    closing = dyck_closing_accuracy(model, dyck, vocab, test)
+    test_loss = evaluate_loss(model, vocab, test)
+    return TrainedDyck(model.cpu(), history, closing, test_loss)
+
+
+def train_dyck_runs(jobs: Sequence[tuple], cfg: DyckSettings, data: tuple, device,
+                    progress) -> list[TrainedDyck]:
+    """:func:`train_dyck_model` for every (name, seed, min_epochs, resume) of ``jobs`` on
+    ``data`` (:func:`dyck_data`), in parallel worker processes."""
     train, valid, test = data
     return parallel_map(train_dyck_model,
                         [(name, seed, cfg, train, valid, test, str(device), min_epochs, resume)
@@ -127,8 +232,419 @@ def _train_dyck_runs(jobs: list[tuple], cfg: DyckSettings, data, device, progres
                         device=device, desc="urn-dyck", progress=progress)
 
 
-def run_dyck(scale: str = "quick", seeds=None, device=None, progress: bool | None = None,
-             settings: Mapping | None = None) -> Replication:
+# -- the numbers: closing-bracket scores, the embeddings, the losses ---------------------------
+
+
+def worst_error(closing: Mapping, breakdown: str = "attractors",
+                min_count: int = MIN_BRACKETS) -> float:
+    """The largest error rate over the values of ``breakdown`` backed by at least ``min_count``
+    closing brackets: B&L 2023's summary of a Dyck model (Fig. 3c, "the maximum error rate for
+    any given number of attractors")."""
+    acc, count = closing[f"by_{breakdown}"], closing[f"count_by_{breakdown}"]
+    errors = [1 - acc[k] for k in acc if count[k] >= min_count]
+    if not errors:
+        raise ValueError(f"no {breakdown} value has {min_count} closing brackets")
+    return float(max(errors))
+
+
+@dataclass
+class Embeddings(Record):
+    """A trained URN's bracket embeddings read with linear algebra (:func:`embedding_analysis`;
+    B&L 2022 Tables 3–4)."""
+
+    average_effect: dict[str, float]
+    signature: dict[str, list[float]]
+    pair_effect: list[list[float]]
+    plane_openers: list[str]
+    plane_similarity: list[list[float]]
+    single_min: float
+    single_max: float
+    matching_min: float
+    matching_max: float
+    non_matching_min: float
+    non_matching_max: float
+    plane_diagonal: float
+    plane_other: float
+
+
+def embedding_analysis(model, vocab: Vocab, dyck: Dyck) -> Embeddings:
+    """Read a trained URN's bracket embeddings (B&L 2022 §3, §5.1, Tables 3–4), no data needed.
+
+    * ``average_effect[b]`` = ‖Q(b) − I‖² and ``signature[b]`` its rotation angles in degrees;
+    * ``pair_effect[i][j]`` = ‖Q(c_j) Q(o_i) − I‖² for opener o_i (row) and closer c_j (column);
+      the diagonal holds the matching pairs (Table 4);
+    * ``plane_similarity`` of the planes rotated by the first two openers (Table 3: 2 = the same
+      plane, 0 = orthogonal), rows/columns in the order of their signatures (largest angle first);
+    * summaries: the ranges of single and matching-pair effects, and the mean plane similarity
+      on the diagonal (planes of similar rank of angle) vs off it.
+    """
+    mats = phrase_matrices(model, vocab, list(dyck.alphabet))
+    effects = {b: average_effect(q) for b, q in mats.items()}
+    pairs = np.array([[pair_effect(mats[o], mats[c]) for c in dyck.closers]
+                      for o in dyck.openers])
+    first, second = dyck.openers[:2]
+    planes = plane_similarities(mats[first], mats[second])
+    on_diagonal = np.eye(*pairs.shape, dtype=bool)
+    plane_diagonal = np.eye(*planes.shape, dtype=bool)
+    singles = np.array(list(effects.values()))
+    return Embeddings(
+        average_effect=effects,
+        signature={b: signature(q, degrees=True).tolist() for b, q in mats.items()},
+        pair_effect=pairs.tolist(), plane_openers=[first, second],
+        plane_similarity=planes.tolist(),
+        single_min=float(singles.min()), single_max=float(singles.max()),
+        matching_min=float(pairs[on_diagonal].min()),
+        matching_max=float(pairs[on_diagonal].max()),
+        non_matching_min=float(pairs[~on_diagonal].min()),
+        non_matching_max=float(pairs[~on_diagonal].max()),
+        plane_diagonal=float(planes[plane_diagonal].mean()) if planes.size else float("nan"),
+        plane_other=(float(planes[~plane_diagonal].mean()) if (~plane_diagonal).any()
+                     else float("nan")))
+
+
+@dataclass
+class EmbeddingRanges(Record):
+    """The 3-TURN's embedding summaries over seeds: ranges of single and matching-pair effects,
+    the smallest mismatched pair's, and the mean plane similarity on and off the diagonal."""
+
+    single_min: float
+    single_max: float
+    matching_min: float
+    matching_max: float
+    non_matching_min: float
+    plane_diagonal: float
+    plane_other: float
+
+    @classmethod
+    def over(cls, embeddings: list[Embeddings]) -> EmbeddingRanges:
+        return cls(min(e.single_min for e in embeddings), max(e.single_max for e in embeddings),
+                   min(e.matching_min for e in embeddings),
+                   max(e.matching_max for e in embeddings),
+                   min(e.non_matching_min for e in embeddings),
+                   float(np.mean([e.plane_diagonal for e in embeddings])),
+                   float(np.mean([e.plane_other for e in embeddings])))
+
+
+@dataclass
+class SeedScores(Record):
+    """One Dyck network of one seed: closing-bracket ``accuracy``, the pooled scores
+    (``summary``: cut → accuracy), the worst error over attractor counts, its final training
+    loss, best validation loss, test loss, epochs and convergence."""
+
+    accuracy: float
+    summary: dict[str, float]
+    worst_attractor_error: float
+    train_loss: float
+    valid_loss: float
+    test_loss: float
+    epochs: float
+    converged: bool
+
+    @classmethod
+    def of(cls, run: TrainedDyck, depth: int) -> SeedScores:
+        return cls(accuracy=run.closing["accuracy"], summary=pooled_scores(run.closing, depth),
+                   worst_attractor_error=worst_error(run.closing),
+                   train_loss=run.history.convergence.final["train_loss"],
+                   valid_loss=run.history.convergence.best, test_loss=run.test_loss,
+                   epochs=run.history.convergence.epochs, converged=run.history.converged)
+
+
+@dataclass
+class ModelConvergence(Record):
+    """A model's epochs and convergence, one entry per seed."""
+
+    epochs: list[float]
+    converged: list[bool]
+
+
+@dataclass
+class DyckDoubled(Record):
+    """The figures after the deciding ``models`` were continued to twice their epochs."""
+
+    models: list[str]
+    summary: dict[str, dict[str, float]]
+    test_loss: dict[str, float]
+    worst_attractor_error: dict[str, float]
+    embedding_ranges: EmbeddingRanges
+    convergence: dict[str, ModelConvergence]
+
+
+@dataclass
+class DyckNumbers(Record):
+    """Every number of urn-dyck (see :func:`dyck_numbers`): per model (by name) the means over
+    seeds, with their standard errors, and per seed the figures they are made of. Scores keyed
+    by model and by cut (``summary["3-TURN"]["few_attractors"]``) stay dictionaries: their keys
+    are data, not fields."""
+
+    summary_labels: dict[str, str]  # cut -> its words ("2 or fewer attractors")
+    cut_points: dict[str, int]
+    parameters: dict[str, int]
+    closing: dict[str, dict]  # model -> accuracy and its breakdowns (mean over seeds)
+    summary: dict[str, dict[str, float]]  # model -> cut -> pooled accuracy (mean over seeds)
+    summary_se: dict[str, dict[str, float]]
+    test_loss: dict[str, float]
+    test_loss_se: dict[str, float]
+    valid_loss: dict[str, float]
+    worst_attractor_error: dict[str, float]
+    convergence: dict[str, ModelConvergence]
+    per_seed: dict[int, dict[str, SeedScores]]
+    embeddings: dict[int, Embeddings]  # the 3-TURN's, per seed
+    embedding_ranges: EmbeddingRanges
+    doubled: DyckDoubled | None = saved_if_set()
+
+    def doubled_record(self, models: list[str]) -> DyckDoubled:
+        """These numbers (of runs continued to twice their epochs) as the ``doubled`` record of
+        the first numbers."""
+        return DyckDoubled(models, self.summary, self.test_loss, self.worst_attractor_error,
+                           self.embedding_ranges, self.convergence)
+
+
+def _mean_dict(dicts: list[Mapping]) -> dict:
+    """Key-wise mean over dicts (the same test set for every seed, so the same keys)."""
+    return {k: float(np.mean([d[k] for d in dicts])) for k in dicts[0]}
+
+
+def mean_closing(closings: list[Mapping]) -> dict:
+    """One model's closing-bracket accuracy and its three breakdowns, the mean over seeds (the
+    bracket counts are the test set's, the same for every seed)."""
+    closing = {"accuracy": mean_se([c["accuracy"] for c in closings])[0]}
+    for by in ("attractors", "inner_nesting", "outer_depth"):
+        closing[f"by_{by}"] = _mean_dict([c[f"by_{by}"] for c in closings])
+        closing[f"count_by_{by}"] = closings[0][f"count_by_{by}"]
+    return closing
+
+
+def dyck_numbers(runs: Mapping[tuple[str, int], TrainedDyck], cfg: DyckSettings,
+                 seeds: Sequence[int]) -> DyckNumbers:
+    """Every measured number of urn-dyck from ``runs[name, seed]``; means (and SEs) over seeds
+    next to the per-seed figures."""
+    depth = cfg.depth
+    cuts = dyck_cuts(depth)
+    dyck = Dyck()
+    vocab = Vocab(dyck.alphabet)
+    per_seed = {seed: {name: SeedScores.of(runs[name, seed], depth) for name in DYCK_MODELS}
+                for seed in seeds}
+    parameters, closing, convergence = {}, {}, {}
+    summary, summary_se, test_loss, test_loss_se, valid_loss, worst = {}, {}, {}, {}, {}, {}
+    for name in DYCK_MODELS:
+        scores = [per_seed[s][name] for s in seeds]
+        parameters[name] = runs[name, seeds[0]].model.num_parameters()
+        closing[name] = mean_closing([runs[name, s].closing for s in seeds])
+        for key in cuts:
+            mean, se = mean_se([p.summary[key] for p in scores])
+            summary.setdefault(name, {})[key] = mean
+            summary_se.setdefault(name, {})[key] = se
+        test_loss[name], test_loss_se[name] = mean_se([p.test_loss for p in scores])
+        valid_loss[name] = mean_se([p.valid_loss for p in scores])[0]
+        worst[name] = mean_se([p.worst_attractor_error for p in scores])[0]
+        convergence[name] = ModelConvergence([p.epochs for p in scores],
+                                             [p.converged for p in scores])
+    embeddings = {s: embedding_analysis(runs["3-TURN", s].model, vocab, dyck) for s in seeds}
+    return DyckNumbers(
+        summary_labels={key: cut[0] for key, cut in cuts.items()},
+        cut_points={"seen_outer_max": depth, "unseen_outer_min": depth + 2,
+                    "shallow_inner_max": 1, "deep_inner_min": depth,
+                    "few_attractors_max": FEW_ATTRACTORS, "many_attractors_min": MANY_ATTRACTORS},
+        parameters=parameters, closing=closing, summary=summary, summary_se=summary_se,
+        test_loss=test_loss, test_loss_se=test_loss_se, valid_loss=valid_loss,
+        worst_attractor_error=worst, convergence=convergence, per_seed=per_seed,
+        embeddings=embeddings, embedding_ranges=EmbeddingRanges.over(list(embeddings.values())))
+
+
+# -- the rows: ours beside B&L 2022 §5, Tables 3–4 and 2023 §4, §6.1 ----------------------------
+
+
+def runs_of(numbers: DyckNumbers, models: Sequence[str]) -> list[bool]:
+    """Whether each run (every seed) of ``models`` behind a row converged."""
+    return [bool(c) for m in models for c in numbers.convergence[m].converged]
+
+
+def range_gap(low: float, high: float, target: tuple[float, float]) -> float:
+    """How far the range [low, high] is from overlapping ``target`` (0 when they overlap)."""
+    return max(0.0, target[0] - high, low - target[1])
+
+
+def embedding_claims() -> list[Claim]:
+    """The rows on the 3-TURN's embeddings (2022 Tables 3–4), read from
+    ``numbers.embedding_ranges``."""
+    def single(n):
+        e = n.embedding_ranges
+        gap = range_gap(e.single_min, e.single_max, PAPER_SINGLE_EFFECT)
+        return (f"{e.single_min:.2f}–{e.single_max:.2f}", e.single_max, gap == 0, gap)
+
+    def matching(n):
+        e = n.embedding_ranges
+        return (f"{e.matching_min:.2f}–{e.matching_max:.2f}", e.matching_max,
+                e.matching_max < 0.1, max(0.0, e.matching_max - 0.1))
+
+    def much_smaller(n):
+        e = n.embedding_ranges
+        limit = 0.1 * e.single_min
+        return (f"{e.matching_max:.2f} vs ≥ {e.single_min:.2f}", e.matching_max,
+                e.matching_max < limit, max(0.0, e.matching_max - limit))
+
+    def planes(n):
+        e = n.embedding_ranges
+        return (f"similar angles {e.plane_diagonal:.2f} vs others {e.plane_other:.2f}",
+                e.plane_diagonal, e.plane_diagonal > e.plane_other,
+                max(0.0, e.plane_other - e.plane_diagonal))
+
+    return [
+        Claim("average effect ‖Q − I‖² of one bracket (3-TURN)", "13.98–14.85 (2022 Table 4)",
+              single, ("3-TURN",), "how far each bracket's rotation moves the state: "
+              "Σ 4(1 − cos θ) over its rotation angles θ"),
+        Claim("average effect of a matching pair", "0.06–0.07 (2022 Table 4)", matching,
+              ("3-TURN",), "‖Q(c) Q(o) − I‖²: a closer undoes its opener"),
+        Claim("matching pair ≪ single bracket", "0.07 vs ≥ 13.98 (2022 Table 4)", much_smaller,
+              ("3-TURN",), "agrees when a pair's effect is below a tenth of a bracket's"),
+        Claim("planes rotated by similar angles overlap most", "up to 1.73 of 2 (2022 Table 3)",
+              planes, ("3-TURN",), "mean plane similarity of the first two openers"),
+    ]
+
+
+def trend(name: str, low: str, high: str, falls: bool = False, slack: float = 0.02) -> Callable:
+    """The check of a row on how ``name``'s pooled accuracy moves from cut ``low`` to cut
+    ``high``: it agrees when it falls (``falls``) or, else, when it does not fall by more than
+    ``slack``."""
+    def check(n):
+        s, se, labels = n.summary[name], n.summary_se[name], n.summary_labels
+        ours = (f"{pm(s[low], se[low], 2)} ({labels[low]}) → "
+                f"{pm(s[high], se[high], 2)} ({labels[high]})")
+        if falls:
+            return ours, s[high], s[high] < s[low], max(0.0, s[high] - s[low])
+        return ours, s[high], s[high] >= s[low] - slack, max(0.0, s[low] - slack - s[high])
+    return check
+
+
+def accuracy_claims(cfg: DyckSettings) -> list[Claim]:
+    """The rows on closing-bracket accuracy: its trend with attractors and with the nesting
+    inside the pair (2022 Fig. 3, §5, §6.1; 2023 §4.1, §6.1), and the worst error over
+    attractor counts (2023 Fig. 3c)."""
+    def worst(n):
+        w = n.worst_attractor_error
+        return (f"3-TURN {w['3-TURN']:.2f} vs LSTM {w['LSTM']:.2f}", w["3-TURN"],
+                w["3-TURN"] < w["LSTM"], max(0.0, w["3-TURN"] - w["LSTM"]))
+
+    attractors, inner = ("few_attractors", "many_attractors"), ("shallow_inner", "deep_inner")
+    return [
+        Claim("3-TURN accuracy vs attractors", "no decline; rises (2022 Fig. 3; 2023 §4.1)",
+              trend("3-TURN", *attractors), ("3-TURN",), "closing-bracket accuracy pooled over "
+              "attractor counts; slack 0.02"),
+        Claim("Full-URN accuracy vs attractors", "no decline (2022 Fig. 3)",
+              trend("Full-URN", *attractors), ("Full-URN",), "as above"),
+        Claim("URN accuracy vs nesting inside the pair", "no decline with nesting depth "
+              "(2022 §6.1; 2023 §6.1)", trend("3-TURN", *inner), ("3-TURN",),
+              "the papers' 'nesting' is the seeds' parenDepths: the depth of the material "
+              "inside the pair; inner nesting ≥ 3 never occurs in training"),
+        Claim("LSTM accuracy vs nesting inside the pair", "declines with nesting depth "
+              "(2023 §6.1, citing earlier LSTM studies)", trend("LSTM", *inner, falls=True),
+              ("LSTM",)),
+        Claim("worst error over attractor counts, URN vs LSTM",
+              "URN lower at equal units (2023 §4.1, Fig. 3c)", worst, ("3-TURN", "LSTM"),
+              f"max over attractor counts with ≥ {MIN_BRACKETS} closing brackets; "
+              f"{cfg.units} units here, 8–32 in the paper"),
+        Claim("baseline (MatrixRNN) accuracy vs attractors", "steadily decreasing (2022 §5)",
+              trend("MatrixRNN", *attractors, falls=True), ("MatrixRNN",)),
+    ]
+
+
+def loss_claim() -> Claim:
+    """The Full-URN's test loss against the unconstrained MatrixRNN's (2022 §5)."""
+    def test_loss(n):
+        loss, se = n.test_loss, n.test_loss_se
+        return (f"{pm(loss['Full-URN'], se['Full-URN'], 3)} vs "
+                f"{pm(loss['MatrixRNN'], se['MatrixRNN'], 3)}", loss["Full-URN"],
+                loss["Full-URN"] < loss["MatrixRNN"],
+                max(0.0, loss["Full-URN"] - loss["MatrixRNN"]))
+
+    return Claim("test loss, Full-URN vs unconstrained", "1.472 vs 1.529 (2022 §5)", test_loss,
+                 ("Full-URN", "MatrixRNN"), "mean cross-entropy per symbol on the unconstrained "
+                 "test strings, at each run's best validation epoch")
+
+
+def dyck_claims(cfg: DyckSettings) -> list[Claim]:
+    """The Dyck rows of the chapter's table, in its order: the embeddings, accuracy, the
+    loss."""
+    return embedding_claims() + accuracy_claims(cfg) + [loss_claim()]
+
+
+def outer_depth_row(numbers: DyckNumbers) -> Row:
+    """The row the papers did not measure: accuracy by the depth *outside* the pair."""
+    s, se, labels = numbers.summary, numbers.summary_se, numbers.summary_labels
+    ours = "; ".join(f"{name} {pm(s[name]['seen_outer'], se[name]['seen_outer'], 2)} → "
+                     f"{pm(s[name]['unseen_outer'], se[name]['unseen_outer'], 2)}"
+                     for name in ("3-TURN", "LSTM"))
+    return Row("accuracy vs outer depth (brackets open around the pair)",
+               "not measured (2022 §5.1 expects confusion 'inside a deeply nested structure')",
+               ours, f"{labels['seen_outer']} → {labels['unseen_outer']}; a row the papers "
+               "do not have, so no verdict")
+
+
+def dyck_rows(claims: list[Claim], numbers: DyckNumbers, doubled: DyckNumbers | None
+              ) -> list[Row]:
+    """The judged rows of ``claims``, with :func:`outer_depth_row` right after the URN's row on
+    inner nesting (the two breakdowns side by side)."""
+    rows = judged_rows(claims, numbers, doubled, runs_of)
+    after = [r.quantity for r in rows].index("URN accuracy vs nesting inside the pair")
+    rows.insert(after + 1, outer_depth_row(numbers))
+    return rows
+
+
+# -- the figures --------------------------------------------------------------------------------
+
+
+def dyck_figures(numbers: DyckNumbers, depth: int, runs: Mapping) -> dict[str, Figure]:
+    """``dyck_curves`` (learning curves, every run) and ``dyck_accuracy`` (accuracy by
+    attractors | inner nesting | outer depth)."""
+    unseen = probe_metric("unseen_outer", depth)
+    curves = learning_curves(runs, ("train_loss", "valid_loss", unseen),
+                             title="Dyck: training, validation (depth 3) and the probe of "
+                                   "unseen outer depths", size=(13, 3.4))
+    accuracy = Figure(figsize=(13, 3.4), layout="constrained")
+    axes = accuracy.subplots(1, 3, sharey=True)
+    panels = [("by_attractors", "attractors inside the pair", None),
+              ("by_inner_nesting", "nesting inside the pair (the papers' 'nesting')", depth - 1),
+              ("by_outer_depth", "outer depth: brackets open when it closes", depth)]
+    for ax, (key, label, trained) in zip(axes, panels):
+        for name, r in numbers.closing.items():
+            ax.plot(list(r[key]), list(r[key].values()), "o-", ms=3, label=name)
+        ax.axhline(0.2, color="0.5", ls=":", label="chance")
+        if trained is not None:
+            low = 0.5 if key == "by_outer_depth" else -0.5
+            ax.axvspan(low, trained + 0.5, color="0.9", zorder=0, label="seen in training")
+        ax.set_xlabel(label)
+    axes[0].set_ylabel("closing-bracket accuracy")
+    axes[2].legend(fontsize=7)
+    return {"dyck_curves": curves, "dyck_accuracy": accuracy}
+
+
+def run_name(name: str, seed: int, doubled: bool = False) -> str:
+    """A Dyck run's name in ``Replication.runs``: "3-TURN seed 0" (" (2× budget)")."""
+    return f"{name} seed {seed}" + (" (2× budget)" if doubled else "")
+
+
+# -- run ----------------------------------------------------------------------------------------
+
+
+@dataclass
+class DyckArtefacts:
+    """What chapter 6 reads beyond the Dyck numbers (not saved): the first seed's trained
+    ``models`` and ``histories`` (by network), the runs continued to twice their epochs
+    (``doubled``: (network, seed) → :class:`TrainedDyck`), the ``train`` / ``valid`` / ``test``
+    strings, ``vocab`` and ``language``."""
+
+    models: dict[str, SequenceModel]
+    histories: dict[str, History]
+    doubled: dict[tuple[str, int], TrainedDyck]
+    train: list
+    valid: list
+    test: list
+    vocab: Vocab
+    language: Dyck
+
+
+def run_dyck(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=None,
+             progress: bool | None = None, settings: Mapping | None = None) -> Replication:
     """3-TURN, Full-URN, MatrixRNN and LSTM on Dyck (B&L 2022 §5; 2023 §4).
 
     Each network is trained with Adam as a language model, L = −(1/N) Σ log p(w_{t+1} | w_1…w_t),
@@ -137,155 +653,56 @@ def run_dyck(scale: str = "quick", seeds=None, device=None, progress: bool | Non
     sets the model's initialisation, dropout and the order of batches. ``seeds``: a count (seeds
     0 … N−1, default 1) or a list. Rows that disagree with the paper are re-checked with the
     deciding runs continued to twice their epochs (``numbers.doubled``). ``numbers`` is a
-    :class:`~.results.DyckNumbers`. ``runs``: every
-    training history; ``artefacts`` a :class:`~.results.DyckArtefacts` (the trained models of
-    the first seed and of every seed, the data).
+    :class:`DyckNumbers`; ``runs`` every training history (:func:`run_name`); ``artefacts`` a
+    :class:`DyckArtefacts`.
     """
-    setup = begin(EXPERIMENTS[0], DYCK_SETTINGS, scale, settings, seeds, DYCK_SEEDS, device,
+    setup = begin(EXPERIMENT, DYCK_SETTINGS, scale, settings, seeds, DYCK_SEEDS, device,
                   progress)
     cfg, seeds, device = setup.settings, setup.seeds, setup.device
-    dyck = Dyck()
-    vocab = Vocab(dyck.alphabet)
     data = dyck_data(cfg)
-    jobs = [(name, seed, 0, None) for seed in seeds for name in DYCK_MODELS]
-    trained = _train_dyck_runs(jobs, cfg, data, device, progress)
-    runs: dict = {s: {} for s in seeds}
-    for (name, seed, _, _), run in zip(jobs, trained):
-        runs[seed][name] = run
+    keys = [(name, seed) for seed in seeds for name in DYCK_MODELS]
+    runs = dict(zip(keys, train_dyck_runs([(n, s, 0, None) for n, s in keys], cfg, data,
+                                          device, progress)))
     numbers = dyck_numbers(runs, cfg, seeds)
-
-    def runs_of(n: DyckNumbers, models) -> list:
-        return [bool(c) for m in models for c in n.convergence[m].converged]
 
     def train_again(min_epochs, resume):
         more = [(m, s, min_epochs[m, s], r.history) for (m, s), r in resume.items()]
-        return dict(zip(resume, _train_dyck_runs(more, cfg, data, device, progress)))
+        return dict(zip(resume, train_dyck_runs(more, cfg, data, device, progress)))
 
     claims = dyck_claims(cfg)
     needed = deciding_models(claims, numbers, runs_of)
-    again = twice_the_budget({(m, s): runs[s][m] for s in seeds for m in DYCK_MODELS},
-                             [(m, s) for s in seeds for m in needed], train_again)
-    doubled_runs: dict = {}
-    for (name, seed), run in again.items():
-        doubled_runs.setdefault(seed, {})[name] = run
-    second = dyck_numbers({s: {**runs[s], **doubled_runs.get(s, {})} for s in seeds}, cfg,
-                          seeds) if again else None
-    rows = judged_rows(claims, numbers, second, runs_of)
-    after = [r.quantity for r in rows].index("URN accuracy vs nesting inside the pair")
-    rows.insert(after + 1, outer_depth_row(numbers))
+    again = twice_the_budget(runs, [(m, s) for s in seeds for m in needed], train_again)
+    second = dyck_numbers({**runs, **again}, cfg, seeds) if again else None
+    rows = dyck_rows(claims, numbers, second)
     if second is not None:
-        numbers.doubled = second.doubled_record(sorted({m for s in doubled_runs
-                                                        for m in doubled_runs[s]}))
-    histories = {run_name(n, s): runs[s][n].history for s in seeds for n in DYCK_MODELS}
-    histories.update({run_name(n, s, True): r.history
-                      for s in doubled_runs for n, r in doubled_runs[s].items()})
-    figures = dyck_figures(numbers, cfg.depth, histories)
-    first = seeds[0]
+        numbers.doubled = second.doubled_record(sorted({m for m, _ in again}))
+    histories = {run_name(n, s): r.history for (n, s), r in runs.items()}
+    histories.update({run_name(n, s, True): r.history for (n, s), r in again.items()})
+    dyck = Dyck()
     artefacts = DyckArtefacts(
-        models={n: r.model for n, r in runs[first].items()},
-        models_by_seed={s: {n: r.model for n, r in runs[s].items()} for s in seeds},
-        histories={n: r.history for n, r in runs[first].items()},
-        doubled=doubled_runs, train=data[0], valid=data[1], test=data[2], vocab=vocab,
-        language=dyck)
-    return setup.replication(numbers, rows, figures, artefacts, histories)
+        models={n: runs[n, seeds[0]].model for n in DYCK_MODELS},
+        histories={n: runs[n, seeds[0]].history for n in DYCK_MODELS}, doubled=again,
+        train=data[0], valid=data[1], test=data[2], vocab=Vocab(dyck.alphabet), language=dyck)
+    return setup.replication(numbers, rows, dyck_figures(numbers, cfg.depth, histories),
+                             artefacts, histories)
 
 
-def run_cross_serial(scale: str = "quick", seeds=None, device=None,
-                     progress: bool | None = None, settings: Mapping | None = None) -> Replication:
-    """URN vs LSTM on cross-serial strings, C_8 → C_10 (B&L 2023 §3, Tables 1–2, Fig. 2).
-
-    Training strings are sampled once (seed 0) from C_{max_total+1}; the test set is every
-    string of C_{test_family}, so the error is the paper's expected error over a uniform test
-    sample. Per seed, a full URN and an LSTM of each size in ``units`` are trained until they fit
-    their training lengths; a seed sets initialisation, dropout and batch order. ``seeds``: a
-    count (default 2 quick, 3 paper) or a list. ``numbers`` is a
-    :class:`~.results.CrossSerialNumbers` (``numbers.runs``: one
-    :class:`~.results.CrossSerialRun` per trained network); ``runs`` every training history;
-    ``artefacts`` a :class:`~.results.CrossSerialArtefacts` (the ``models`` keyed by
-    (model, units, seed), the data).
-    """
-    setup = begin(EXPERIMENTS[1], CROSS_SERIAL_SETTINGS, scale, settings, seeds,
-                  CROSS_SERIAL_SEEDS, device, progress)
-    cfg, seeds, device = setup.settings, setup.seeds, setup.device
-    language = CrossSerial()
-    vocab = Vocab(language.alphabet)
-    train = language.sample(cfg.train, seed=0, max_total=cfg.max_total)
-    test = language.family(cfg.test_family)
-
-    def train_all(jobs: list[tuple]) -> list:
-        return parallel_map(train_cross_serial_model,
-                            [(kind, units, seed, cfg, train, str(device), *more)
-                             for kind, units, seed, *more in jobs],
-                            device=device, desc="urn-cross-serial", progress=progress)
-
-    # largest first, so that parallel workers start on the longest runs
-    jobs = [(kind, u, s, 0) for u in cfg.units[::-1] for s in seeds
-            for kind in ("urn", "lstm")]
-    trained = dict(zip([j[:3] for j in jobs], train_all(jobs)))
-
-    def numbers_of(runs: Mapping) -> CrossSerialNumbers:
-        return cross_serial_numbers([cross_serial_record(kind, u, s, runs[kind, u, s])
-                                      for kind, u, s in sorted(runs)], cfg)
-
-    numbers = numbers_of(trained)
-
-    def runs_of(n: CrossSerialNumbers, models) -> list:
-        return [bool(r.converged) for r in n.runs if r.model in models]
-
-    def train_again(min_epochs, resume):
-        more = [(*key, min_epochs[key], r.history) for key, r in resume.items()]
-        return dict(zip(resume, train_all(more)))
-
-    claims = cross_serial_claims(cfg)
-    needed = deciding_models(claims, numbers, runs_of)
-    doubled = twice_the_budget(trained, [k for k in trained if k[0].upper() in needed],
-                               train_again)
-    second = numbers_of({**trained, **doubled}) if doubled else None
-    rows = judged_rows(claims, numbers, second, runs_of)
-    if second is not None:
-        numbers.doubled = CrossSerialDoubled(
-            [r for r in second.runs if (r.model.lower(), r.units, r.seed) in doubled],
-            second.mean_error, second.best)
-    histories = {f"{k.upper()} {u} seed {s}": r.history
-                 for (k, u, s), r in sorted(trained.items())}
-    histories.update({f"{k.upper()} {u} seed {s} (2× budget)": r.history
-                      for (k, u, s), r in sorted(doubled.items())})
-    figures = {"cross_serial_errors": cross_serial_figure(numbers, cfg, len(seeds)),
-               "cross_serial_curves": learning_curves(
-                   {n: h for n, h in histories.items() if "2×" not in n},
-                   ("train_loss", FIT_METRIC), title="Cross-serial: until every training "
-                   "string is right", size=(10, 3.2))}
-    artefacts = CrossSerialArtefacts(
-        models={(k.upper(), u, s): r.model for (k, u, s), r in trained.items()},
-        doubled=doubled, train=train, test=test, vocab=vocab, language=language)
-    return setup.replication(numbers, rows, figures, artefacts, histories)
-
-
-EXPERIMENTS = (
-    Experiment(name="urn-dyck",
-               title="Bernardy & Lappin (2022; 2023): URNs, MatrixRNN and LSTM on Dyck, "
-                     "accuracy by attractors, inner nesting and outer depth",
-               chapter="06_unitary", run=run_dyck, settings=DYCK_SETTINGS),
-    Experiment(name="urn-cross-serial",
-               title="Bernardy & Lappin (2023), Tables 1–2 and Fig. 2: URN vs LSTM on "
-                     "cross-serial C_8 → C_10",
-               chapter="06_unitary_stacks", run=run_cross_serial,
-               settings=CROSS_SERIAL_SETTINGS),
-)
-
+EXPERIMENT = Experiment(
+    name="urn-dyck",
+    title="Bernardy & Lappin (2022; 2023): URNs, MatrixRNN and LSTM on Dyck, accuracy by "
+          "attractors, inner nesting and outer depth",
+    chapter="06_unitary", run=run_dyck, settings=DYCK_SETTINGS)
+EXPERIMENTS = (EXPERIMENT, CROSS_SERIAL)
 
 __all__ = [
-    "run_dyck", "run_cross_serial", "EXPERIMENTS", "DYCK_SETTINGS", "CROSS_SERIAL_SETTINGS",
-    "DyckSettings", "CrossSerialSettings", "DYCK_SEEDS", "CROSS_SERIAL_SEEDS", "DYCK_MODELS",
-    "FEW_ATTRACTORS", "MANY_ATTRACTORS", "MIN_BRACKETS", "PAPER_PARAMS", "PAPER_VOCAB",
-    "PAPER_SINGLE_EFFECT", "FIT_METRIC", "Claim", "judged_rows", "deciding_models",
-    "doubled_epochs", "range_gap",
-    "dyck_cuts", "pooled_scores", "worst_error", "embedding_analysis", "dyck_data", "dyck_model",
-    "probe_metric", "halving", "train_dyck_model", "dyck_numbers", "dyck_claims",
-    "outer_depth_row", "dyck_figures", "run_name", "parameter_count_rows", "cross_serial_model",
-    "train_cross_serial_model", "mean_error", "cross_serial_numbers", "cross_serial_claims",
-    "cross_serial_record", "cross_serial_figure", "DyckNumbers", "DyckDoubled", "SeedScores",
-    "ModelConvergence", "Embeddings", "EmbeddingRanges", "CrossSerialNumbers",
-    "CrossSerialDoubled", "CrossSerialRun", "MeanError", "BestRun", "TrainedDyck",
-    "TrainedCrossSerial", "DyckArtefacts", "CrossSerialArtefacts",
+    # urn-dyck, this module
+    "run_dyck", "EXPERIMENTS", "DYCK_SETTINGS", "DyckSettings", "DYCK_SEEDS", "DYCK_MODELS",
+    "FEW_ATTRACTORS", "MANY_ATTRACTORS", "MIN_BRACKETS", "PAPER_SINGLE_EFFECT", "dyck_data",
+    "dyck_model", "halving", "dyck_cuts", "pooled_scores", "probe_metric", "TrainedDyck",
+    "train_dyck_model", "worst_error", "Embeddings", "embedding_analysis", "EmbeddingRanges",
+    "SeedScores", "ModelConvergence", "DyckDoubled", "DyckNumbers", "dyck_numbers",
+    "dyck_claims", "outer_depth_row", "dyck_figures", "run_name", "DyckArtefacts",
+    # urn-cross-serial (.cross_serial): what chapter 6 reads from this package
+    "run_cross_serial", "CROSS_SERIAL_SETTINGS", "CrossSerialSettings", "CROSS_SERIAL_SEEDS",
+    "parameter_count_rows", "PAPER_VOCAB",
 ]
