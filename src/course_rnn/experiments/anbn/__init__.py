@@ -154,7 +154,8 @@ class CountingTest:
 
     The test of :func:`course_rnn.metrics.anbn_generalisation`: a string is right when the
     model's top prediction (over EOS and the letters) is the forced symbol at every position
-    after the first b – each later b, then the end. The strings are batched once, here.
+    after the first b – each later b, then the end. The strings are batched once, here, with
+    the mask of those ``forced`` positions (:func:`loss_by_phase` reads them too).
     """
 
     def __init__(self, vocab: Vocab, max_n: int):
@@ -162,17 +163,21 @@ class CountingTest:
         n = torch.arange(1, max_n + 1)[:, None]
         t = torch.arange(batch.inputs.shape[1])[None, :]
         self.forced = (t > n) & (t <= 2 * n)  # row t predicts the symbol after t inputs
-        self.inputs, self.targets = batch.inputs, batch.targets
+        self.inputs, self.targets, self.mask = batch.inputs, batch.targets, batch.mask
         self.first = vocab.eos_id  # the output symbols: EOS, then the letters
 
-    def right(self, model) -> np.ndarray:
-        """A boolean per n = 1 … max_n: every forced position right."""
+    def logits(self, model) -> torch.Tensor:
+        """The model's logits on every string (evaluation mode, no gradient)."""
         was_training = model.training
         model.eval()
         with torch.no_grad():
-            logits = model(self.inputs.to(model.device))[..., self.first:]
+            logits = model(self.inputs.to(model.device))
         model.train(was_training)
-        guess = logits.argmax(-1).cpu() + self.first
+        return logits
+
+    def right(self, model) -> np.ndarray:
+        """A boolean per n = 1 … max_n: every forced position right."""
+        guess = self.logits(model)[..., self.first:].argmax(-1).cpu() + self.first
         return ((guess == self.targets) | ~self.forced).all(dim=1).numpy()
 
     def max_correct_n(self, model) -> int:
@@ -353,19 +358,12 @@ def loss_by_phase(model, vocab: Vocab, train_max_n: int) -> LossByPhase:
     the a's (will another a come, or the first b?), and ``forced``, those after the first b
     (each later b, then the end), which a counter gets right with certainty. The exact optimum
     puts all of its loss in the first part."""
-    batch = make_batch(vocab, [AnBn.string(n) for n in range(1, train_max_n + 1)])
-    was_training = model.training
-    model.eval()
-    with torch.no_grad():
-        logits = model(batch.inputs.to(model.device)).float().cpu()
-    model.train(was_training)
-    each = torch.nn.functional.cross_entropy(logits.transpose(1, 2), batch.targets,
-                                             reduction="none")
-    n = torch.arange(1, train_max_n + 1)[:, None]
-    t = torch.arange(batch.inputs.shape[1])[None, :]
-    forced = (t > n) & (t <= 2 * n)
-    total = batch.mask.sum()
-    return LossByPhase(uncertain=float((each * (batch.mask & ~forced)).sum() / total),
+    strings = CountingTest(vocab, train_max_n)
+    each = torch.nn.functional.cross_entropy(
+        strings.logits(model).float().cpu().transpose(1, 2), strings.targets, reduction="none")
+    mask, forced = strings.mask, strings.forced
+    total = mask.sum()
+    return LossByPhase(uncertain=float((each * (mask & ~forced)).sum() / total),
                        forced=float((each * forced).sum() / total))
 
 
