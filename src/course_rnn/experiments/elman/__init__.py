@@ -48,7 +48,9 @@ epochs (:func:`~course_rnn.experiments.replication.twice_the_budget`, then
 
 The module reads top to bottom as :func:`run` uses it: the settings (:mod:`.settings`, read
 alone by the command line), the data and the jobs (training one run, reading its tree), the
-numbers, the rows, the figures, and :func:`run`.
+numbers, the rows, the figures, and :func:`run`. It is longer than most modules of the library
+because it is the whole experiment: a run is followed from its training through its tree to the
+findings it counts for without leaving the file.
 """
 
 from __future__ import annotations
