@@ -112,7 +112,7 @@ LIBRARY_ANSWERS = {  # answers that call the library's reference implementations
         "        model.weight_hh.copy_(W)\n"
         "        return model.recurrent_matrix()\n",
         "decay_step": "def decay_step(x, h, U, b, W, alpha):\n"
-        "    return library_cell(U, b, W, alpha).step(x, h)\n",
+        "    return library_cell(U, b, W, alpha).step(h, x)\n",
         "count_attractors": "from course_rnn.languages import agreement as grammar\n"
         "def count_attractors(words, subject_index, verb_index):\n"
         "    return grammar.count_attractors(words, subject_index, verb_index)\n",

@@ -98,9 +98,20 @@ def test_step_by_step_equals_the_fast_loop(variant):
     x = model.input_layer(inputs)
     h, states = None, []
     for t in range(inputs.shape[1]):
-        h = model.step(x[:, t], h)
+        h = model.step(h, x[:, t])
         states.append(h)
     torch.testing.assert_close(torch.stack(states, 1), model.hidden_states(inputs))
+
+
+def test_step_takes_the_state_first_and_refuses_pytorchs_order():
+    model = DecayRNN(6, 5, embedding_dim=3, seed=0)
+    x = model.input_layer(torch.tensor([1, 2]))  # [2, 3]
+    h = model.step(None, x)
+    torch.testing.assert_close(model.step(h, x), model.step(model.step(None, x), x))
+    with pytest.raises(ValueError, match=r"x_t must be .*input_size=3.*the state first"):
+        model.step(x, h)
+    with pytest.raises(ValueError, match=r"state must be .*\(2, 5\).*got \(4, 5\)"):
+        model.step(torch.zeros(4, 5), x)
 
 
 def test_trace_contents_and_shapes():

@@ -99,6 +99,39 @@ def test_scratch_cell_follows_torch_over_a_sequence(torch_cell, scratch_cell, op
         torch.testing.assert_close(a, b, rtol=0, atol=1e-6)
 
 
+@pytest.mark.parametrize("torch_cell, scratch_cell, options", CELL_PAIRS)
+def test_step_takes_the_state_first_and_calling_the_cell_is_torchs_order(
+    torch_cell, scratch_cell, options
+):
+    cell = scratch_cell.from_torch(torch_cell(3, 4, **options).double())
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(2, 3, generator=g, dtype=torch.float64)
+    state = random_state(scratch_cell, 2, 4, g)
+    stepped = cell.step(state, x)
+    called = as_tuple(cell(x, state))
+    for name, value in zip(cell.state_names, called):
+        torch.testing.assert_close(stepped[name], value, rtol=0, atol=0)
+    first = cell.step(None, x)  # None: the zero state
+    for name, value in zip(cell.state_names, as_tuple(cell(x, cell.initial_state(2)))):
+        torch.testing.assert_close(first[name], value, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("torch_cell, scratch_cell, options", CELL_PAIRS)
+def test_step_in_pytorchs_order_is_refused_by_name(torch_cell, scratch_cell, options):
+    cell = scratch_cell.from_torch(torch_cell(3, 4, **options))
+    x, state = torch.randn(2, 3), random_state(scratch_cell, 2, 4, torch.Generator())
+    state = tuple(s.float() for s in as_tuple(state))
+    state = state if len(state) > 1 else state[0]
+    with pytest.raises(ValueError, match=r"x_t must be .*input_size=3.*the state first"):
+        cell.step(x, state)  # PyTorch's order
+    with pytest.raises(ValueError, match=r"x_t must be .*got NoneType.*the state first"):
+        cell.step(x, None)
+    with pytest.raises(ValueError, match=r"state must be .*\(2, 4\).*got \(2, 3\).*state first"):
+        cell.step(x[:, :3].new_zeros(2, 3), x)  # a tensor of the input's shape as the state
+    with pytest.raises(ValueError, match=r"x_t must be .*\[batch, input_size=3\], got \(3,\)"):
+        cell.step(None, x[0])  # one unbatched vector
+
+
 def test_from_torch_copies_rather_than_shares():
     reference = nn.LSTMCell(2, 3)
     cell = LSTMCell.from_torch(reference)

@@ -58,6 +58,7 @@ from .recurrent import (
     InputLayer,
     ReadsInputVectors,
     check_nonlinearity,
+    state_to_read,
     uniform_parameter,
 )
 
@@ -190,11 +191,18 @@ class DecayRNN(RecurrentModel):
     def initial_state(self, batch: int) -> torch.Tensor:
         return self.readout.weight.new_zeros(batch, self.hidden_size)
 
-    def step(self, x_t: torch.Tensor, h: torch.Tensor | None = None) -> torch.Tensor:
-        """One step from an input vector ``x_t [B, input]`` (one-hot or embedded)."""
-        h = self.initial_state(x_t.shape[0]) if h is None else h
+    @property
+    def input_size(self) -> int:
+        """The size of an input vector ``x_t``: the vocabulary (one-hot) or ``embedding_dim``."""
+        return self.input_layer.size
+
+    def step(self, h: torch.Tensor | None, x_t: torch.Tensor) -> torch.Tensor:
+        """``h_t`` from ``h_{t-1} [B, hidden]`` (``None``: the zero state) and an input vector
+        ``x_t [B, input]`` (one-hot or embedded): the state first, as every step in the course."""
+        h = state_to_read(self, h, x_t)
         input_drive = x_t @ self.weight_ih.T + self.bias  # U x_t + b
         f = NONLINEARITIES[self.nonlinearity]
+        # h_t = f(α h_{t-1} + (1 − α) c_t),  c_t = W_rec h_{t-1} + U x_t + b
         return decay_update(h, input_drive, self.recurrent_matrix(), self.alpha, f)
 
     def hidden_states(self, inputs: torch.Tensor) -> torch.Tensor:
@@ -257,5 +265,5 @@ class DecayStep(ReadsInputVectors):
         return self.model.initial_state(batch)
 
     def step(self, h: torch.Tensor, x_t: torch.Tensor) -> tuple[torch.Tensor, Parts]:
-        h = self.model.step(x_t, h)  # h_t = f(α h_{t-1} + (1 − α) c_t)
+        h = self.model.step(h, x_t)  # h_t = f(α h_{t-1} + (1 − α) c_t)
         return h, {"hidden": h, "alpha": self.model.alpha.expand(h.shape[0])}

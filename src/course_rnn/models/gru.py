@@ -32,15 +32,17 @@ from .recurrent import (
     RecurrentLanguageModel,
     cell_to_fill,
     gate_parameters,
+    state_to_read,
     torch_weights,
     uniform_parameter,
 )
 
 
 class GRUCell(nn.Module):
-    """One GRU step: ``forward(x_t [B, input], h [B, hidden] or None) -> h_t``.
+    """One GRU step: ``step(h [B, hidden] or None, x_t [B, input])`` returns ``{"reset_gate",
+    "update_gate", "candidate", "hidden"}`` (the state first, as every step in the course).
 
-    ``step`` returns ``{"reset_gate", "update_gate", "candidate", "hidden"}``.
+    Calling the cell, ``cell(x_t, h) -> h_t``, is PyTorch's ``nn.GRUCell`` call.
     """
 
     state_names = ("hidden",)
@@ -55,8 +57,8 @@ class GRUCell(nn.Module):
         self.W_n, self.U_n, self.b_in = gate_parameters(input_size, hidden_size)
         self.b_hn = uniform_parameter(hidden_size, hidden_size=hidden_size)
 
-    def step(self, x_t: torch.Tensor, h: torch.Tensor | None = None) -> dict[str, torch.Tensor]:
-        h = self.initial_state(x_t.shape[0]) if h is None else h
+    def step(self, h: torch.Tensor | None, x_t: torch.Tensor) -> dict[str, torch.Tensor]:
+        h = state_to_read(self, h, x_t)  # h_{t-1}; None: the zero state h_0
         # r_t = σ(W_r x_t + U_r h_{t-1} + b_r)                     reset gate
         r = torch.sigmoid(x_t @ self.W_r.T + h @ self.U_r.T + self.b_r)
         # z_t = σ(W_z x_t + U_z h_{t-1} + b_z)                     update gate
@@ -68,7 +70,7 @@ class GRUCell(nn.Module):
         return {"reset_gate": r, "update_gate": z, "candidate": n, "hidden": h_t}
 
     def forward(self, x_t: torch.Tensor, h: torch.Tensor | None = None) -> torch.Tensor:
-        return self.step(x_t, h)["hidden"]
+        return self.step(h, x_t)["hidden"]
 
     def initial_state(self, batch: int) -> torch.Tensor:
         return self.W_r.new_zeros(batch, self.hidden_size)

@@ -27,16 +27,23 @@ import torch
 from torch import nn
 
 from ..checks import check_positive
-from .recurrent import RecurrentLanguageModel, cell_to_fill, gate_parameters, torch_weights
+from .recurrent import (
+    RecurrentLanguageModel,
+    cell_to_fill,
+    gate_parameters,
+    state_to_read,
+    torch_weights,
+)
 
 State = tuple[torch.Tensor, torch.Tensor]  # (h, C), each [B, hidden]
 
 
 class LSTMCell(nn.Module):
-    """One LSTM step: ``forward(x_t [B, input], (h, C) or None) -> (h_t, C_t)``.
+    """One LSTM step: ``step((h, C) or None, x_t [B, input])`` returns ``{"input_gate",
+    "forget_gate", "cell_candidate", "cell", "output_gate", "hidden"}`` (the state first, as every
+    step in the course).
 
-    ``step`` returns ``{"input_gate", "forget_gate", "cell_candidate", "cell", "output_gate",
-    "hidden"}``.
+    Calling the cell, ``cell(x_t, (h, C)) -> (h_t, C_t)``, is PyTorch's ``nn.LSTMCell`` call.
     """
 
     state_names = ("hidden", "cell")
@@ -50,8 +57,8 @@ class LSTMCell(nn.Module):
         self.W_c, self.U_c, self.b_c = gate_parameters(input_size, hidden_size)
         self.W_o, self.U_o, self.b_o = gate_parameters(input_size, hidden_size)
 
-    def step(self, x_t: torch.Tensor, state: State | None = None) -> dict[str, torch.Tensor]:
-        h, C = self.initial_state(x_t.shape[0]) if state is None else state
+    def step(self, state: State | None, x_t: torch.Tensor) -> dict[str, torch.Tensor]:
+        h, C = state_to_read(self, state, x_t)  # (h_{t-1}, C_{t-1}); None: zeros
         # i_t = σ(W_i x_t + U_i h_{t-1} + b_i)        input gate
         i = torch.sigmoid(x_t @ self.W_i.T + h @ self.U_i.T + self.b_i)
         # f_t = σ(W_f x_t + U_f h_{t-1} + b_f)        forget gate
@@ -74,7 +81,7 @@ class LSTMCell(nn.Module):
         }
 
     def forward(self, x_t: torch.Tensor, state: State | None = None) -> State:
-        record = self.step(x_t, state)
+        record = self.step(state, x_t)
         return record["hidden"], record["cell"]
 
     def initial_state(self, batch: int) -> State:

@@ -105,6 +105,50 @@ def cell_to_fill(cell_class: type[nn.Module], weights: TorchWeights, *options) -
         return cell_class(weights.input_size, weights.hidden_size, *options).to(weights.weight_ih)
 
 
+def state_to_read(cell: nn.Module, state: State, x_t: torch.Tensor) -> State:
+    """The state a scratch cell's ``step(state, x_t)`` reads: ``state`` itself, or the zero state
+    when it is ``None`` (before the first step).
+
+    Every step in the course takes the state first, as :class:`~.base.Recurrence` does; calling
+    the cell as a module, ``cell(x_t, state)``, keeps PyTorch's ``nn.RNNCell`` order. The shapes
+    are checked so that a step called in PyTorch's order is refused with an error naming the swap
+    instead of computing something else (where ``input_size == hidden_size`` the two orders have
+    the same shapes, and only the caller can tell them apart).
+    """
+    input_size = cell.input_size
+    if not isinstance(x_t, torch.Tensor) or x_t.dim() != 2 or x_t.shape[1] != input_size:
+        raise ValueError(f"x_t must be a tensor [batch, input_size={input_size}], got "
+                         f"{_describe(x_t)}: a step takes (state, x_t), the state first")
+    expected = cell.initial_state(x_t.shape[0])
+    if state is None:
+        return expected
+    return check_state_like(state, expected, "[batch, hidden]",
+                            hint=": a step takes (state, x_t), the state first")
+
+
+def check_state_like(state: State, expected: State, layout: str, hint: str = "") -> State:
+    """``state`` if it is as many tensors as ``expected``, each of the same shape; else a
+    ValueError saying what was expected (``layout`` names the axes, ``hint`` ends the message)."""
+    parts, wanted = _tensors(state), _tensors(expected)
+    if len(parts) != len(wanted) or any(
+            not isinstance(p, torch.Tensor) or p.shape != w.shape for p, w in zip(parts, wanted)):
+        shape = " and ".join(str(tuple(w.shape)) for w in wanted)
+        got = " and ".join(_describe(p) for p in parts)
+        raise ValueError(f"state must be {len(wanted)} tensor(s) of shape {shape} ({layout}), "
+                         f"got {got}{hint}")
+    return state
+
+
+def _describe(value) -> str:
+    """A tensor's shape, or the type of anything else, for an error message."""
+    return str(tuple(value.shape)) if isinstance(value, torch.Tensor) else type(value).__name__
+
+
+def _tensors(state) -> tuple:
+    """A recurrent state as a tuple of its tensors (the LSTM's is ``(h, C)``)."""
+    return tuple(state) if isinstance(state, (tuple, list)) else (state,)
+
+
 def carried_state(cell: nn.Module, parts: Parts) -> State:
     """What a scratch cell's next step reads from this step's parts (``cell.state_names``):
     ``h_t``, or the LSTM's ``(h_t, C_t)``."""
@@ -186,17 +230,7 @@ class RecurrentLanguageModel(RecurrentModel):
     def check_state(self, state, batch: int):
         """``state`` if it has the shape of this model's recurrent state for ``batch`` strings
         (what :meth:`initial_state` returns), else a ValueError saying what was expected."""
-        expected = self.initial_state(batch)
-        parts, wanted = _tensors(state), _tensors(expected)
-        if len(parts) != len(wanted) or any(
-                not isinstance(p, torch.Tensor) or p.shape != w.shape
-                for p, w in zip(parts, wanted)):
-            shape = " and ".join(str(tuple(w.shape)) for w in wanted)
-            got = " and ".join(str(tuple(p.shape)) if isinstance(p, torch.Tensor)
-                               else type(p).__name__ for p in parts)
-            raise ValueError(f"state must be {len(wanted)} tensor(s) of shape {shape} "
-                             f"([layers, batch, hidden]), got {got}")
-        return state
+        return check_state_like(state, self.initial_state(batch), "[layers, batch, hidden]")
 
     def run(self, inputs: torch.Tensor, state=None) -> tuple[torch.Tensor, object]:
         """Logits ``[B, T, vocab]`` and the recurrent state after the last input, starting
@@ -274,15 +308,10 @@ class LayerStack(ReadsInputVectors):
     def step(self, state: list, x_t: torch.Tensor) -> tuple[list, Parts]:
         new_state, layer_input, hidden = [], x_t, []
         for cell, layer_state in zip(self.cells, state):
-            parts = cell.step(layer_input, layer_state)  # a cell takes PyTorch's order: x, state
+            parts = cell.step(layer_state, layer_input)
             new_state.append(carried_state(cell, parts))
             layer_input = parts["hidden"]
             hidden.append(layer_input)
         if len(self.cells) > 1:
             parts["hidden_layers"] = torch.stack(hidden, dim=1)
         return new_state, parts
-
-
-def _tensors(state) -> tuple:
-    """A recurrent state as a tuple of its tensors (the LSTM's is ``(h, C)``)."""
-    return tuple(state) if isinstance(state, (tuple, list)) else (state,)

@@ -30,6 +30,7 @@ from .recurrent import (
     cell_to_fill,
     check_nonlinearity,
     gate_parameters,
+    state_to_read,
     torch_weights,
 )
 
@@ -39,8 +40,9 @@ from .recurrent import (
 class SRNCell(nn.Module):
     """One step of Elman's network, ``h_t = f(W x_t + U h_{t-1} + b)``.
 
-    ``forward(x_t [B, input], h [B, hidden] or None) -> h_t [B, hidden]``. ``step`` returns the
-    same as a dict (``{"hidden": h_t}``), the shape every scratch cell uses for its trace.
+    ``step(h [B, hidden] or None, x_t [B, input]) -> {"hidden": h_t}``: the state first, as
+    every step in the course; a dict, the shape every scratch cell uses for its trace. Calling the
+    cell, ``cell(x_t, h) -> h_t``, is PyTorch's ``nn.RNNCell`` call, argument for argument.
     """
 
     #: the names of the state that carries over from step to step
@@ -54,15 +56,15 @@ class SRNCell(nn.Module):
         # W: input → hidden, U: hidden → hidden (the recurrence), b: bias
         self.W, self.U, self.b = gate_parameters(input_size, hidden_size)
 
-    def step(self, x_t: torch.Tensor, h: torch.Tensor | None = None) -> dict[str, torch.Tensor]:
-        h = self.initial_state(x_t.shape[0]) if h is None else h
+    def step(self, h: torch.Tensor | None, x_t: torch.Tensor) -> dict[str, torch.Tensor]:
+        h = state_to_read(self, h, x_t)  # h_{t-1}; None: the zero state h_0
         f = NONLINEARITIES[self.nonlinearity]
         # h_t = f(W x_t + U h_{t-1} + b)
         h_t = f(x_t @ self.W.T + h @ self.U.T + self.b)
         return {"hidden": h_t}
 
     def forward(self, x_t: torch.Tensor, h: torch.Tensor | None = None) -> torch.Tensor:
-        return self.step(x_t, h)["hidden"]
+        return self.step(h, x_t)["hidden"]
 
     def initial_state(self, batch: int) -> torch.Tensor:
         return self.W.new_zeros(batch, self.hidden_size)
