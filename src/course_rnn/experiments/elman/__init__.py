@@ -394,8 +394,8 @@ def finding_measurements(counts: ElmanNumbers | Clades, n_runs: int, histories: 
 
 
 def to_double(numbers: ElmanNumbers, runs: Mapping[tuple[str, int], TrainedRun]) -> list:
-    """The runs :func:`judge` needs at twice the budget: every run, when a finding holds in
-    some runs only and every run converged; none otherwise."""
+    """The runs :func:`judge` needs at twice the budget: every run, when every run converged
+    and a finding does not hold in all of them; none otherwise."""
     first = finding_measurements(numbers, numbers.n_runs, [r.history for r in runs.values()])
     return list(runs) if any(needs_twice(m) for m in first) else []
 
