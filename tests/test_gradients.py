@@ -8,6 +8,7 @@ from torch.nn import functional as F
 from course_rnn.analysis.gradients import gradient_norms_by_distance, log_slope
 from course_rnn.languages import AnBn, Vocab, make_batch
 from course_rnn.models import build_model
+from course_rnn.models.base import SequenceModel
 
 VOCAB = Vocab(["a", "b"])
 BATCH = make_batch(VOCAB, ["aaabbb", "ababab", "bbbaaa"])
@@ -135,6 +136,32 @@ def test_clear_errors():
         gradient_norms_by_distance(torch.nn.Linear(2, 2), BATCH.inputs)
     with pytest.raises(ValueError, match="two"):
         log_slope({"distance": np.arange(3), "norm": np.array([1.0, 0.0, 0.0])})
+
+
+def test_clear_errors_about_the_targets_the_steps_and_the_kind_of_model():
+    model = build_model("srn", vocab_size=len(VOCAB), hidden_size=3, seed=0)
+    with pytest.raises(ValueError, match="targets must have 3 rows, got 2"):
+        gradient_norms_by_distance(model, BATCH.inputs, targets=BATCH.targets[:2])
+    with pytest.raises(ValueError, match="at least one time step"):
+        gradient_norms_by_distance(model, BATCH.inputs[:, :0])
+
+    class NotRecurrent(SequenceModel):
+        vocab_size = len(VOCAB)
+
+    with pytest.raises(TypeError, match="steps a recurrent model.*NotRecurrent is not one"):
+        gradient_norms_by_distance(NotRecurrent(), BATCH.inputs)
+
+
+def test_a_frozen_model_is_left_frozen_and_in_its_mode_even_after_an_error():
+    model = build_model("gru", vocab_size=len(VOCAB), hidden_size=3, seed=0).train()
+    model.readout.requires_grad_(False)
+    result = gradient_norms_by_distance(model, BATCH.inputs, of="loss")
+    assert (result["norm"] > 0).all(), "a frozen readout still passes the gradient back"
+    with pytest.raises(ValueError, match="rows"):
+        gradient_norms_by_distance(model, BATCH.inputs, targets=BATCH.targets[:1])
+    assert model.training
+    assert [p.requires_grad for p in model.readout.parameters()] == [False, False]
+    assert all(p.requires_grad for p in model.rnn.parameters())
 
 
 def test_multi_layer_models_use_the_top_layer():

@@ -34,6 +34,9 @@ dropout) and left as it was; its weights are not changed.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import numpy as np
 import torch
 from torch.nn import functional as F
@@ -63,6 +66,25 @@ def gradient_norms_by_distance(
     Returns ``{"distance": [T], "norm": [T], "per_string": [B, T]}`` (numpy, float64), ordered by
     distance: entry ``d`` belongs to step ``t = T − 1 − d``.
     """
+    inputs = _check_request(model, inputs, wrt, of, targets)
+    with _in_the_graph(model):
+        recurrence = model.recurrence()
+        x = _step_inputs(model, recurrence, inputs, wrt, of)
+        every_step = unroll(recurrence, x)
+        states = [parts["hidden"] for parts in every_step]  # h_t, t = 0 … T-1
+        variables = states if wrt == "hidden" else [x]
+        if of == "loss":  # ‖∂L_T/∂v_t‖²
+            loss = _last_loss(recurrence.logits(every_step[-1]), targets)
+            total = _squared_norms(loss, variables, wrt, retain=False)
+        else:  # ‖∂h_T/∂v_t‖²_F: one backward pass per unit k of h_T
+            units = states[-1].shape[-1]
+            total = sum(_squared_norms(states[-1][:, k].sum(), variables, wrt, retain=k < units - 1)
+                        for k in range(units))
+    return _by_distance(total)
+
+
+def _check_request(model, inputs, wrt: str, of: str, targets) -> torch.Tensor:
+    """The inputs ``[B, T]``, once the measurement asked for is one this model can give."""
     if wrt not in WRT:
         raise ValueError(f"wrt must be one of {WRT}, got {wrt!r}")
     if of not in OF:
@@ -83,72 +105,76 @@ def gradient_norms_by_distance(
         raise ValueError(
             "inputs contain index 0 (<pad>): pass strings of one length, without padding"
         )
-    batch, steps = inputs.shape
     if targets is not None and of != "loss":
         raise ValueError('targets only make sense with of="loss"')
+    return inputs
 
+
+@contextmanager
+def _in_the_graph(model: SequenceModel) -> Iterator[None]:
+    """Gradients on, the model in eval mode (no dropout), and every state part of the graph even
+    when the model's weights are frozen; the model is left as it was afterwards."""
     was_training = model.training
     model.eval()
     frozen = [p for p in model.parameters() if not p.requires_grad]
-    for p in frozen:  # so that every state is part of the graph, even a frozen model's
+    for p in frozen:
         p.requires_grad_(True)
     try:
         with torch.enable_grad():
-            recurrence = model.recurrence()
-            x = recurrence.inputs(inputs)
-            if wrt == "input" and not x.is_floating_point():
-                raise TypeError(
-                    f"a {type(model).__name__} reads no input vectors (each symbol acts directly "
-                    'on the state): use wrt="hidden"'
-                )
-            if of == "loss" and not recurrence.reads_out:
-                raise NotImplementedError(
-                    f'of="loss" is not available for a {type(model).__name__}: use of="hidden"'
-                )
-            if wrt == "input":
-                x = x.detach().requires_grad_(True)
-            every_step = unroll(recurrence, x)
-            states = [parts["hidden"] for parts in every_step]  # h_t, t = 0 … T-1
-            h_last = states[-1]
-            variables = states if wrt == "hidden" else [x]
-
-            def squared_norms(objective, retain):
-                grads = torch.autograd.grad(
-                    objective, variables, retain_graph=retain, allow_unused=True
-                )
-                if wrt == "hidden":
-                    grads = [
-                        torch.zeros_like(v) if g is None else g for v, g in zip(variables, grads)
-                    ]
-                    return torch.stack([(g**2).sum(-1) for g in grads], dim=1)  # [B, T]
-                g = torch.zeros_like(x) if grads[0] is None else grads[0]
-                return (g**2).sum(-1)  # [B, T]
-
-            if of == "loss":
-                logits = recurrence.logits(every_step[-1])
-                if targets is None:
-                    wanted = logits.argmax(-1).detach()
-                else:
-                    wanted = torch.as_tensor(targets, device=logits.device).long()
-                    wanted = wanted[:, -1] if wanted.dim() == 2 else wanted.reshape(-1)
-                    if wanted.shape[0] != batch:
-                        raise ValueError(f"targets must have {batch} rows, got {wanted.shape[0]}")
-                loss = F.cross_entropy(logits, wanted, reduction="sum")  # strings independent
-                total = squared_norms(loss, retain=False)
-            else:
-                units = h_last.shape[-1]
-                total = sum(
-                    squared_norms(h_last[:, k].sum(), retain=k < units - 1) for k in range(units)
-                )
+            yield
     finally:
         for p in frozen:
             p.requires_grad_(False)
         model.train(was_training)
 
+
+def _step_inputs(model, recurrence, inputs: torch.Tensor, wrt: str, of: str) -> torch.Tensor:
+    """What each step reads, ``x [B, T, …]`` (a leaf of the graph when ``wrt="input"``), once the
+    recurrence is known to offer what ``wrt`` and ``of`` ask for."""
+    x = recurrence.inputs(inputs)
+    if wrt == "input" and not x.is_floating_point():
+        raise TypeError(
+            f"a {type(model).__name__} reads no input vectors (each symbol acts directly "
+            'on the state): use wrt="hidden"'
+        )
+    if of == "loss" and not recurrence.reads_out:
+        raise NotImplementedError(
+            f'of="loss" is not available for a {type(model).__name__}: use of="hidden"'
+        )
+    return x.detach().requires_grad_(True) if wrt == "input" else x
+
+
+def _last_loss(logits: torch.Tensor, targets) -> torch.Tensor:
+    """``L_T``: the cross-entropy of the last step's logits ``[B, V]``, summed over the strings
+    (they are independent), of ``targets`` or, without them, of the model's own top guess."""
+    if targets is None:
+        wanted = logits.argmax(-1).detach()
+    else:
+        wanted = torch.as_tensor(targets, device=logits.device).long()
+        wanted = wanted[:, -1] if wanted.dim() == 2 else wanted.reshape(-1)
+        if wanted.shape[0] != logits.shape[0]:
+            raise ValueError(f"targets must have {logits.shape[0]} rows, got {wanted.shape[0]}")
+    return F.cross_entropy(logits, wanted, reduction="sum")
+
+
+def _squared_norms(objective, variables: list, wrt: str, retain: bool) -> torch.Tensor:
+    """``‖∂objective/∂v_t‖²`` per string and step, ``[B, T]``; ``variables`` is the states
+    ``h_0 … h_{T-1}`` (each ``[B, H]``) or ``[x]`` (``[B, T, input]``). A variable the objective
+    does not reach has gradient 0."""
+    grads = torch.autograd.grad(objective, variables, retain_graph=retain, allow_unused=True)
+    grads = [torch.zeros_like(v) if g is None else g for v, g in zip(variables, grads)]
+    if wrt == "hidden":
+        return torch.stack([(g**2).sum(-1) for g in grads], dim=1)
+    return (grads[0] ** 2).sum(-1)
+
+
+def _by_distance(total: torch.Tensor) -> dict[str, np.ndarray]:
+    """The norms ``[B, T]`` by step ``t``, reordered by distance ``T − 1 − t``, with their mean
+    over the strings."""
     per_step = total.detach().double().sqrt().cpu().numpy()  # [B, T] by step t
     per_distance = per_step[:, ::-1].copy()  # [B, T] by distance T-1-t
     return {
-        "distance": np.arange(steps),
+        "distance": np.arange(per_distance.shape[1]),
         "norm": per_distance.mean(axis=0),
         "per_string": per_distance,
     }
