@@ -37,98 +37,137 @@ def parse_json(text: str, *, max_depth: int = 64, max_digits: int = 400, lenient
     Raises ``ValueError`` for malformed input and :class:`JSONLimitError` for a container
     nested deeper than ``max_depth`` or a number longer than ``max_digits`` characters, unless
     ``lenient``: then those become ``None``."""
-    stack: list[list] = []  # frames [container, pending key, closing char]
-    state, pos, n = _VALUE, 0, len(text)
-    root = None
+    return _Parser(text, max_depth, max_digits, lenient).document()
 
-    def fail(message: str):
-        raise ValueError(f"invalid JSON at character {pos}: {message}")
 
-    while True:
-        pos = _WS.match(text, pos).end()
-        if pos >= n:
-            if state != _DONE:
-                fail("unexpected end")
-            return root
-        c = text[pos]
-        if state == _DONE:
-            fail("extra data after the document")
+#: what a reader returns when it read no complete value (a key, a ':', a ',', an opening bracket)
+_MORE = object()
 
-        if state in (_KEY, _KEY_OR_END):
-            if c == "}" and state == _KEY_OR_END:
-                pos += 1
-                value = stack.pop()[0]
-            elif c == '"':
-                key, pos = scanstring(text, pos + 1, False)
-                stack[-1][1] = key
-                state = _COLON
-                continue
-            else:
-                fail("expected a string key")
-        elif state == _COLON:
-            if c != ":":
-                fail("expected ':'")
-            pos += 1
-            state = _VALUE
-            continue
-        elif state == _COMMA_OR_END:
-            frame = stack[-1]
-            if c == ",":
-                pos += 1
-                state = _KEY if frame[2] == "}" else _VALUE
-                continue
-            if c != frame[2]:
-                fail(f"expected ',' or {frame[2]!r}")
-            pos += 1
-            value = stack.pop()[0]
-        else:  # _VALUE or _VALUE_OR_END
-            if c == "]" and state == _VALUE_OR_END:
-                pos += 1
-                value = stack.pop()[0]
-            elif c in "[{":
-                if len(stack) >= max_depth:
-                    if not lenient:
-                        raise JSONLimitError(f"nested deeper than {max_depth}")
-                    value, pos = None, _skip(text, pos)  # dropped, without a token walk
-                else:
-                    pos += 1
-                    stack.append([[] if c == "[" else {}, None, "]" if c == "[" else "}"])
-                    state = _VALUE_OR_END if c == "[" else _KEY_OR_END
-                    continue
-            elif c == '"':
-                value, pos = scanstring(text, pos + 1, False)
-            elif text.startswith("-Infinity", pos):
-                value, pos = _LITERALS["-Infinity"], pos + 9
-            elif c in "-0123456789":
-                match = _NUMBER.match(text, pos)
-                if match is None:
-                    fail("bad number")
-                token = match.group()
-                if len(token) > max_digits:
-                    if not lenient:
-                        raise JSONLimitError(f"a number of {len(token)} characters")
-                    value, pos = None, match.end()
-                else:
-                    is_float = match.group(1) or match.group(2)
-                    value, pos = (float(token) if is_float else int(token)), match.end()
-            else:
-                for word, literal in _LITERALS.items():
-                    if text.startswith(word, pos):
-                        value, pos = literal, pos + len(word)
-                        break
-                else:
-                    fail("unexpected character")
 
-        # a complete value: attach it to its container, or it is the document
-        if not stack:
-            root, state = value, _DONE
-            continue
-        frame = stack[-1]
-        if frame[2] == "]":
-            frame[0].append(value)
+class _Parser:
+    """One left-to-right pass over a JSON text. ``state`` says what may come next; ``stack``
+    holds the open containers as frames ``[container, pending key, closing char]``. Each token
+    is read by the reader of the current state, which returns the complete value it read (a
+    scalar, or a container it closed) or :data:`_MORE`."""
+
+    def __init__(self, text: str, max_depth: int, max_digits: int, lenient: bool):
+        self.text, self.lenient = text, lenient
+        self.max_depth, self.max_digits = max_depth, max_digits
+        self.stack: list[list] = []
+        self.state, self.pos, self.root = _VALUE, 0, None
+        self.readers = {_VALUE: self.value, _VALUE_OR_END: self.value, _KEY: self.key,
+                        _KEY_OR_END: self.key, _COLON: self.colon, _COMMA_OR_END: self.comma_or_end}
+
+    def document(self):
+        """The document: token after token to the end of the text, which must end it."""
+        while True:
+            self.pos = _WS.match(self.text, self.pos).end()
+            if self.pos >= len(self.text):
+                if self.state != _DONE:
+                    self.fail("unexpected end")
+                return self.root
+            if self.state == _DONE:
+                self.fail("extra data after the document")
+            value = self.readers[self.state](self.text[self.pos])
+            if value is not _MORE:
+                self.attach(value)
+
+    def fail(self, message: str):
+        raise ValueError(f"invalid JSON at character {self.pos}: {message}")
+
+    def attach(self, value) -> None:
+        """A complete value goes into its container, or it is the document."""
+        if not self.stack:
+            self.root, self.state = value, _DONE
+            return
+        container, key, closing = self.stack[-1]
+        if closing == "]":
+            container.append(value)
         else:
-            frame[0][frame[1]] = value
-        state = _COMMA_OR_END
+            container[key] = value
+        self.state = _COMMA_OR_END
+
+    def close(self):
+        """The container whose closing bracket is at ``pos``, now complete."""
+        self.pos += 1
+        return self.stack.pop()[0]
+
+    def key(self, c: str):
+        """After ``{`` or ``,`` in an object: a string key (or ``}`` right after ``{``)."""
+        if c == "}" and self.state == _KEY_OR_END:
+            return self.close()
+        if c != '"':
+            self.fail("expected a string key")
+        self.stack[-1][1], self.pos = scanstring(self.text, self.pos + 1, False)
+        self.state = _COLON
+        return _MORE
+
+    def colon(self, c: str):
+        if c != ":":
+            self.fail("expected ':'")
+        self.pos += 1
+        self.state = _VALUE
+        return _MORE
+
+    def comma_or_end(self, c: str):
+        """After a value in a container: ``,`` and the next, or the container's closing."""
+        closing = self.stack[-1][2]
+        if c == ",":
+            self.pos += 1
+            self.state = _KEY if closing == "}" else _VALUE
+            return _MORE
+        if c != closing:
+            self.fail(f"expected ',' or {closing!r}")
+        return self.close()
+
+    def value(self, c: str):
+        """A value (or ``]`` right after ``[``): a container opens, a scalar is read whole."""
+        if c == "]" and self.state == _VALUE_OR_END:
+            return self.close()
+        if c in "[{":
+            return self.open(c)
+        if c == '"':
+            string, self.pos = scanstring(self.text, self.pos + 1, False)
+            return string
+        if self.text.startswith("-Infinity", self.pos):
+            self.pos += len("-Infinity")
+            return _LITERALS["-Infinity"]
+        if c in "-0123456789":
+            return self.number()
+        return self.literal()
+
+    def open(self, c: str):
+        """A container opening at ``pos``; beyond ``max_depth``, an error or (lenient) ``None``."""
+        if len(self.stack) >= self.max_depth:
+            if not self.lenient:
+                raise JSONLimitError(f"nested deeper than {self.max_depth}")
+            self.pos = _skip(self.text, self.pos)  # dropped, without a token walk
+            return None
+        self.pos += 1
+        self.stack.append([[] if c == "[" else {}, None, "]" if c == "[" else "}"])
+        self.state = _VALUE_OR_END if c == "[" else _KEY_OR_END
+        return _MORE
+
+    def number(self):
+        """An int or a float; longer than ``max_digits``, an error or (lenient) ``None``."""
+        match = _NUMBER.match(self.text, self.pos)
+        if match is None:
+            self.fail("bad number")
+        token, self.pos = match.group(), match.end()
+        if len(token) > self.max_digits:
+            if not self.lenient:
+                raise JSONLimitError(f"a number of {len(token)} characters")
+            return None
+        is_float = match.group(1) or match.group(2)  # a fraction or an exponent
+        return float(token) if is_float else int(token)
+
+    def literal(self):
+        """``true``, ``false``, ``null``, ``NaN`` or ``Infinity``."""
+        for word, literal in _LITERALS.items():
+            if self.text.startswith(word, self.pos):
+                self.pos += len(word)
+                return literal
+        self.fail("unexpected character")
 
 
 def _skip(text: str, pos: int) -> int:
