@@ -19,10 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from course_rnn.grading.assignments import _test_cases, doctest_to_code
 from course_rnn.grading.feedback import Checker, is_blank, pack
 from course_rnn.grading.handout import packed_tests, public_tests
 from course_rnn.grading.intake import without_magics
+from course_rnn.grading.otter_files import doctest_to_code, otter_cases
 from course_rnn.grading.runner import TIME_LIMIT
 
 from .conftest import ASSIGNMENTS, EXERCISES, PARTLY_WRONG, answer, student
@@ -50,7 +50,7 @@ def test_each_notebook_packs_exactly_its_public_tests(name):
         assert test["cases"] and test["answers"], (name, question)
         assert test["points"] > 0, (name, question)
     probes = {doctest_to_code(case["code"]) for _, _, case in
-              _test_cases(EXERCISES / "autograder" / name / "tests") if case.get("hidden")}
+              otter_cases(EXERCISES / "autograder" / name / "tests") if case.get("hidden")}
     assert probes and not probes & {c for t in tests.values() for c in t["cases"]}
 
 

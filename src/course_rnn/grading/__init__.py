@@ -45,11 +45,12 @@ student's functions (``lstm_step(*lstm_case(1))``), never a verdict.
    and writes the CSV atomically.
 
 The modules, one job each: :mod:`.locate` (where the exercises folder is), :mod:`.assignments`
-(building the student versions and the answer keys), :mod:`.handout` (the student notebook's
-top and setup cell), :mod:`.feedback` (``grader.check`` in the student's kernel),
-:mod:`.archives` (the students' downloads), :mod:`.intake`, :mod:`.sandbox`, :mod:`.runner`,
-:mod:`.collector`, :mod:`.child` (sandboxed running), :mod:`.scoring` and :mod:`.values`
-(scoring), :mod:`.batch` (a folder of submissions to a CSV), :mod:`.cli` (the commands).
+(building the student versions and the answer keys), :mod:`.otter_files` (otter's test files,
+read), :mod:`.handout` (the student notebook's top and setup cell), :mod:`.feedback`
+(``grader.check`` in the student's kernel), :mod:`.archives` (the students' downloads),
+:mod:`.intake`, :mod:`.sandbox`, :mod:`.runner`, :mod:`.collector`, :mod:`.child` (sandboxed
+running), :mod:`.scoring` and :mod:`.values` (scoring), :mod:`.batch` (a folder of submissions to
+a CSV), :mod:`.cli` (the commands).
 
 The child can report any value it likes, but a value earns the point only if it equals what the
 reference solution computes, which it never sees. Limits: no defence against a student who calls

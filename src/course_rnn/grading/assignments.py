@@ -15,6 +15,7 @@ from pathlib import Path
 from .handout import make_standalone, packed_tests
 from .intake import without_magics
 from .locate import find_exercises
+from .otter_files import doctest_to_code, otter_cases
 
 ANSWER_TAG = "otter_assign_solution_cell"  # otter's mark on a cell the student writes
 
@@ -59,35 +60,10 @@ def source_notebooks(root: Path) -> list[Path]:
     return sorted((Path(root) / "source").glob("ch[0-9][0-9]_*.ipynb"))
 
 
-def _read_otter_test(path: Path) -> dict:
-    """An otter OK-format test file is ``OK_FORMAT = True`` then ``test = {...}``: a literal."""
-    tree = ast.parse(path.read_text())
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", None) == "test":
-            return ast.literal_eval(node.value)
-    raise ValueError(f"{path} is not an OK-format otter test file (no `test = {{...}}`)")
-
-
-def doctest_to_code(doctest_text: str) -> str:
-    """Otter stores a test cell as a doctest (``>>> line`` / ``... line``); get the code back."""
-    lines = [
-        line[4:] for line in doctest_text.splitlines() if line.startswith((">>> ", "... "))
-    ]
-    return "\n".join(lines)
-
-
-def _test_cases(tests_dir: Path):
-    for path in sorted(Path(tests_dir).glob("*.py")):
-        test = _read_otter_test(path)
-        for suite in test["suites"]:
-            for index, case in enumerate(suite["cases"]):
-                yield test["name"], index, case
-
-
 def hidden_cases(tests_dir: Path) -> list[Case]:
     """Every hidden, point-carrying test case of an assignment's otter test files."""
     return [Case(name, index, float(case["points"]), doctest_to_code(case["code"]))
-            for name, index, case in _test_cases(tests_dir)
+            for name, index, case in otter_cases(tests_dir)
             if case.get("hidden") and case.get("points", 0) > 0]
 
 
@@ -109,7 +85,7 @@ def asked_errors(tests_dir: Path) -> dict[str, frozenset[str]]:
     """Per question, the errors its *public* tests ask for: the only errors a hidden case of
     that question may expect, so that no hidden rule goes unstated."""
     asked: dict[str, set[str]] = {}
-    for name, _, case in _test_cases(tests_dir):
+    for name, _, case in otter_cases(tests_dir):
         asked.setdefault(name, set())
         if not case.get("hidden"):
             asked[name] |= errors_caught(doctest_to_code(case["code"]))

@@ -24,6 +24,7 @@ import re
 from pathlib import Path
 
 from .feedback import pack, unpack
+from .otter_files import doctest_to_code, read_otter_test
 
 ANSWER_CELL = "otter_answer_cell"  # otter's tag on a student's answer cell
 OTTER_INIT = "# Initialize Otter"
@@ -97,12 +98,10 @@ def question_answers(notebook: dict) -> dict[str, list[str]]:
 def public_tests(tests_dir: Path, notebook: dict) -> dict:
     """``{question: {"cases": [code, ...], "answers": [...], "points": p}}`` from the student's
     public ``tests/*.py`` (hidden cases, if any were there, are left out)."""
-    from .assignments import _read_otter_test, doctest_to_code
-
     answers = question_answers(notebook)
     tests = {}
     for path in sorted(Path(tests_dir).glob("*.py")):
-        test = _read_otter_test(path)
+        test = read_otter_test(path)
         cases = [doctest_to_code(case["code"]) for suite in test["suites"]
                  for case in suite["cases"] if not case.get("hidden")]
         tests[test["name"]] = {"cases": cases, "answers": answers.get(test["name"], []),
