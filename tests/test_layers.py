@@ -2,9 +2,10 @@
 package and from packages of lower layers, and the packages of one layer never import one
 another. Imports inside functions count too (a lazy import is still a dependency).
 
-Within a package, no two modules import each other at module level, directly or round a
-longer circle (type-hint imports under ``if TYPE_CHECKING:`` count: a circle that exists only
-for a type hint is still one a reader has to untangle)."""
+Within a package, no two modules import each other, directly or round a longer circle; every
+import counts, at module level or inside a function (a lazy import that closes a circle hides it
+from Python, not from a reader) and under ``if TYPE_CHECKING:`` (a circle that exists only for a
+type hint is still one a reader has to untangle)."""
 
 from __future__ import annotations
 
@@ -76,24 +77,14 @@ def module_name(path: Path) -> str:
 NAMED = {module_name(p): p for p in PACKAGE.rglob("*.py")}
 
 
-def _module_level(body):
-    """The import statements run when a module is imported (or type-checked): at top level and
-    inside top-level ``if`` / ``try`` blocks, not inside functions or classes."""
-    for node in body:
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            yield node
-        elif isinstance(node, (ast.If, ast.Try)):
-            for block in (node.body, node.orelse, getattr(node, "finalbody", []),
-                          *(h.body for h in getattr(node, "handlers", []))):
-                yield from _module_level(block)
-
-
 def imported_modules(path: Path, name: str, named=NAMED) -> set[str]:
-    """The modules (of ``named``: module name → file) that module ``name`` at ``path`` imports
-    at module level (``from .x import y`` counts as x, or as x.y when that is a module)."""
+    """The modules (of ``named``: module name → file) that module ``name`` at ``path`` imports,
+    anywhere in it (``from .x import y`` counts as x, or as x.y when that is a module)."""
     package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
     found = set()
-    for node in _module_level(ast.parse(path.read_text(encoding="utf-8")).body):
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, (ast.Import, ast.ImportFrom)):
+            continue
         if isinstance(node, ast.ImportFrom):
             target = ".".join(import_target(node, package))
             found |= {f"{target}.{a.name}" if f"{target}.{a.name}" in named else target
@@ -137,8 +128,9 @@ def test_no_import_circles():
 
 
 def test_a_circle_is_found(tmp_path):
-    """The check itself: two modules that import each other are one circle, a type-hint import
-    included; an import inside a function is not."""
+    """The check itself: two modules that import each other are one circle, whether the import
+    back is a type-hint import or a lazy one inside a function; a module importing itself and
+    an import one way only are not."""
     (tmp_path / "a.py").write_text("from .b import x\n")
     (tmp_path / "b.py").write_text("from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n"
                                    "    from .a import y\n")
@@ -146,6 +138,10 @@ def test_a_circle_is_found(tmp_path):
     named = {f"pkg.{n}": tmp_path / f"{n}.py" for n in "abc"}
     assert circles(named) == [["pkg.a", "pkg.b"]]
     (tmp_path / "b.py").write_text("def g():\n    from .a import y\n")
+    assert circles(named) == [["pkg.a", "pkg.b"]]
+    (tmp_path / "b.py").write_text("def g():\n    from .c import y\n")
+    assert circles(named) == [["pkg.b", "pkg.c"]]
+    (tmp_path / "c.py").write_text("def f():\n    from .c import y\n")
     assert circles(named) == []
 
 
