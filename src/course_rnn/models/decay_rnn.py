@@ -118,6 +118,8 @@ class DecayRNN(RecurrentModel):
     """
 
     kind = "decay_rnn"
+    #: the names of the state that carries over from step to step (as a scratch cell's)
+    state_names = ("hidden",)
 
     def __init__(
         self,

@@ -119,22 +119,23 @@ def state_to_read(cell: nn.Module, state: State, x_t: torch.Tensor) -> State:
     if not isinstance(x_t, torch.Tensor) or x_t.dim() != 2 or x_t.shape[1] != input_size:
         raise ValueError(f"x_t must be a tensor [batch, input_size={input_size}], got "
                          f"{_describe(x_t)}: a step takes (state, x_t), the state first")
-    expected = cell.initial_state(x_t.shape[0])
     if state is None:
-        return expected
-    return check_state_like(state, expected, "[batch, hidden]",
-                            hint=": a step takes (state, x_t), the state first")
+        return cell.initial_state(x_t.shape[0])
+    return check_state_like(state, len(cell.state_names), (x_t.shape[0], cell.hidden_size),
+                            "[batch, hidden]", hint=": a step takes (state, x_t), the state first")
 
 
-def check_state_like(state: State, expected: State, layout: str, hint: str = "") -> State:
-    """``state`` if it is as many tensors as ``expected``, each of the same shape; else a
-    ValueError saying what was expected (``layout`` names the axes, ``hint`` ends the message)."""
-    parts, wanted = _tensors(state), _tensors(expected)
-    if len(parts) != len(wanted) or any(
-            not isinstance(p, torch.Tensor) or p.shape != w.shape for p, w in zip(parts, wanted)):
-        shape = " and ".join(str(tuple(w.shape)) for w in wanted)
+def check_state_like(state: State, count: int, shape: tuple[int, ...], layout: str,
+                     hint: str = "") -> State:
+    """``state`` if it is ``count`` tensors (one, or the LSTM's pair), each of ``shape``; else a
+    ValueError saying what was expected (``layout`` names the axes, ``hint`` ends the message).
+    Only shapes are compared, nothing is allocated: a scratch cell checks at every step."""
+    parts = _tensors(state)
+    if len(parts) != count or any(not isinstance(p, torch.Tensor) or p.shape != shape
+                                  for p in parts):
+        wanted = " and ".join([str(tuple(shape))] * count)
         got = " and ".join(_describe(p) for p in parts)
-        raise ValueError(f"state must be {len(wanted)} tensor(s) of shape {shape} ({layout}), "
+        raise ValueError(f"state must be {count} tensor(s) of shape {wanted} ({layout}), "
                          f"got {got}{hint}")
     return state
 
@@ -230,7 +231,9 @@ class RecurrentLanguageModel(RecurrentModel):
     def check_state(self, state, batch: int):
         """``state`` if it has the shape of this model's recurrent state for ``batch`` strings
         (what :meth:`initial_state` returns), else a ValueError saying what was expected."""
-        return check_state_like(state, self.initial_state(batch), "[layers, batch, hidden]")
+        shape = (self.num_layers, batch, self.hidden_size)
+        return check_state_like(state, len(self.cell_class.state_names), shape,
+                                "[layers, batch, hidden]")
 
     def run(self, inputs: torch.Tensor, state=None) -> tuple[torch.Tensor, object]:
         """Logits ``[B, T, vocab]`` and the recurrent state after the last input, starting
