@@ -9,9 +9,8 @@ import math
 import pytest
 
 from course_rnn.experiments import agreement
-from course_rnn.experiments.agreement.results import Corpus, SampleSizes
 from course_rnn.experiments.records import Summary
-from course_rnn.experiments.replication import Measurement, Replication
+from course_rnn.experiments.replication import Measurement, Replication, needs_twice
 from course_rnn.models.decay_rnn import dale_signs
 from course_rnn.training import Convergence, History
 from course_rnn.training.convergence import status
@@ -238,24 +237,13 @@ def test_rise_alpha_and_lm_measurements():
     assert not agreement.lm_measurement(-0.2, -0.048, []).agrees
 
 
-class _Doubled:
-    """A stand-in for DoubledBudget: the doubled runs give ``measurement``."""
-
-    def __init__(self, measurement):
-        self.measurement, self.asked = measurement, []
-
-    def relative(self, task, name, paper_diff):
-        self.asked.append((task, name))
-        return self.measurement
-
-
 def _numbers(drnn_natural, drnn_no_attractor):
     """Stand-in numbers: every model perfect but the DRNN (only what Table 1's rows read)."""
     def model(natural, zero):
         return agreement.NumberPrediction(
             natural=Summary([natural], natural, 0.0), balanced=None, natural_by_attractors={},
             by_attractors={0: Summary([zero], zero, 0.0)}, by_non_attractors={},
-            training=None, n=SampleSizes(natural=1200, no_attractor=300))
+            training=None, n=agreement.SampleSizes(natural=1200, no_attractor=300))
 
     np_models = {name: model(1.0, 1.0) for name in agreement.MODELS}
     np_models["DRNN"] = model(drnn_natural, drnn_no_attractor)
@@ -265,39 +253,72 @@ def _numbers(drnn_natural, drnn_no_attractor):
     return agreement.AgreementNumbers(np_models, {}, corpus, relative, None, None, {})
 
 
-_CORPUS = Corpus({}, {}, 0.0, 0, 0, {}, {}, {})
+_CORPUS = agreement.Corpus({}, {}, 0.0, 0, 0, {}, {}, {})
+
+
+def _first(numbers, runs):
+    """Table 1's comparisons of the stand-in ``numbers`` over the stand-in histories ``runs``."""
+    return {key: agreement.measure(key, numbers, runs)
+            for key in agreement.judged(numbers) if key[0] == "relative"}
+
+
+def _twice(first):
+    """The comparisons the rows need at twice the budget."""
+    return [key for key, measured in first.items()
+            if measured is not None and needs_twice(measured)]
 
 
 def test_table1_verdicts():
     settings = agreement.SETTINGS["quick"].replace(gram_models=())
     runs = {("number prediction", name): [_history([1], [1.0])] for name in agreement.MODELS}
-    closes = _Doubled(Measurement(-0.5, True, 0.0, [True]))
-    rows = agreement.table1_rows(_numbers(1.0, 1.0), settings, runs, closes)
+    numbers = _numbers(1.0, 1.0)
+    first = _first(numbers, runs)
+    closes = {key: Measurement(-0.5, True, 0.0, [True]) for key in first}
+    rows = agreement.table1_rows(numbers, settings, runs, first, closes)
     verdicts = {r.quantity.split(":")[0]: r.verdict for r in rows}
     assert verdicts["LSTM"] == "not comparable"  # the reference; absolute levels differ
     assert verdicts["DRNN"] == "agrees" and verdicts["SRN"] == "agrees"
     # the paper's Ab-DRNN is 1.22 points behind its LSTM, ours level: more than the tolerance
-    # of one point on both mixes, so the runs were trained twice as long (here: a stand-in)
-    assert closes.asked == [("number prediction", "Ab-DRNN")]
+    # of one point on both mixes, so the runs are trained twice as long (here: a stand-in)
+    assert _twice(first) == [("relative", "number prediction", "Ab-DRNN")]
     assert verdicts["Ab-DRNN"] == "budget-limited"
-    closes.asked.clear()
+    # … the Ab-DRNN's runs and the LSTM's, every seed, in the order they were trained
+    specs = {agreement.RunSpec(task, name, seed): None for task in agreement.TASKS
+             for name in agreement.MODELS for seed in (0, 1)}
+    assert agreement.to_double(first, specs) == [
+        agreement.RunSpec("number prediction", name, seed)
+        for name in ("LSTM", "Ab-DRNN") for seed in (0, 1)]
     # a DRNN 10 points behind on both mixes: doubled budget; the gap closes: budget-limited
-    rows = agreement.table1_rows(_numbers(0.9, 0.9), settings, runs, closes)
+    numbers = _numbers(0.9, 0.9)
+    first = _first(numbers, runs)
+    assert ("relative", "number prediction", "DRNN") in _twice(first)
+    rows = agreement.table1_rows(numbers, settings, runs, first, closes)
     drnn = next(r for r in rows if r.quantity.startswith("DRNN"))
     assert drnn.verdict == "budget-limited"
-    assert ("number prediction", "DRNN") in closes.asked
     assert drnn.evidence["budget_2x"]["value"] == -0.5
     # … the gap persists: differs
-    persists = _Doubled(Measurement(-10.0, False, 8.9, [True]))
-    rows = agreement.table1_rows(_numbers(0.9, 0.9), settings, runs, persists)
+    persists = {key: Measurement(-10.0, False, 8.9, [True]) for key in first}
+    rows = agreement.table1_rows(numbers, settings, runs, first, persists)
     assert next(r for r in rows if r.quantity.startswith("DRNN")).verdict == "differs"
     # behind on our mix but not without attractors: not comparable
-    rows = agreement.table1_rows(_numbers(0.9, 1.0), settings, runs, persists)
+    numbers = _numbers(0.9, 1.0)
+    rows = agreement.table1_rows(numbers, settings, runs, _first(numbers, runs), persists)
     assert next(r for r in rows if r.quantity.startswith("DRNN")).verdict == "not comparable"
     # an unconverged run: no verdict at all
     runs["number prediction", "DRNN"] = [_history([1], [0.5], converged=False)]
-    rows = agreement.table1_rows(_numbers(1.0, 1.0), settings, runs, closes)
+    numbers = _numbers(1.0, 1.0)
+    rows = agreement.table1_rows(numbers, settings, runs, _first(numbers, runs), closes)
     assert next(r for r in rows if r.quantity.startswith("DRNN")).verdict == "not converged"
+
+
+def test_a_disagreement_is_judged_on_runs_trained_before_the_table():
+    """The rows read the comparisons at twice the budget as data, trained by run() before the
+    table is built: a disagreement without its doubled measurement is refused, not trained."""
+    settings = agreement.SETTINGS["quick"].replace(gram_models=())
+    runs = {("number prediction", name): [_history([1], [1.0])] for name in agreement.MODELS}
+    numbers = _numbers(0.9, 0.9)
+    with pytest.raises(ValueError, match="twice the budget"):
+        agreement.table1_rows(numbers, settings, runs, _first(numbers, runs), {})
 
 
 def test_table2_at_ceiling_is_not_comparable():
@@ -305,16 +326,8 @@ def test_table2_at_ceiling_is_not_comparable():
     numbers = _numbers(1.0, 1.0)
     for name in agreement.PAPER_TABLE2:
         numbers.number_prediction[name].by_non_attractors = by
+    assert not [key for key in agreement.judged(numbers) if key[0] == "rise"]
     runs = {("number prediction", name): [_history([1], [1.0])] for name in agreement.MODELS}
-    rows = agreement.table2_rows(numbers, runs, doubled=None)
+    rows = agreement.table2_rows(numbers, runs, first={}, doubled={})
     assert [r.verdict for r in rows] == ["not comparable", "not comparable"]
     assert "ceiling" in rows[0].note
-
-
-
-def test_the_doubled_budget_is_read_not_trained_by_the_table():
-    """DoubledBudget only reads the runs twice_the_budget continued before the table: a row
-    asking for a run that was not continued is a bug in doubled_requests, said so."""
-    view = agreement.DoubledBudget({agreement.RunSpec("lm", "LSTM", 0): None}, {})
-    with pytest.raises(KeyError, match="not continued to twice the budget"):
-        view.lm(0.0)
