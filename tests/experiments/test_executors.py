@@ -205,9 +205,9 @@ def test_a_failed_job_is_named_the_others_kept_and_resume_trains_only_it(
         reference, tmp_path, monkeypatch, capsys):
     """Every Dyck run fails: the command names each, keeps the others' results and writes the
     tracebacks; --resume then trains only the Dyck runs and gives the uninterrupted numbers."""
-    from course_rnn.experiments.gym import compute
+    from course_rnn.experiments import gym
 
-    real = compute.gym_run
+    real = gym.gym_run
 
     @functools.wraps(real)  # the same name, so the same stored jobs
     def breaks_on_dyck(language, *rest):
@@ -217,7 +217,7 @@ def test_a_failed_job_is_named_the_others_kept_and_resume_trains_only_it(
 
     monkeypatch.setenv("COURSE_RNN_WORKERS", "1")  # in this process: the patch holds
     monkeypatch.setenv("COURSE_RNN_PROGRESS", "0")
-    monkeypatch.setattr(compute, "gym_run", breaks_on_dyck)
+    monkeypatch.setattr(gym, "gym_run", breaks_on_dyck)
     out = tmp_path / "out"
     assert main([*GYM, "--out", str(out)]) == 1
     err = capsys.readouterr().err
@@ -229,7 +229,7 @@ def test_a_failed_job_is_named_the_others_kept_and_resume_trains_only_it(
     assert "the stack overflowed" in (out / "failed_jobs.txt").read_text()
     assert stored_jobs(out / JOBS) == GYM_JOBS - DYCK_JOBS and not (out / "results.json").exists()
 
-    monkeypatch.setattr(compute, "gym_run", real)
+    monkeypatch.setattr(gym, "gym_run", real)
     assert main([*GYM, "--out", str(out), "--resume"]) == 0
     printed = capsys.readouterr().out
     assert f"resuming: {GYM_JOBS - DYCK_JOBS} finished jobs kept in {out / JOBS}" in printed

@@ -51,30 +51,51 @@ calls; ``scale="paper"`` is larger; ``settings=`` overrides any entry of the sca
 :class:`~.settings.GymSettings` (a language's entries one by one: ``{"languages": {"anbn":
 {"epochs": 2}}}``).
 
-The package, by job: :mod:`.settings` (``GymSettings`` and its scales, the models and
-languages), :mod:`.tasks` (each language's data and own metric), :mod:`.compute` (the training
-runs), :mod:`.results` (the typed numbers), :mod:`.report` (the tables and the papers' claims),
-:mod:`.figures` (heatmap and learning curves), and here :func:`run`, which puts them together.
+The module reads top to bottom as :func:`run` uses it: the settings (:mod:`.settings`, read
+alone by the command line), each language's task (its data and own metric), the jobs (one model
+on one language, trained and scored; every run in worker processes), the numbers (one
+:class:`GymRun` per run, a :class:`Cell` per model and language), the rows (the chapter's tables
+and the papers' claims, each judged, the disagreements at twice the epochs), the figures, and
+:func:`run`. It is long because the gym is one experiment whose parts are read in that order:
+split by job, a reader followed one run through six files.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
 
-from ..replication import Experiment, Replication, twice_the_budget
-from ..setup import begin
-from ..urn import dyck_cuts
-from .compute import FLNN_LR_FACTORS, applicable, gym_run, run_gym
-from .figures import gym_curves, gym_heatmap
-from .report import (
-    GymClaim,
-    cells_to_double,
-    dyck_breakdown_table,
-    gym_claims,
-    gym_claims_list,
-    gym_table,
+import numpy as np
+
+from ...analysis.curves import learning_curves
+from ...languages import Agreement, AnBn, CrossSerial, Palindrome, Vocab, make_language
+from ...languages.base import EOS
+from ...metrics import (
+    agreement_accuracy,
+    anbn_generalisation,
+    cross_serial_accuracy,
+    dyck_closing_accuracy,
+    next_symbol_logits,
+    next_symbol_validity,
 )
-from .results import Cell, DyckCutPoints, GymArtefacts, GymNumbers, GymRun, cell_means
+from ...models import build_model
+from ...training import Plateau, fit
+from ...utils import pick_device
+from ..records import Record, saved_if_set, unsaved
+from ..replication import (
+    Experiment,
+    Measurement,
+    Replication,
+    Row,
+    judge,
+    needs_twice,
+    twice_the_budget,
+)
+from ..setup import begin
+from ..urn import dyck_cuts, pooled_scores
+from ..workers import parallel_map
 from .settings import (
     DEFAULT_SEEDS,
     DYCK_DEPTH,
@@ -86,7 +107,569 @@ from .settings import (
     GymLanguageSettings,
     GymSettings,
 )
-from .tasks import Task, make_task
+
+# -- the tasks: each language's data, held-out strings and own metric ---------------------------
+
+
+@dataclass
+class Task:
+    language: object  # the language whose valid_next judges the held-out strings
+    vocab: Vocab
+    train: list
+    valid: list  # held-out strings of the *training* distribution: the convergence monitor
+    test: list  # longer / deeper strings
+    own: Callable  # own(model) -> float
+    epochs: int  # the cap
+    breakdown: Callable | None = None  # breakdown(model) -> {name: float}, Dyck only
+
+
+def _mirror_accuracy(model, vocab: Vocab, marker: str, strings: Sequence) -> float:
+    """Share of the forced positions of w c w^R (every symbol after the marker, and the end)
+    where the model's top prediction is the right one."""
+    symbols = vocab.output_symbols
+    right = []
+    for s, logits in zip(strings, next_symbol_logits(model, vocab, strings)):
+        targets = list(s[1:]) + [EOS]
+        centre = s.index(marker)
+        for t in range(centre + 1, len(s) + 1):
+            right.append(symbols[int(np.argmax(logits[t]))] == targets[t - 1])
+    return float(np.mean(right))
+
+
+@lru_cache(maxsize=16)
+def cached_task(name: str, cfg: GymLanguageSettings) -> Task:
+    """:func:`make_task`, made once per worker process for each language and its settings."""
+    return make_task(name, cfg)
+
+
+def make_task(name: str, cfg: GymLanguageSettings) -> Task:
+    """The gym's task ``name`` with the settings ``cfg`` of that language (same data every
+    call: every sample has a fixed seed)."""
+    if name == "anbn":
+        lang = AnBn(1, 10)
+        vocab = Vocab.for_language(lang)
+        train = [AnBn.string(n) for n in range(1, 11)] * cfg.train_copies
+        valid = [AnBn.string(n) for n in range(1, 11)]  # the whole training range, once
+        test = [AnBn.string(n) for n in range(11, 21)]
+
+        def own(model):
+            return anbn_generalisation(model, vocab, cfg.test_max_n)["max_correct_n"]
+
+        return Task(lang, vocab, train, valid, test, own, cfg.epochs)
+    if name == "dyck":
+        lang = make_language("dyck", pairs=cfg.pairs)
+        vocab = Vocab.for_language(lang)
+        shape = dict(length=16, method="seeds")
+        train = lang.sample(cfg.train, seed=101, depth=DYCK_DEPTH, **shape)
+        valid = lang.sample(cfg.valid, seed=103, depth=DYCK_DEPTH, **shape)
+        pool = lang.sample(20 * cfg.test, seed=102, **shape)
+        test = [s for s in pool if lang.depth(s) >= DYCK_DEPTH + 2][: cfg.test]
+
+        def own(model):
+            return dyck_closing_accuracy(model, lang, vocab, test)["accuracy"]
+
+        def breakdown(model):
+            return pooled_scores(dyck_closing_accuracy(model, lang, vocab, test), DYCK_DEPTH)
+
+        return Task(lang, vocab, train, valid, test, own, cfg.epochs, breakdown=breakdown)
+    if name == "cross_serial":
+        lang = CrossSerial()
+        vocab = Vocab.for_language(lang)
+        train = lang.sample(cfg.train, seed=201, max_total=7)
+        valid = CrossSerial.family(8)  # every training length, once
+        test = [s for s in CrossSerial.family(10) if len(s) >= 16]  # m + n = 8, 9
+
+        def own(model):
+            return cross_serial_accuracy(model, lang, vocab, test)["accuracy"]
+
+        return Task(lang, vocab, train, valid, test, own, cfg.epochs)
+    if name == "palindrome":
+        lang = Palindrome("ab", marker="c")
+        vocab = Vocab.for_language(lang)
+        train = lang.sample(cfg.train, seed=301, min_half=1, max_half=6)
+        valid = lang.sample(cfg.valid, seed=303, min_half=1, max_half=6)
+        test = lang.sample(cfg.test, seed=302, min_half=7, max_half=9)
+
+        def own(model):
+            return _mirror_accuracy(model, vocab, lang.marker, test)
+
+        return Task(lang, vocab, train, valid, test, own, cfg.epochs)
+    if name == "agreement":
+        train_lang, lang = Agreement(max_pps=1), Agreement(max_pps=2)
+        vocab = Vocab.for_language(lang)
+        train = train_lang.sample(cfg.train, seed=401)
+        valid = train_lang.sample(cfg.valid, seed=403)
+        examples = lang.balanced_by_attractors(cfg.test_per_attractor, max_attractors=3,
+                                               seed=402)
+        test = [e.sentence for e in examples]
+
+        def own(model):
+            return agreement_accuracy(model, vocab, examples)["accuracy"]
+
+        return Task(lang, vocab, train, valid, test, own, cfg.epochs)
+    raise ValueError(f"unknown language {name!r}: choose from {', '.join(GYM_LANGUAGES)}")
+
+
+# -- the jobs: train one model on one language until it has learned, score it ------------------
+
+
+@dataclass
+class GymRun(Record):
+    """One run: the ``model`` (display name), ``language`` and ``seed``; its ``params``,
+    ``train_seconds`` (CPU seconds of training), ``epochs`` (trained), whether it
+    ``converged`` (met its plateau criterion before the cap), ``final_loss`` (last training
+    loss), ``valid_loss`` (best validation loss); the common metric on held-out strings
+    (``valid_strings`` and ``valid_positions``); the language's own metric (``own_metric``
+    names it, ``own`` holds it); ``breakdown`` (Dyck: chapter 6's pooled accuracies, else
+    None); and, not saved, the run's ``history`` and trained model (``trained``, on the CPU)."""
+
+    model: str
+    language: str
+    seed: int
+    params: int
+    train_seconds: float
+    epochs: float
+    converged: bool
+    final_loss: float
+    valid_loss: float
+    valid_strings: float
+    valid_positions: float
+    own_metric: str
+    own: float
+    breakdown: dict[str, float] | None
+    history: object = unsaved(default=None)
+    trained: object = unsaved(default=None)
+
+    @property
+    def cell(self) -> tuple[str, str]:
+        return self.model, self.language
+
+
+#: The FLNN's self-weights s_j learn at a tenth of the learning rate, as in chapter 5 (with
+#: equal rates a run can collapse to s ≈ 0, which resets the state at every word).
+FLNN_LR_FACTORS = {"scale": 0.1}
+
+
+def applicable(model: str, language: str) -> bool:
+    """Does the gym run ``model`` on ``language``? Everything except the FLNN off its ground."""
+    _check_names([model], GYM_MODELS, "model")
+    _check_names([language], GYM_LANGUAGES, "language")
+    return GYM_MODELS[model][0] != "flnn" or language in FLNN_LANGUAGES
+
+
+def _check_names(names: Iterable[str], known: dict, what: str) -> list[str]:
+    if isinstance(names, str):
+        names = [names]
+    names = list(names)
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise ValueError(f"unknown {what}(s) {unknown}: choose from {', '.join(known)}")
+    if not names:
+        raise ValueError(f"no {what} given: choose from {', '.join(known)}")
+    return names
+
+
+def _build(model: str, vocab: Vocab, cfg: GymSettings, seed: int):
+    kind, options = GYM_MODELS[model]
+    if kind == "urn":
+        return build_model(kind, vocab_size=len(vocab), hidden_size=cfg.urn_n, seed=seed, **options)
+    if kind == "flnn":
+        return build_model(kind, vocab_size=len(vocab), seed=seed, **options)
+    return build_model(kind, vocab_size=len(vocab), hidden_size=cfg.hidden, seed=seed,
+                       **options)
+
+
+def gym_run(language: str, model_name: str, seed: int, cfg: GymSettings, device=None,
+            min_epochs: int = 0, resume=None) -> GymRun:
+    """Train one model on one language until its validation loss plateaus (at least
+    ``min_epochs``; ``resume``: the History of the run to continue), then score it. ``cfg`` is
+    the whole gym's settings. Returns the run's :class:`GymRun` with its ``history``
+    and CPU model (``trained``). A top-level function, so that worker processes can run it."""
+    task = cached_task(language, cfg.languages[language])
+    model = _build(model_name, task.vocab, cfg, seed)
+    flnn = GYM_MODELS[model_name][0] == "flnn"
+    batch_size, lr, patience = cfg.training(language)
+    start = time.process_time()  # CPU time: steady on a shared machine, unlike wall time
+    history = fit(model, task.vocab, task.train, valid=task.valid,
+                  epochs=max(task.epochs, min_epochs), min_epochs=min_epochs,
+                  batch_size=batch_size, lr=lr, lr_factors=FLNN_LR_FACTORS if flnn else None,
+                  until=Plateau(patience=patience), seed=seed, device=device, progress=False,
+                  resume=resume)
+    seconds = time.process_time() - start
+    validity = next_symbol_validity(model, task.language, task.vocab, task.test)
+    record = history.convergence
+    return GymRun(
+        model=model_name, language=language, seed=seed, params=model.num_parameters(),
+        train_seconds=seconds, epochs=record.epochs, converged=record.converged,
+        final_loss=record.final["train_loss"], valid_loss=record.best,
+        valid_strings=validity["strings"], valid_positions=validity["positions"],
+        own_metric=OWN_METRICS[language], own=float(task.own(model)),
+        breakdown=task.breakdown(model) if task.breakdown else None,
+        history=history, trained=model.cpu())
+
+
+def _jobs_of(pairs, seeds) -> list[tuple[str, str, int]]:
+    """Jobs ordered slowest language first (agreement, Dyck), so that parallel workers do not
+    end on one long run."""
+    order = {"agreement": 0, "dyck": 1, "palindrome": 2, "cross_serial": 3, "anbn": 4}
+    return sorted(((lang, m, s) for lang, m in pairs for s in seeds),
+                  key=lambda j: order[j[0]])
+
+
+def run_gym(cfg: GymSettings, seeds: Sequence[int] = (0,), device=None,
+            progress: bool | None = None, models: Iterable[str] | None = None,
+            languages: Iterable[str] | None = None, min_epochs: dict | None = None,
+            resume: dict | None = None) -> list[GymRun]:
+    """Train every model on every language (where :func:`applicable`) for every seed, in
+    parallel worker processes, each until it has learned, with the settings ``cfg`` (a
+    :class:`~.settings.GymSettings`, e.g. ``SETTINGS["quick"].replace({"hidden": 8})``).
+
+    Returns one :class:`GymRun` per run, in the order (language, model, seed) of the
+    arguments. ``models``/``languages`` pick subsets (ValueError naming the known ones
+    otherwise); ``min_epochs`` maps (language, model, seed) to a least number of epochs (the
+    doubled budget) and ``resume`` to the History that run continues: given ``resume``, only the
+    runs it names are trained and returned.
+    """
+    if not isinstance(cfg, GymSettings):
+        raise TypeError(f"run_gym needs the gym's settings (a GymSettings, e.g. "
+                        f"SETTINGS['quick']), got {type(cfg).__name__}")
+    model_names = _check_names(GYM_MODELS if models is None else models, GYM_MODELS, "model")
+    language_names = _check_names(GYM_LANGUAGES if languages is None else languages,
+                                  GYM_LANGUAGES, "language")
+    seeds = list(seeds)
+    if not seeds:
+        raise ValueError("give at least one seed")
+    pairs = [(lang, m) for lang in language_names for m in model_names if applicable(m, lang)]
+    if not pairs:
+        raise ValueError(f"none of the models {model_names} applies to {language_names} "
+                         f"(the FLNN runs only on {', '.join(FLNN_LANGUAGES)})")
+    device = pick_device(device)
+    for lang in language_names:  # bad settings fail here, before any training
+        make_task(lang, cfg.languages[lang])
+    jobs = _jobs_of(pairs, seeds)
+    if resume:
+        jobs = [job for job in jobs if job in resume]
+    more, resume = min_epochs or {}, resume or {}
+    done = parallel_map(gym_run, [(lang, m, s, cfg, str(device), more.get((lang, m, s), 0),
+                                   resume.get((lang, m, s))) for lang, m, s in jobs],
+                        device=device, desc="gym", progress=progress)
+    by_job = dict(zip(jobs, done))
+    return [by_job[lang, m, s] for lang, m in pairs for s in seeds if (lang, m, s) in by_job]
+
+
+# -- the numbers --------------------------------------------------------------------------------
+
+
+@dataclass
+class Cell(Record):
+    """One (model, language) cell over its seeds: the mean ``valid_strings``, ``own``,
+    ``params``, ``train_seconds`` and ``epochs``, the seeds' ``min``/``max`` of
+    ``valid_strings``, ``n`` (seeds), ``converged`` (how many of them met their criterion)
+    and, for Dyck, the mean ``breakdown``."""
+
+    model: str
+    language: str
+    valid_strings: float
+    own: float
+    params: float
+    train_seconds: float
+    epochs: float
+    min: float
+    max: float
+    n: int
+    converged: int
+    breakdown: dict[str, float] | None = saved_if_set()
+
+    @property
+    def all_converged(self) -> bool:
+        return self.converged == self.n
+
+    @classmethod
+    def of(cls, runs: Sequence[GymRun]) -> Cell:
+        valid = [r.valid_strings for r in runs]
+        means = [float(np.mean([getattr(r, col) for r in runs]))
+                 for col in ("valid_strings", "own", "params", "train_seconds", "epochs")]
+        breakdown = None
+        if runs[0].breakdown:
+            breakdown = {k: float(np.mean([r.breakdown[k] for r in runs]))
+                         for k in runs[0].breakdown}
+        return cls(runs[0].model, runs[0].language, *means, min(valid), max(valid), len(runs),
+                   sum(bool(r.converged) for r in runs), breakdown)
+
+
+def cell_means(rows: Sequence[GymRun]) -> dict[tuple[str, str], Cell]:
+    """(model, language) → its :class:`Cell`, in the order the cells first appear."""
+    cells: dict[tuple[str, str], list[GymRun]] = {}
+    for row in rows:
+        cells.setdefault(row.cell, []).append(row)
+    return {key: Cell.of(runs) for key, runs in cells.items()}
+
+
+@dataclass
+class DyckCutPoints(Record):
+    """Chapter 6's cuts of the Dyck breakdown: the training depth, the least inner nesting
+    counted as deep, the least outer depth counted as unseen."""
+
+    training_depth: int = DYCK_DEPTH
+    deep_inner_min: int = DYCK_DEPTH
+    unseen_outer_min: int = DYCK_DEPTH + 2
+
+
+@dataclass
+class GymNumbers(Record):
+    """Every number of the gym (see :func:`run`): every run, the
+    per-cell means, the runs continued to twice their epochs, and the Dyck cuts."""
+
+    runs: list[GymRun]
+    cells: list[Cell]
+    doubled: list[GymRun]
+    dyck_cut_points: DyckCutPoints = field(default_factory=DyckCutPoints)
+
+    def cell(self, model: str, language: str) -> Cell:
+        """The cell of ``model`` on ``language`` (KeyError when it was not run)."""
+        for cell in self.cells:
+            if (cell.model, cell.language) == (model, language):
+                return cell
+        raise KeyError((model, language))
+
+
+def models_and_languages(rows: Sequence[GymRun]) -> tuple[list[str], list[str]]:
+    """The models and languages that ``rows`` cover, in the order of the gym's tables."""
+    models = [m for m in GYM_MODELS if any(r.model == m for r in rows)]
+    languages = [lang for lang in GYM_LANGUAGES if any(r.language == lang for r in rows)]
+    return models, languages
+
+
+# -- the rows: the model × language tables and the papers' claims ------------------------------
+
+
+def gym_table(rows: Sequence[GymRun]) -> list[dict]:
+    """One row per model: "valid_strings (own metric)" per language (mean over seeds; "not
+    converged" when a seed's run did not meet its criterion), the parameter counts and the
+    total CPU time of its training."""
+    means = cell_means(rows)
+    models, languages = models_and_languages(rows)
+    table = []
+    for model in models:
+        line = {"model": model}
+        for lang in languages:
+            header = f"{lang}: valid ({OWN_METRICS[lang]})"
+            m = means.get((model, lang))
+            if m is None:
+                line[header] = "n/a"
+            elif not m.all_converged:
+                line[header] = f"not converged ({m.n - m.converged} of {m.n} seeds)"
+            else:
+                own = f"{m.own:.1f}" if lang == "anbn" else f"{m.own:.2f}"
+                line[header] = f"{m.valid_strings:.2f} ({own})"
+        params = [r.params for r in rows if r.model == model]
+        line["parameters"] = (f"{min(params)}–{max(params)}" if min(params) != max(params)
+                              else str(min(params)))
+        line["train CPU s"] = f"{sum(r.train_seconds for r in rows if r.model == model):.1f}"
+        table.append(line)
+    return table
+
+
+def dyck_breakdown_table(rows: Sequence[GymRun]) -> list[dict]:
+    """Chapter 6's breakdown of the Dyck column: per model, closing-bracket accuracy pooled by
+    attractors, by nesting inside the pair and by outer depth (mean over seeds)."""
+    means = cell_means(rows)
+    labels = {key: cut[0] for key, cut in dyck_cuts(DYCK_DEPTH).items()}
+    table = []
+    for model in models_and_languages(rows)[0]:
+        m = means.get((model, "dyck"))
+        if m is None:
+            continue
+        line = {"model": model, "converged": f"{m.converged}/{m.n}"}
+        line.update({labels[k]: v for k, v in m.breakdown.items()})
+        table.append(line)
+    return table
+
+
+Means = dict[tuple[str, str], Cell]
+
+
+@dataclass(frozen=True)
+class GymClaim:
+    """A paper's claim about who wins, checked on the gym's cells.
+
+    ``cells``: the (model, language) cells it needs; ``check(means) -> (ours, value, agrees,
+    gap)``. Its verdict waits for every run of those cells to converge, and a disagreement is
+    re-checked with those runs continued to twice their epochs."""
+
+    quantity: str
+    paper: str
+    cells: tuple[tuple[str, str], ...]
+    check: Callable[[Means], tuple[str, float, bool, float]]
+    note: str = ""
+    verdict: str | None = None  # a fixed verdict ("not comparable") instead of judging
+
+    def measure(self, rows: Sequence[GymRun]) -> tuple[str, Measurement]:
+        """What ``rows`` say about the claim: our column's text and its measurement."""
+        ours, value, agrees, gap = self.check(cell_means(rows))
+        return ours, Measurement(value, agrees, gap,
+                                 [bool(r.converged) for r in rows if r.cell in self.cells])
+
+
+#: Models with an external memory (chapter 8), which the papers' claims about recurrent networks
+#: do not cover
+EXTERNAL_MEMORY = ("Stack-RNN",)
+
+
+def gym_claims_list() -> list[GymClaim]:
+    """The papers' claims the gym can check (each needs its cells)."""
+    def own(means, model, lang):
+        return means[model, lang].own
+
+    def counting(means):
+        rivals = {m: own(means, m, "anbn") for m, lang in means
+                  if lang == "anbn" and m not in ("LSTM", *EXTERNAL_MEMORY)}
+        best_rival = max(rivals, key=rivals.get)
+        lstm = own(means, "LSTM", "anbn")
+        gap = max(0.0, rivals[best_rival] - lstm - 1.0)
+        return (f"LSTM {lstm:.1f}; best other: {best_rival} {rivals[best_rival]:.1f}", lstm,
+                gap == 0, gap)
+
+    def crossing(means):
+        lstm, urn = own(means, "LSTM", "cross_serial"), own(means, "URN", "cross_serial")
+        return f"LSTM {lstm:.2f}, URN {urn:.2f}", lstm, lstm > urn, max(0.0, urn - lstm)
+
+    def nesting(means):
+        b = means["URN", "dyck"].breakdown
+        gap = max(0.0, b["shallow_inner"] - 0.02 - b["deep_inner"])
+        return (f"URN {b['shallow_inner']:.2f} (inner nesting 0–1) → {b['deep_inner']:.2f} "
+                f"(≥ {DYCK_DEPTH})", b["deep_inner"], gap == 0, gap)
+
+    def agreement(means):
+        drnn, lstm = own(means, "DRNN", "agreement"), own(means, "LSTM", "agreement")
+        gap = max(0.0, abs(drnn - lstm) - 0.05)
+        return f"DRNN {drnn:.2f}, LSTM {lstm:.2f}", drnn, gap == 0, gap
+
+    def flnn(means):
+        b = means["FLNN", "dyck"].breakdown
+        return (f"Dyck-2: {b['seen_outer']:.2f} (outer depth ≤ {DYCK_DEPTH}) → "
+                f"{b['unseen_outer']:.2f} (≥ {DYCK_DEPTH + 2})", b["unseen_outer"], False, 0.0)
+
+    return [
+        GymClaim("for counting (a^n b^n), the LSTM works best (max_correct_n)",
+                 "Levy 2023 lecture (ch. 3)", (("LSTM", "anbn"),) + tuple(
+                     (m, "anbn") for m in GYM_MODELS
+                     if m not in ("LSTM", "FLNN", *EXTERNAL_MEMORY)), counting,
+                 "agrees when no other model's mean is more than 1 above the LSTM's (the claim "
+                 "is about networks without an external memory: the Stack-RNN is not a rival)"),
+        GymClaim("on cross-serial strings longer than in training, the LSTM does better than "
+                 "the URN", "Bernardy & Lappin 2023, §3.1 (ch. 6)",
+                 (("LSTM", "cross_serial"), ("URN", "cross_serial")), crossing,
+                 "whole-string accuracy at m + n = 8, 9"),
+        GymClaim("the URN's closing accuracy does not decline with nesting inside the pair",
+                 "Bernardy & Lappin 2022; 2023 (ch. 6)", (("URN", "dyck"),), nesting,
+                 "chapter 6's breakdown on the deeper Dyck strings; slack 0.02"),
+        GymClaim("the Decay RNN agrees about as well as the LSTM", "Bhatt et al. 2020 (ch. 4)",
+                 (("DRNN", "agreement"), ("LSTM", "agreement")), agreement,
+                 "language models' agreement accuracy on 0–3 attractors; 'about as well': "
+                 "within 0.05; the paper's language models: 650 units, 90M words of Wikipedia"),
+        GymClaim("the FLNN learns a stack language and generalises deeper (99.4% correct on "
+                 "Grammar 1's deeper test sentences)", "Tabor 2011, Table 4 (ch. 5)",
+                 (("FLNN", "dyck"),), flnn, "Dyck-2 is not Tabor's grammar and closing accuracy "
+                 "is not his score: a stack language on Tabor's terms, reported beside his "
+                 "number", verdict="not comparable"),
+    ]
+
+
+def claims_of(rows: Sequence[GymRun]) -> dict[GymClaim, tuple[str, Measurement]]:
+    """The claims whose cells ``rows`` has, each with our column's text and its measurement."""
+    means = cell_means(rows)
+    return {claim: claim.measure(rows) for claim in gym_claims_list()
+            if all(cell in means for cell in claim.cells)}
+
+
+def cells_to_double(rows: Sequence[GymRun]) -> set[tuple[str, str]]:
+    """The (model, language) cells whose runs :func:`gym_claims` needs at twice their epochs:
+    those of every judged claim whose runs all converged and which disagrees."""
+    return {cell for claim, (_, first) in claims_of(rows).items()
+            if claim.verdict is None and needs_twice(first) for cell in claim.cells}
+
+
+def gym_claims(rows: Sequence[GymRun], doubled: Sequence[GymRun] = ()) -> list[Row]:
+    """The papers' claims about which model wins, checked against the gym's runs (a claim whose
+    cells are missing is left out). ``doubled``: the runs of :func:`cells_to_double`'s cells
+    continued to twice their epochs (trained before, by :func:`run`);
+    a disagreement is judged on ``rows`` with those runs in place of their first budget's
+    (without them a disagreement raises)."""
+    replaced = {(r.model, r.language, r.seed) for r in doubled}
+    second_rows = ([r for r in rows if (r.model, r.language, r.seed) not in replaced]
+                   + list(doubled)) if doubled else None
+    out = []
+    for claim, (ours, first) in claims_of(rows).items():
+        if claim.verdict is not None:
+            out.append(Row(claim.quantity, claim.paper, ours, claim.note,
+                           verdict=claim.verdict))
+            continue
+        again = (claim.measure(second_rows)[1] if second_rows is not None and needs_twice(first)
+                 else None)
+        out.append(Row(claim.quantity, claim.paper, ours, claim.note,
+                       verdict=judge(first, again)))
+    return out
+
+
+# -- the figures --------------------------------------------------------------------------------
+
+
+def gym_heatmap(rows: Sequence[GymRun]):
+    """The table's common metric as a heatmap: mean ``valid_strings`` and the seeds' range;
+    cells with an unconverged run are left blank and say so."""
+    from matplotlib.figure import Figure
+
+    means = cell_means(rows)
+    models, languages = models_and_languages(rows)
+    fig = Figure(figsize=(7.5, 4.4), layout="tight")  # cell numbers ≈ 11 px on a page
+    ax = fig.subplots()
+    grid = np.full((len(models), len(languages)), np.nan)
+    for (i, model), (j, lang) in ((a, b) for a in enumerate(models) for b in enumerate(languages)):
+        m = means.get((model, lang))
+        if m is None or not m.all_converged:
+            text = "n/a" if m is None else "not\nconverged"
+            ax.text(j, i, text, ha="center", va="center", color="grey", fontsize=9)
+            continue
+        grid[i, j] = m.valid_strings
+        ax.text(j, i, f"{m.valid_strings:.2f}\n{m.min:.2f}–{m.max:.2f}", ha="center",
+                va="center", color="black" if grid[i, j] > 0.6 else "white", fontsize=9)
+    image = ax.imshow(grid, vmin=0, vmax=1, cmap="viridis", aspect="auto")
+    ax.set_xticks(range(len(languages)), languages, rotation=20)
+    ax.set_yticks(range(len(models)), models)
+    ax.set_xlabel("language (tested on longer / deeper strings)")
+    ax.set_ylabel("model")
+    fig.colorbar(image, ax=ax, label="valid_strings")
+    ax.set_title("Share of held-out strings predicted validly throughout", fontsize=9)
+    return fig
+
+
+def gym_curves(rows: Sequence[GymRun]) -> dict:
+    """One learning-curve figure per language (every model and seed; training and validation
+    loss), drawn by :func:`~course_rnn.analysis.curves.learning_curves`."""
+    figures = {}
+    for lang in models_and_languages(rows)[1]:
+        runs = {f"{r.model} seed {r.seed}": r.history for r in rows
+                if r.language == lang and r.history is not None}
+        if runs:
+            figures[f"curves_{lang}"] = learning_curves(
+                runs, ("train_loss", "valid_loss"), title=f"{lang}: {GYM_LANGUAGES[lang]}",
+                size=(9, 3))
+    return figures
+
+
+# -- run ----------------------------------------------------------------------------------------
+
+
+@dataclass
+class GymArtefacts:
+    """What the chapter reads beyond the numbers (not saved): the model × language ``table``
+    (:func:`gym_table`), the ``dyck_breakdown`` table and the trained ``models`` keyed
+    by (model, language, seed)."""
+
+    table: list[dict]
+    dyck_breakdown: list[dict]
+    models: dict[tuple[str, str, int], object]
 
 
 def run(scale: str = "quick", seeds=None, device=None, progress: bool | None = None,
@@ -98,9 +681,9 @@ def run(scale: str = "quick", seeds=None, device=None, progress: bool | None = N
 
     ``scale`` "quick" is the book's (2 seeds), "paper" the large one (5 seeds); ``settings``
     overrides entries of the scale's :class:`~.settings.GymSettings` (an unknown key or a bad
-    value: ValueError). ``numbers`` is a :class:`~.results.GymNumbers`: every run (``runs``),
+    value: ValueError). ``numbers`` is a :class:`GymNumbers`: every run (``runs``),
     the per-cell means (``cells``) and the doubled-budget runs (``doubled``); ``runs`` every
-    training history; ``artefacts`` a :class:`~.results.GymArtefacts`: the model × language
+    training history; ``artefacts`` a :class:`GymArtefacts`: the model × language
     ``table``, the ``dyck_breakdown`` table and the trained ``models`` keyed by (model,
     language, seed).
     """
@@ -141,9 +724,8 @@ EXPERIMENTS = (Experiment(
 
 __all__ = [
     "run", "EXPERIMENTS", "SETTINGS", "GymSettings", "GymLanguageSettings", "DEFAULT_SEEDS",
-    "GYM_MODELS", "GYM_LANGUAGES", "FLNN_LANGUAGES", "OWN_METRICS", "DYCK_DEPTH",
-    "FLNN_LR_FACTORS", "Task", "make_task", "applicable", "gym_run", "run_gym", "GymRun",
-    "Cell", "cell_means", "GymNumbers", "GymArtefacts", "DyckCutPoints", "gym_table",
-    "dyck_breakdown_table", "GymClaim", "gym_claims_list", "cells_to_double", "gym_claims",
-    "gym_heatmap", "gym_curves", "dyck_cuts",
+    "GYM_MODELS", "GYM_LANGUAGES", "FLNN_LANGUAGES", "OWN_METRICS", "DYCK_DEPTH", "Task",
+    "make_task", "GymRun", "applicable", "gym_run", "run_gym", "Cell", "cell_means",
+    "GymNumbers", "gym_table", "dyck_breakdown_table", "GymClaim", "gym_claims_list",
+    "cells_to_double", "gym_claims", "gym_heatmap", "gym_curves", "GymArtefacts",
 ]

@@ -27,7 +27,8 @@ GYM_LANGUAGES: dict[str, str] = {
 }
 
 #: Where the FLNN applies (Tabor's condition): the next words depend on a stack alone, no
-#: control state. Of the gym's languages only Dyck qualifies (see the package docstring).
+#: control state. Of the gym's languages only Dyck qualifies (see the docstring of
+#: :mod:`course_rnn.experiments.gym`).
 FLNN_LANGUAGES = ("dyck",)
 
 #: The language's own metric, by language.
@@ -45,8 +46,9 @@ DYCK_DEPTH = 3
 #: The gym's seeds per scale (chapter 7 and ``replicate gym``).
 DEFAULT_SEEDS = {"quick": 2, "paper": 5, "full": 3}
 
-#: The settings each language's data needs (:func:`~.tasks.make_task`); any language may also
-#: set its own ``batch_size``, ``lr`` and ``patience`` (None: the gym-wide one).
+#: The settings each language's data needs (:func:`~course_rnn.experiments.gym.make_task`);
+#: any language may also set its own ``batch_size``, ``lr`` and ``patience`` (None: the
+#: gym-wide one).
 LANGUAGE_NEEDS = {
     "anbn": ("train_copies", "epochs", "test_max_n"),
     "dyck": ("pairs", "train", "valid", "epochs", "test"),
