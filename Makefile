@@ -54,7 +54,7 @@ book: $(STAMP) web-assets
 # Then the chapters run a second time as another machine would: see notebooks-elsewhere.
 test: book chromium bubblewrap
 	$(BIN)/ruff check src tests benchmarks
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest --durations=25
 	$(MAKE) notebooks-elsewhere
 
 # Every chapter notebook through nbval (make test already executes each once, in the book build).
@@ -65,9 +65,12 @@ notebooks: $(STAMP)
 # The chapters through nbval as on another machine with other seeds: PyTorch's portable kernels
 # (another rounding than this CPU's own) and every seed shifted by 1000. A claim that holds only
 # on this CPU, or only for the seeds the book is built with, fails here
-# (benchmarks/robustness.py measures every chapter under more such variants).
+# (benchmarks/robustness.py measures every chapter under more such variants). Two notebooks run
+# at once (pytest-xdist; --dist loadfile keeps each notebook in one kernel), each training in its
+# own process alone (COURSE_RNN_WORKERS=1), as robustness.py --jobs 2 runs them.
 notebooks-elsewhere: $(STAMP)
-	ATEN_CPU_CAPABILITY=default COURSE_RNN_SEED_OFFSET=1000 $(BIN)/python -m pytest chapters
+	ATEN_CPU_CAPABILITY=default COURSE_RNN_SEED_OFFSET=1000 COURSE_RNN_WORKERS=1 \
+	  $(BIN)/python -m pytest -n 2 --dist loadfile chapters
 
 # Regenerate the student notebooks and autograder bundles from exercises/source/. The grader
 # finds exercises/ from the folder make runs in (this repository), or $COURSE_RNN_EXERCISES.
