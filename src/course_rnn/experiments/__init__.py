@@ -1,26 +1,29 @@
 """The course's experiments as library functions.
 
 A chapter calls the very same function that ``python -m course_rnn replicate NAME`` calls, so no
-experiment is written twice. Each is a package split by job: ``settings.py`` declares its
-settings as a frozen :class:`~.settings.Settings` dataclass with one instance per scale
-(``SETTINGS``, a :class:`~.settings.Scales`: "quick", the book's, and "paper"), ``run(scale,
-seeds, device, progress, settings)`` starts with :func:`~.setup.begin` and returns a
+experiment is written twice. Each is one module, ``<name>/__init__.py``, read top to bottom in
+the order its ``run`` uses it (jobs, numbers, rows, figures, ``run``; urn's cross-serial
+experiment is the second module ``urn/cross_serial.py``), beside a light ``<name>/settings.py``
+that the command line reads without torch: it declares the settings as a frozen
+:class:`~.settings.Settings` dataclass with one instance per scale (``SETTINGS``, a
+:class:`~.settings.Scales`: "quick", the book's, and "paper"). ``run(scale, seeds, device,
+progress, settings)`` starts with :func:`~.setup.begin` and returns a
 :class:`~course_rnn.experiments.replication.Replication` (typed numbers, a :class:`~.records.Record`
 the chapters read by attribute; the paper-vs-ours table; figures).
 
-=========================  =====================================  ===========================
-name                       module                                 chapter
-=========================  =====================================  ===========================
-``bengio-kn``              :mod:`~course_rnn.experiments.bengio`     1, Bengio et al. (2003)
-``elman-clusters``         :mod:`~course_rnn.experiments.elman`      2, Elman (1990)
-``anbn``                   :mod:`~course_rnn.experiments.anbn`       3, counting with gates
-``decay-rnn-agreement``    :mod:`~course_rnn.experiments.agreement`  4, Bhatt et al. (2020)
-``tabor-table4``           :mod:`~course_rnn.experiments.tabor`      5, Tabor (2011)
-``urn-dyck``               :mod:`~course_rnn.experiments.urn`        6, Bernardy & Lappin
-``urn-cross-serial``       :mod:`~course_rnn.experiments.urn`        6, Bernardy & Lappin (2023)
-``gym``                    :mod:`~course_rnn.experiments.gym`        7, the syntax gym
-``chomsky``                :mod:`~course_rnn.experiments.chomsky`    8, Delétang et al. (2023)
-=========================  =====================================  ===========================
+=======================  ===============================================  =================
+name                     module                                           chapter
+=======================  ===============================================  =================
+``bengio-kn``            :mod:`~course_rnn.experiments.bengio`            1, Bengio et al. (2003)
+``elman-clusters``       :mod:`~course_rnn.experiments.elman`             2, Elman (1990)
+``anbn``                 :mod:`~course_rnn.experiments.anbn`              3, counting with gates
+``decay-rnn-agreement``  :mod:`~course_rnn.experiments.agreement`         4, Bhatt et al. (2020)
+``tabor-table4``         :mod:`~course_rnn.experiments.tabor`             5, Tabor (2011)
+``urn-dyck``             :mod:`~course_rnn.experiments.urn`               6, Bernardy & Lappin (2023)
+``urn-cross-serial``     :mod:`~course_rnn.experiments.urn.cross_serial`  6, Bernardy & Lappin
+``gym``                  :mod:`~course_rnn.experiments.gym`               7, the syntax gym
+``chomsky``              :mod:`~course_rnn.experiments.chomsky`           8, Delétang et al. (2023)
+=======================  ===============================================  =================
 """
 
 from __future__ import annotations
