@@ -19,7 +19,7 @@ name                     module                                           chapte
 ``anbn``                 :mod:`~course_rnn.experiments.anbn`              3, counting with gates
 ``decay-rnn-agreement``  :mod:`~course_rnn.experiments.agreement`         4, Bhatt et al. (2020)
 ``tabor-table4``         :mod:`~course_rnn.experiments.tabor`             5, Tabor (2011)
-``urn-dyck``             :mod:`~course_rnn.experiments.urn`               6, Bernardy & Lappin (2023)
+``urn-dyck``             :mod:`~course_rnn.experiments.urn`               6, Bernardy & Lappin
 ``urn-cross-serial``     :mod:`~course_rnn.experiments.urn.cross_serial`  6, Bernardy & Lappin
 ``gym``                  :mod:`~course_rnn.experiments.gym`               7, the syntax gym
 ``chomsky``              :mod:`~course_rnn.experiments.chomsky`           8, Delétang et al. (2023)
