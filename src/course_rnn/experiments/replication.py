@@ -263,14 +263,16 @@ def judged_rows(claims: Sequence[Claim], numbers, doubled_numbers,
                 runs_of: Callable[[Any, tuple], list]) -> list[Row]:
     """The rows of ``claims``, each judged (:func:`judge`) on ``numbers`` and, where it
     disagrees, on ``doubled_numbers``: the numbers with the runs of :func:`deciding_models`
-    continued to twice their budget (None when no row needed them). A row with no model behind
-    it (a formula) cannot be helped by training: its figure at twice the budget is its first."""
+    continued to twice their budget (None when no row needed them: a row that does raises, as
+    :func:`judge` does). A row with no model behind it (a formula) cannot be helped by training:
+    its figure at twice the budget is its first."""
     rows = []
     for claim, (ours, first) in _claimed(claims, numbers, runs_of).items():
         second = None
-        if needs_twice(first):
-            second = first if not claim.models else \
-                _claimed([claim], doubled_numbers, runs_of)[claim][1]
+        if needs_twice(first) and not claim.models:
+            second = first
+        elif needs_twice(first) and doubled_numbers is not None:
+            second = _claimed([claim], doubled_numbers, runs_of)[claim][1]
         rows.append(Row(claim.quantity, claim.paper, ours, claim.note,
                         verdict=judge(first, second)))
     return rows
