@@ -65,7 +65,7 @@ def test_the_stack_rnn_is_the_gyms_column_with_an_external_stack(smoke_rows):
     assert model.kind == "stack_rnn" and model.hidden_size == TINY.hidden
     assert (model.stack_width, model.stack_depth) == (8, 64)
     counting = next(c for c in gym.gym_claims_list() if c.quantity.startswith("for counting"))
-    assert "Stack-RNN" not in {m for m, _ in counting.cells}
+    assert "Stack-RNN" not in {m for m, _ in counting.models}
 
 
 def test_rows_are_well_formed(smoke_rows):

@@ -85,12 +85,12 @@ from ...training import Plateau, fit
 from ...utils import pick_device
 from ..records import Record, saved_if_set, unsaved
 from ..replication import (
+    Claim,
     Experiment,
-    Measurement,
     Replication,
     Row,
-    judge,
-    needs_twice,
+    deciding_models,
+    judged_rows,
     twice_the_budget,
 )
 from ..setup import begin
@@ -489,35 +489,14 @@ def dyck_breakdown_table(rows: Sequence[GymRun]) -> list[dict]:
 Means = dict[tuple[str, str], Cell]
 
 
-@dataclass(frozen=True)
-class GymClaim:
-    """A paper's claim about who wins, checked on the gym's cells.
-
-    ``cells``: the (model, language) cells it needs; ``check(means) -> (ours, value, agrees,
-    gap)``. Its verdict waits for every run of those cells to converge, and a disagreement is
-    re-checked with those runs continued to twice their epochs."""
-
-    quantity: str
-    paper: str
-    cells: tuple[tuple[str, str], ...]
-    check: Callable[[Means], tuple[str, float, bool, float]]
-    note: str = ""
-    verdict: str | None = None  # a fixed verdict ("not comparable") instead of judging
-
-    def measure(self, rows: Sequence[GymRun]) -> tuple[str, Measurement]:
-        """What ``rows`` say about the claim: our column's text and its measurement."""
-        ours, value, agrees, gap = self.check(cell_means(rows))
-        return ours, Measurement(value, agrees, gap,
-                                 [bool(r.converged) for r in rows if r.cell in self.cells])
-
-
 #: Models with an external memory (chapter 8), which the papers' claims about recurrent networks
 #: do not cover
 EXTERNAL_MEMORY = ("Stack-RNN",)
 
 
-def gym_claims_list() -> list[GymClaim]:
-    """The papers' claims the gym can check (each needs its cells)."""
+def gym_claims_list() -> list[Claim]:
+    """The papers' claims the gym judges, each a :class:`~.replication.Claim` whose ``models``
+    are the (model, language) cells it reads (``check`` reads the cells' means)."""
     def own(means, model, lang):
         return means[model, lang].own
 
@@ -545,71 +524,68 @@ def gym_claims_list() -> list[GymClaim]:
         gap = max(0.0, abs(drnn - lstm) - 0.05)
         return f"DRNN {drnn:.2f}, LSTM {lstm:.2f}", drnn, gap == 0, gap
 
-    def flnn(means):
-        b = means["FLNN", "dyck"].breakdown
-        return (f"Dyck-2: {b['seen_outer']:.2f} (outer depth ≤ {DYCK_DEPTH}) → "
-                f"{b['unseen_outer']:.2f} (≥ {DYCK_DEPTH + 2})", b["unseen_outer"], False, 0.0)
-
     return [
-        GymClaim("for counting (a^n b^n), the LSTM works best (max_correct_n)",
-                 "Levy 2023 lecture (ch. 3)", (("LSTM", "anbn"),) + tuple(
-                     (m, "anbn") for m in GYM_MODELS
-                     if m not in ("LSTM", "FLNN", *EXTERNAL_MEMORY)), counting,
-                 "agrees when no other model's mean is more than 1 above the LSTM's (the claim "
-                 "is about networks without an external memory: the Stack-RNN is not a rival)"),
-        GymClaim("on cross-serial strings longer than in training, the LSTM does better than "
-                 "the URN", "Bernardy & Lappin 2023, §3.1 (ch. 6)",
-                 (("LSTM", "cross_serial"), ("URN", "cross_serial")), crossing,
-                 "whole-string accuracy at m + n = 8, 9"),
-        GymClaim("the URN's closing accuracy does not decline with nesting inside the pair",
-                 "Bernardy & Lappin 2022; 2023 (ch. 6)", (("URN", "dyck"),), nesting,
-                 "chapter 6's breakdown on the deeper Dyck strings; slack 0.02"),
-        GymClaim("the Decay RNN agrees about as well as the LSTM", "Bhatt et al. 2020 (ch. 4)",
-                 (("DRNN", "agreement"), ("LSTM", "agreement")), agreement,
-                 "language models' agreement accuracy on 0–3 attractors; 'about as well': "
-                 "within 0.05; the paper's language models: 650 units, 90M words of Wikipedia"),
-        GymClaim("the FLNN learns a stack language and generalises deeper (99.4% correct on "
-                 "Grammar 1's deeper test sentences)", "Tabor 2011, Table 4 (ch. 5)",
-                 (("FLNN", "dyck"),), flnn, "Dyck-2 is not Tabor's grammar and closing accuracy "
-                 "is not his score: a stack language on Tabor's terms, reported beside his "
-                 "number", verdict="not comparable"),
+        Claim("for counting (a^n b^n), the LSTM works best (max_correct_n)",
+              "Levy 2023 lecture (ch. 3)", counting, (("LSTM", "anbn"),) + tuple(
+                  (m, "anbn") for m in GYM_MODELS
+                  if m not in ("LSTM", "FLNN", *EXTERNAL_MEMORY)),
+              "agrees when no other model's mean is more than 1 above the LSTM's (the claim "
+              "is about networks without an external memory: the Stack-RNN is not a rival)"),
+        Claim("on cross-serial strings longer than in training, the LSTM does better than the "
+              "URN", "Bernardy & Lappin 2023, §3.1 (ch. 6)", crossing,
+              (("LSTM", "cross_serial"), ("URN", "cross_serial")),
+              "whole-string accuracy at m + n = 8, 9"),
+        Claim("the URN's closing accuracy does not decline with nesting inside the pair",
+              "Bernardy & Lappin 2022; 2023 (ch. 6)", nesting, (("URN", "dyck"),),
+              "chapter 6's breakdown on the deeper Dyck strings; slack 0.02"),
+        Claim("the Decay RNN agrees about as well as the LSTM", "Bhatt et al. 2020 (ch. 4)",
+              agreement, (("DRNN", "agreement"), ("LSTM", "agreement")),
+              "language models' agreement accuracy on 0–3 attractors; 'about as well': "
+              "within 0.05; the paper's language models: 650 units, 90M words of Wikipedia"),
     ]
 
 
-def claims_of(rows: Sequence[GymRun]) -> dict[GymClaim, tuple[str, Measurement]]:
-    """The claims whose cells ``rows`` has, each with our column's text and its measurement."""
-    means = cell_means(rows)
-    return {claim: claim.measure(rows) for claim in gym_claims_list()
-            if all(cell in means for cell in claim.cells)}
+def flnn_row(means: Means) -> Row:
+    """Tabor's claim about the FLNN, reported beside our Dyck-2 figure and not judged: another
+    grammar, another score."""
+    b = means["FLNN", "dyck"].breakdown
+    return Row("the FLNN learns a stack language and generalises deeper (99.4% correct on "
+               "Grammar 1's deeper test sentences)", "Tabor 2011, Table 4 (ch. 5)",
+               f"Dyck-2: {b['seen_outer']:.2f} (outer depth ≤ {DYCK_DEPTH}) → "
+               f"{b['unseen_outer']:.2f} (≥ {DYCK_DEPTH + 2})",
+               "Dyck-2 is not Tabor's grammar and closing accuracy is not his score: a stack "
+               "language on Tabor's terms, reported beside his number", verdict="not comparable")
+
+
+def claims_of(means: Means) -> list[Claim]:
+    """The claims of :func:`gym_claims_list` whose cells ``means`` has."""
+    return [claim for claim in gym_claims_list() if all(cell in means for cell in claim.models)]
+
+
+def runs_of(means: Means, cells: Sequence[tuple[str, str]]) -> list[bool]:
+    """The runs behind ``cells``, each as whether it converged (what a verdict waits for)."""
+    return [i < means[cell].converged for cell in cells for i in range(means[cell].n)]
 
 
 def cells_to_double(rows: Sequence[GymRun]) -> set[tuple[str, str]]:
     """The (model, language) cells whose runs :func:`gym_claims` needs at twice their epochs:
-    those of every judged claim whose runs all converged and which disagrees."""
-    return {cell for claim, (_, first) in claims_of(rows).items()
-            if claim.verdict is None and needs_twice(first) for cell in claim.cells}
+    those of every claim whose runs all converged and which disagrees."""
+    means = cell_means(rows)
+    return set(deciding_models(claims_of(means), means, runs_of))
 
 
 def gym_claims(rows: Sequence[GymRun], doubled: Sequence[GymRun] = ()) -> list[Row]:
-    """The papers' claims about which model wins, checked against the gym's runs (a claim whose
-    cells are missing is left out). ``doubled``: the runs of :func:`cells_to_double`'s cells
-    continued to twice their epochs (trained before, by :func:`run`);
-    a disagreement is judged on ``rows`` with those runs in place of their first budget's
-    (without them a disagreement raises)."""
+    """The papers' claims about which model wins, judged on the gym's runs (a claim whose cells
+    are missing is left out), then the FLNN's, not judged. ``doubled``: the runs of
+    :func:`cells_to_double`'s cells continued to twice their epochs (trained before, by
+    :func:`run`); a disagreement is judged on ``rows`` with those runs in place of their first
+    budget's (without them a disagreement raises)."""
     replaced = {(r.model, r.language, r.seed) for r in doubled}
-    second_rows = ([r for r in rows if (r.model, r.language, r.seed) not in replaced]
-                   + list(doubled)) if doubled else None
-    out = []
-    for claim, (ours, first) in claims_of(rows).items():
-        if claim.verdict is not None:
-            out.append(Row(claim.quantity, claim.paper, ours, claim.note,
-                           verdict=claim.verdict))
-            continue
-        again = (claim.measure(second_rows)[1] if second_rows is not None and needs_twice(first)
-                 else None)
-        out.append(Row(claim.quantity, claim.paper, ours, claim.note,
-                       verdict=judge(first, again)))
-    return out
+    second = cell_means([r for r in rows if (r.model, r.language, r.seed) not in replaced]
+                        + list(doubled)) if doubled else None
+    means = cell_means(rows)
+    judged = judged_rows(claims_of(means), means, second, runs_of)
+    return judged + ([flnn_row(means)] if ("FLNN", "dyck") in means else [])
 
 
 # -- the figures --------------------------------------------------------------------------------
@@ -726,6 +702,6 @@ __all__ = [
     "run", "EXPERIMENTS", "SETTINGS", "GymSettings", "GymLanguageSettings", "DEFAULT_SEEDS",
     "GYM_MODELS", "GYM_LANGUAGES", "FLNN_LANGUAGES", "OWN_METRICS", "DYCK_DEPTH", "Task",
     "make_task", "GymRun", "applicable", "gym_run", "run_gym", "Cell", "cell_means",
-    "GymNumbers", "gym_table", "dyck_breakdown_table", "GymClaim", "gym_claims_list",
+    "GymNumbers", "gym_table", "dyck_breakdown_table", "gym_claims_list",
     "cells_to_double", "gym_claims", "gym_heatmap", "gym_curves", "GymArtefacts",
 ]
