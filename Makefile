@@ -51,10 +51,14 @@ book: $(STAMP) web-assets
 	@echo "Open book/_build/html/index.html"
 
 # The site tests (tests/book/) check the built site, so the book is built (or updated) first.
-# Then the chapters run a second time as another machine would: see notebooks-elsewhere.
+# The tests run in two processes (pytest-xdist; a file's tests stay together), except the
+# grader's (tests/exercises/), which run alone: their time limits and their check of what a
+# submission left behind (processes, /dev/shm) must not see other tests' work. Then the chapters
+# run a second time as another machine would: see notebooks-elsewhere.
 test: book chromium bubblewrap
 	$(BIN)/ruff check src tests benchmarks
-	$(BIN)/python -m pytest --durations=25
+	$(BIN)/python -m pytest -n 2 --dist loadfile --ignore=tests/exercises --durations=25
+	$(BIN)/python -m pytest tests/exercises --durations=10
 	$(MAKE) notebooks-elsewhere
 
 # Every chapter notebook through nbval (make test already executes each once, in the book build).
