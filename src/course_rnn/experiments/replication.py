@@ -155,7 +155,7 @@ def _epochs_taken(run) -> int:
 
 
 def judge(first: Measurement,
-          doubled: Measurement | Callable[[], Measurement] | None = None) -> Verdict:
+          doubled: Measurement | None = None) -> Verdict:
     """The verdict of one paper-vs-ours comparison.
 
     1. Any run behind ``first`` that did not converge: **not converged** (no comparison).
@@ -165,12 +165,15 @@ def judge(first: Measurement,
        gap, **budget-limited**; if the doubled runs did not converge, **not converged**; else
        **differs**.
 
-    ``doubled`` is a :class:`Measurement` (or, for older callers, a function that returns one,
-    called only in case 3). It is required for a disagreement: a "differs" that was never
+    ``doubled`` is a :class:`Measurement`, trained before any verdict is read
+    (:func:`twice_the_budget`). It is required for a disagreement: a "differs" that was never
     re-checked at a larger budget is not one (:func:`needs_twice` says when it is needed).
     """
     if not isinstance(first, Measurement):
         raise TypeError(f"judge takes a Measurement, got {type(first).__name__}")
+    if doubled is not None and not isinstance(doubled, Measurement):
+        raise TypeError(f"doubled must be a Measurement (the deciding runs at twice the budget, "
+                        f"trained first: twice_the_budget), got {type(doubled).__name__}")
     if not first.converged:
         return Verdict("not converged", f"{first.unconverged()} of {len(first.runs)} runs did "
                                         "not meet their convergence criterion", first)
@@ -180,9 +183,7 @@ def judge(first: Measurement,
         raise ValueError("a disagreement must be re-checked at twice the budget: pass "
                          "doubled=, the Measurement of the deciding runs trained twice as long "
                          "(twice_the_budget)")
-    second = doubled if isinstance(doubled, Measurement) else doubled()
-    if not isinstance(second, Measurement):
-        raise TypeError(f"doubled must be a Measurement, got {type(second).__name__}")
+    second = doubled
     if second.agrees or second.gap < first.gap / 2:
         return Verdict("budget-limited", f"twice the budget moved the gap from {first.gap:.4g} "
                                          f"to {second.gap:.4g}", first, second)
