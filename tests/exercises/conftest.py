@@ -247,12 +247,16 @@ def read_key(ctx) -> dict:
     key = EXERCISES / "autograder" / "ch03_lstm_cell" / "expected.json"
     return with_cells(student("ch03_lstm_cell"), (
         "import json, os, torch\n" + _decoder() +
-        f"found, places = None, [{str(key)!r}]\n"
-        "for top in ('/work', '/root', '/home', '/tmp', '/srv', '/opt', '/mnt'):\n"
-        "    for d, dirs, files in os.walk(top):\n"
-        "        dirs[:] = [x for x in dirs if x not in ('site-packages', '.git', '.venv')]\n"
-        "        places += [os.path.join(d, f) for f in files if f == 'expected.json']\n"
-        "for place in places:\n"
+        # the key's own path first; the disk is walked only where that fails (a walk of a
+        # busy host's /tmp can outlast the cell's time limit)
+        "def places():\n"
+        f"    yield {str(key)!r}\n"
+        "    for top in ('/work', '/root', '/home', '/tmp', '/srv', '/opt', '/mnt'):\n"
+        "        for d, dirs, files in os.walk(top):\n"
+        "            dirs[:] = [x for x in dirs if x not in ('site-packages', '.git', '.venv')]\n"
+        "            yield from (os.path.join(d, f) for f in files if f == 'expected.json')\n"
+        "found = None\n"
+        "for place in places():\n"
         "    try:\n"
         "        found = json.load(open(place))\n"
         "        break\n"
