@@ -74,7 +74,6 @@ BAD_CALLS = {
     "fit seed": (lambda: fit(seed=-1), ValueError, "seed must be an integer ≥ 0"),
     "fit metrics": (lambda: fit(metrics={"m": 5}), TypeError, "metrics['m']"),
     "fit step_metrics": (lambda: fit(step_metrics=5), TypeError, "step_metrics"),
-    "fit checkpoint": (lambda: fit(checkpoint=5), TypeError, "checkpoint must be a path"),
     # criteria and schedules
     "Plateau metric": (lambda: T.Plateau(metric=5), ValueError, "metric"),
     "Plateau floor": (lambda: T.Plateau(floor=NAN), ValueError, "floor"),

@@ -23,25 +23,21 @@ arguments checked, the criterion, the budget, the optimizer and schedule, resumi
 progress (``_Run``: an evaluation, the end-of-run record), and the small parts they share. It is
 longer than the course's ≈450 lines and kept whole on purpose, so that every line between
 ``fit(...)`` and the History it returns is in one file; the parts that are not the loop's live
-beside it (:mod:`.history`, :mod:`.tasks`, :mod:`.optim`, :mod:`.convergence`,
-:mod:`.checkpoints`).
+beside it (:mod:`.history`, :mod:`.tasks`, :mod:`.optim`, :mod:`.convergence`). Saving the
+trained model is not fit's job: :func:`~.checkpoints.save_checkpoint` after it.
 """
 from __future__ import annotations
 
 import itertools
 import math
-import os
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 
 import torch
 
 from ..checks import check_callable, check_flag, check_positive, check_seed
-from ..models.base import SequenceModel
 from ..utils import pick_device, seed_everything
-from .checkpoints import save_checkpoint
 from .convergence import (
     AnyOf,
     Convergence,
@@ -92,7 +88,6 @@ def fit(
     metrics: Mapping[str, Callable[[torch.nn.Module], float]] | None = None,
     step_metrics: Mapping[str, Callable[[torch.nn.Module], float]] | None = None,
     step_every: int = 1,
-    checkpoint: str | Path | None = None,
     progress: bool | None = None,
     resume: History | None = None,
 ) -> History:
@@ -152,7 +147,6 @@ def fit(
         metrics: ``{name: f(model) -> float}``, recorded at every evaluation (eval mode).
         step_metrics, step_every: ``{name: f(model)}`` recorded before the first step and after
             every ``step_every``-th step, in ``history.steps``.
-        checkpoint: save the final (or restored best) sequence model there.
         progress: a progress bar (default: on unless ``$COURSE_RNN_PROGRESS=0``).
         resume: the :class:`History` of an earlier run of this model with the same settings
             (only ``epochs``, ``steps``, ``min_epochs`` and ``device`` may change): training goes
@@ -170,7 +164,7 @@ def fit(
         lr_factors=lr_factors, schedule=schedule, clip=clip, init=init, until=until,
         patience=patience, restore_best=restore_best, eval_every=eval_every, seed=seed,
         device=device, metrics=metrics, step_metrics=step_metrics, step_every=step_every,
-        checkpoint=checkpoint, progress=progress, resume=resume))
+        progress=progress, resume=resume))
     opt, scheduler, budget, params = run.opt, run.scheduler, run.budget, run.params
     step, stop = run.step, None  # 0, or the step the resumed run stopped at
     model.train()
@@ -239,7 +233,6 @@ class _Options:
     metrics: Mapping | None
     step_metrics: Mapping | None
     step_every: int
-    checkpoint: str | Path | None
     progress: bool | None
     resume: History | None
 
@@ -263,7 +256,7 @@ def _check_arguments(o: _Options) -> None:
 
 
 def _check_hooks(o: _Options) -> None:
-    """The arguments of fit that are functions, flags, a seed or a path (once per call)."""
+    """The arguments of fit that are functions, flags or a seed (once per call)."""
     check_callable(o.init, "init", optional=True)
     check_flag(o.restore_best, "restore_best", optional=True)
     check_flag(o.progress, "progress", optional=True)
@@ -278,9 +271,6 @@ def _check_hooks(o: _Options) -> None:
             if not isinstance(name, str) or not name:
                 raise TypeError(f"{what}: every name must be a non-empty string, got {name!r}")
             check_callable(f, f"{what}[{name!r}]")
-    if o.checkpoint is not None and not isinstance(o.checkpoint, (str, os.PathLike)):
-        raise TypeError(f"checkpoint must be a path (a str or a Path) or None, got "
-                        f"{type(o.checkpoint).__name__}: {o.checkpoint!r}")
 
 
 def _recorded_keys(task: Task, valid, metrics) -> set[str]:
@@ -392,8 +382,6 @@ def _prepare(model, task: Task, train, o: _Options) -> _Run:
     task.check_model(model)
     _check_arguments(o)
     _check_hooks(o)
-    if o.checkpoint is not None and not isinstance(model, SequenceModel):
-        raise ValueError(f"checkpoint= saves sequence models only, not a {type(model).__name__}")
     monitor, criterion, stall = _criterion(task, o)
     device = pick_device(o.device)
     train_set = task.prepare(train, "train").to(device)
@@ -497,7 +485,7 @@ class _Run:
 
     def finish(self, step: int, stop: tuple[str, str] | None) -> History:
         """The end of the run: the state to resume from, the best weights put back, the
-        :class:`Convergence` record, the checkpoint; the run's :class:`History`."""
+        :class:`Convergence` record; the run's :class:`History`."""
         self.bar.close()
         history, best = self.history, self.best
         stopped, reason = stop or ("budget spent", f"{self.budget.spent()}; " + status(
@@ -512,8 +500,6 @@ class _Run:
             monitor=self.monitor, best_epoch=best.epoch, best=best.value,
             final={k: v for k, v in last.items() if isinstance(v, (int, float))})
         self.model.eval()
-        if self.options.checkpoint is not None:
-            save_checkpoint(self.model, self.task.vocab, self.options.checkpoint, history)
         return history
 
 
