@@ -394,7 +394,11 @@ def test_an_unreachable_scheduler_is_refused_in_seconds_naming_it(unreachable, t
     assert done.returncode == 2, done.stdout[-2000:]
     assert f"Dask scheduler at tcp://{unreachable}" in done.stderr
     assert "cannot be reached" in done.stderr or "cannot connect" in done.stderr
-    assert took < 5, f"refused after {took:.1f} s"
+    # the refusal waits at most PROBE_SECONDS + CONNECT_SECONDS (4.5 s) after the command has
+    # started; Dask alone would wait 30 s to connect, and for ever on a silent peer. The bound
+    # leaves room for the command's start on a loaded machine (a speed target would be a
+    # benchmark's).
+    assert took < 20, f"refused after {took:.1f} s"
     assert not (tmp_path / "out").exists(), "refused before any folder is made"
 
 

@@ -3,8 +3,6 @@ show what the fast models computed, bad input fails clearly, and an LSTM can lea
 
 from __future__ import annotations
 
-import time
-
 import pytest
 import torch
 from hypothesis import given, settings
@@ -316,15 +314,12 @@ def test_lstm_learns_a_periodic_language():
     inputs, targets = stream[:, :-1], stream[:, 1:]
     model = LSTM(len(vocab), hidden_size=8, seed=0)
     optimiser = torch.optim.Adam(model.parameters(), lr=0.05)
-    start = time.perf_counter()
     for _ in range(100):
         optimiser.zero_grad()
         loss = F.cross_entropy(model(inputs).transpose(1, 2), targets)
         loss.backward()
         optimiser.step()
-    seconds = time.perf_counter() - start
     assert loss.item() < 0.01, f"loss {loss.item():.4f} after training"
-    assert seconds < 10, f"training took {seconds:.1f} s"
     assert torch.equal(model(inputs).argmax(-1), targets)
 
 
