@@ -126,8 +126,7 @@ def test_test_sets_are_what_the_chapter_says():
     assert agreement.datasets(agreement.SETTINGS.at("quick", TINY)).train == data.train
 
 
-def test_default_is_quick_and_paper_is_bigger():
-    assert agreement.SETTINGS["default"] is agreement.SETTINGS["quick"]
+def test_paper_is_bigger_than_quick():
     paper = agreement.SETTINGS["paper"]
     assert paper.n_train > agreement.SETTINGS["quick"].n_train
     assert set(paper.gram_models) == set(agreement.MODELS)

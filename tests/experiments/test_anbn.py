@@ -206,7 +206,6 @@ def test_bad_input_is_refused(kwargs, message):
 
 
 def test_settings_match_the_chapter():
-    assert anbn.SETTINGS["default"] == anbn.SETTINGS["quick"]
     quick, paper = anbn.SETTINGS["quick"], anbn.SETTINGS["paper"]
     assert paper.epochs > quick.epochs and paper.patience >= quick.patience
     assert anbn.DEFAULT_SEEDS["quick"] >= 6 and anbn.DEFAULT_SEEDS["paper"] >= 10

@@ -147,7 +147,7 @@ def test_same_seed_same_numbers_in_parallel_other_seed_other_numbers(tiny, data)
 
 
 def test_settings_and_seeds():
-    quick = bengio.SETTINGS["default"]  # chapter 1's name for the quick scale
+    quick = bengio.SETTINGS["quick"]
     assert isinstance(quick, bengio.BengioSettings)
     assert quick.min_count == 4  # Bengio et al. merged words of frequency ≤ 3
     assert quick.kn_orders == (3, 4, 5) and quick.variants == ("no direct",)

@@ -146,7 +146,6 @@ def test_flnn_off_its_ground_is_skipped_or_refused():
 
 
 def test_settings_are_typed_and_criteria_not_budgets():
-    assert SETTINGS["default"] is SETTINGS["quick"]  # the chapters' name for the book's scale
     for scale in ("quick", "paper"):
         settings = SETTINGS[scale]
         assert isinstance(settings, GymSettings)

@@ -2,9 +2,8 @@
 
 Every replication is run at a **scale**: ``"quick"``, the book's (a few minutes on a laptop CPU),
 or ``"paper"``, the paper's own sizes; where those are out of a 2-core CPU's reach in an hour,
-an experiment may add ``"full"``, as close to the paper as that hour allows. The chapters say
-``"default"`` for the book's scale (:func:`course_rnn.utils.current_scale`); that old name is
-accepted here, in :data:`ALIASES`, and nowhere else.
+an experiment may add ``"full"``, as close to the paper as that hour allows. The chapters use
+the same names (:func:`course_rnn.utils.current_scale`).
 
 An experiment declares its settings once, as a frozen dataclass whose fields say their type and
 their rule, and names one instance per scale::
@@ -51,16 +50,15 @@ from ..checks import check_positive, is_integer
 #: the paper as that hour allows, its settings saying what was cut and why.
 SCALES = ("quick", "paper", "full")
 REQUIRED = ("quick", "paper")
-#: Old names of a scale (the chapters' "default" is the book's scale).
-ALIASES = {"default": "quick"}
 
 
 def normalise_scale(scale: str | None) -> str:
-    """One of :data:`SCALES` (an alias of :data:`ALIASES`, and None, mean ``"quick"``);
-    ValueError otherwise."""
-    scale = ALIASES.get(scale or "quick", scale or "quick")
+    """One of :data:`SCALES` (None means ``"quick"``); ValueError otherwise (``"default"`` too:
+    the book's scale is called ``"quick"``)."""
+    scale = scale or "quick"
     if scale not in SCALES:
-        raise ValueError(f"unknown scale {scale!r}: choose one of {', '.join(SCALES)}")
+        raise ValueError(f"unknown scale {scale!r}: choose one of {', '.join(SCALES)}"
+                         + (" (the book's scale is called 'quick')" if scale == "default" else ""))
     return scale
 
 
@@ -342,7 +340,7 @@ class Scales(Mapping):
         return self._by_scale[scale]
 
     def __contains__(self, scale) -> bool:
-        return scale in self._by_scale or ALIASES.get(scale) in self._by_scale
+        return scale in self._by_scale
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._by_scale)

@@ -1196,7 +1196,7 @@ def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=N
     twice their budget.
 
     Args:
-        scale: "quick" (the book's; "default" is accepted) or "paper".
+        scale: "quick" (the book's) or "paper".
         seeds: a count N (seeds 0 … N−1) or a list; default 2 ("quick") or 3 ("paper").
         device: "cpu", "cuda", … (default :func:`course_rnn.utils.pick_device`).
         progress: a bar over the training runs (default: on unless ``$COURSE_RNN_PROGRESS=0``).

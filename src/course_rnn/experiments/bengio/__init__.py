@@ -782,7 +782,7 @@ def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=N
     """Fit the count models, train the MLPs to convergence, mix them, compare with Table 1.
 
     Args:
-        scale: "quick" (chapter 1; "default" is accepted) or "paper" (both variants, three seeds,
+        scale: "quick" (chapter 1) or "paper" (both variants, three seeds,
             the whole validation and test parts); see :data:`SETTINGS`.
         seeds: a count N (seeds 0 … N-1) or a list of seeds, used by every MLP variant;
             None: the settings' seeds. They replace the settings' ``seeds``.
