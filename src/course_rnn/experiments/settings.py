@@ -11,14 +11,15 @@ their rule, and names one instance per scale::
     @dataclass(frozen=True)
     class ElmanSettings(Settings):
         experiment: ClassVar[str] = "elman-clusters"
-        hidden: int = setting(at_least=1)                 # an integer ≥ 1
+        hidden_size: int = setting(at_least=1)            # an integer ≥ 1
         tolerance: float = setting(above=0)               # a number > 0
         model: str = setting(one_of=("srn", "gru"))
         regime: tuple[int, float] = setting(check=lambda v: v[0] >= 1 and v[1] > 0,
                                             says="(batch size ≥ 1, learning rate > 0)")
 
-    SETTINGS = Scales(quick=ElmanSettings(hidden=32, ...), paper=ElmanSettings(hidden=150, ...))
-    cfg = SETTINGS.at("quick", {"hidden": 8})             # ElmanSettings(hidden=8, ...)
+    SETTINGS = Scales(quick=ElmanSettings(hidden_size=32, ...),
+                      paper=ElmanSettings(hidden_size=150, ...))
+    cfg = SETTINGS.at("quick", {"hidden_size": 8})        # ElmanSettings(hidden_size=8, ...)
 
 Construction checks every field (its type, then its rule, then :meth:`Settings.check` for rules
 between fields), so a bad value is a ValueError naming the setting and the value before any
