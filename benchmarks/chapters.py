@@ -1,4 +1,4 @@
-"""How long does each chapter take, and how much memory, at the default (CPU) scale?
+"""How long does each chapter take, and how much memory, at the quick (CPU) scale?
 
 Executes every notebook in ``chapters/`` in a fresh kernel, one at a time, and records its wall
 time, the CPU time of its kernel and the kernel's peak resident memory; optionally also times a
@@ -132,7 +132,7 @@ def merged_with_earlier(results: dict, earlier_path: Path) -> dict:
 
 def markdown(results: dict) -> str:
     lines = [
-        "# Chapter timings (default scale)",
+        "# Chapter timings (quick scale)",
         "",
         f"Measured {results['when']} on {results['machine']} "
         f"(target: each chapter ≤ {CHAPTER_LIMIT_S} s, whole book ≤ {BOOK_LIMIT_S // 60} min).",

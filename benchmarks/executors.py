@@ -43,7 +43,7 @@ from pathlib import Path
 RESULTS = Path(__file__).parent / "results"
 #: The gym at the tests' smoke settings: a copy of tests/experiments/test_cli.py's SMOKE["gym"] (a
 #: benchmark imports no test module).
-TINY = dict(hidden=4, urn_n=4, lr=0.02, batch_size=32, patience=2, languages=dict(
+TINY = dict(hidden_size=4, urn_hidden_size=4, lr=0.02, batch_size=32, patience=2, languages=dict(
     anbn=dict(train_copies=2, epochs=2, test_max_n=12),
     dyck=dict(pairs=2, train=64, valid=16, epochs=1, test=16),
     cross_serial=dict(train=64, epochs=1),

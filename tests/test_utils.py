@@ -42,12 +42,16 @@ def test_cuda_without_gpu_is_a_clear_error():
 
 def test_scales(monkeypatch):
     monkeypatch.delenv("COURSE_RNN_SCALE", raising=False)
-    assert current_scale() == "default"
+    assert current_scale() == "quick"
     assert current_scale("paper") == "paper"
     monkeypatch.setenv("COURSE_RNN_SCALE", "paper")
     assert current_scale() == "paper"
     with pytest.raises(ValueError, match="unknown scale"):
         current_scale("huge")
+    # one name per scale: the book's is "quick", and its old name is refused, saying so
+    monkeypatch.setenv("COURSE_RNN_SCALE", "default")
+    with pytest.raises(ValueError, match="unknown scale 'default'.*called 'quick'"):
+        current_scale()
 
 
 def test_a_seed_offset_shifts_every_seed_the_library_draws_from(monkeypatch):

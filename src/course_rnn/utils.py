@@ -16,7 +16,10 @@ import random
 import numpy as np
 import torch
 
-SCALES = ("default", "paper")
+#: The scales a chapter runs at: ``"quick"``, the book's (CPU-friendly), or ``"paper"``, the
+#: papers' sizes. (``python -m course_rnn replicate`` also knows ``"full"``, where an experiment
+#: has one: :data:`course_rnn.experiments.settings.SCALES`.)
+SCALES = ("quick", "paper")
 SEED_OFFSET_VARIABLE = "COURSE_RNN_SEED_OFFSET"
 
 
@@ -100,8 +103,10 @@ def pick_device(device: str | torch.device | None = None) -> torch.device:
 
 
 def current_scale(scale: str | None = None) -> str:
-    """``scale`` if given, else ``$COURSE_RNN_SCALE``, else ``"default"`` (CPU-friendly)."""
-    scale = scale or os.environ.get("COURSE_RNN_SCALE") or "default"
+    """``scale`` if given, else ``$COURSE_RNN_SCALE``, else ``"quick"`` (CPU-friendly); a
+    ValueError for any other value (``"default"`` too: the book's scale is called ``"quick"``)."""
+    scale = scale or os.environ.get("COURSE_RNN_SCALE") or "quick"
     if scale not in SCALES:
-        raise ValueError(f"unknown scale {scale!r}: choose one of {', '.join(SCALES)}")
+        raise ValueError(f"unknown scale {scale!r}: choose one of {', '.join(SCALES)}"
+                         + (" (the book's scale is called 'quick')" if scale == "default" else ""))
     return scale

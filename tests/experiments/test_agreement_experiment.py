@@ -15,9 +15,9 @@ from course_rnn.models.decay_rnn import dale_signs
 from course_rnn.training import Convergence, History
 from course_rnn.training.convergence import status
 
-TINY = dict(n_train=120, hidden=8, embedding=8, max_epochs=2, patience=2, batch_size=64,
+TINY = dict(n_train=120, hidden_size=8, embedding=8, max_epochs=2, patience=2, batch_size=64,
             n_test=40, alpha_inits=(0.3, 0.8), alpha_every=1, gram_models=("LSTM", "DRNN"),
-            lm_sentences=60, lm_hidden=8, lm_max_epochs=2, lm_patience=2, lm_batch_size=32,
+            lm_sentences=60, lm_hidden_size=8, lm_max_epochs=2, lm_patience=2, lm_batch_size=32,
             n_pairs=8)
 
 
@@ -126,8 +126,7 @@ def test_test_sets_are_what_the_chapter_says():
     assert agreement.datasets(agreement.SETTINGS.at("quick", TINY)).train == data.train
 
 
-def test_default_is_quick_and_paper_is_bigger():
-    assert agreement.SETTINGS["default"] is agreement.SETTINGS["quick"]
+def test_paper_is_bigger_than_quick():
     paper = agreement.SETTINGS["paper"]
     assert paper.n_train > agreement.SETTINGS["quick"].n_train
     assert set(paper.gram_models) == set(agreement.MODELS)

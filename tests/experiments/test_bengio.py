@@ -13,7 +13,7 @@ from course_rnn.experiments.replication import Replication
 from course_rnn.models.bengio import BengioMLP, perplexity
 from course_rnn.models.kneser_ney import KneserNeyLM, ModifiedKneserNeyLM
 
-TINY = dict(kn_orders=[2, 3], test_sentences=30, valid_sentences=30, hidden=4, embedding_dim=4,
+TINY = dict(kn_orders=[2, 3], test_sentences=30, valid_sentences=30, hidden_size=4, embedding_dim=4,
             context=2, batch=64, lr=0.01, eval_every=10, patience=2, max_epochs=6)
 
 
@@ -147,7 +147,7 @@ def test_same_seed_same_numbers_in_parallel_other_seed_other_numbers(tiny, data)
 
 
 def test_settings_and_seeds():
-    quick = bengio.SETTINGS["default"]  # chapter 1's name for the quick scale
+    quick = bengio.SETTINGS["quick"]
     assert isinstance(quick, bengio.BengioSettings)
     assert quick.min_count == 4  # Bengio et al. merged words of frequency ≤ 3
     assert quick.kn_orders == (3, 4, 5) and quick.variants == ("no direct",)

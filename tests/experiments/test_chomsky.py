@@ -18,7 +18,7 @@ from course_rnn.experiments.chomsky import (
 )
 from course_rnn.languages.chomsky import TRANSDUCTIONS
 
-TINY = dict(tasks=("parity_check", "reverse_string", "anbn"), hidden=6, max_train_length=3,
+TINY = dict(tasks=("parity_check", "reverse_string", "anbn"), hidden_size=6, max_train_length=3,
             max_test_length=5, steps=40, eval_every=20, valid_per_length=2, test_samples=4)
 
 

@@ -12,7 +12,7 @@ from course_rnn.experiments import elman
 from course_rnn.experiments.replication import Replication
 from course_rnn.languages import ElmanTemplates
 
-TINY = dict(hidden=8, sentences=300, epochs=2, probe=300)
+TINY = dict(hidden_size=8, sentences=300, epochs=2, probe=300)
 
 
 def tiny_run(seeds=2, **overrides):
@@ -47,7 +47,7 @@ def without_times(numbers):
 def test_returns_a_replication_with_a_table(tiny):
     assert isinstance(tiny, Replication)
     assert tiny.experiment == "elman-clusters" and tiny.scale == "quick" and tiny.device == "cpu"
-    assert tiny.seeds == [0, 1] and tiny.settings.hidden == 8 and tiny.seconds > 0
+    assert tiny.seeds == [0, 1] and tiny.settings.hidden_size == 8 and tiny.seconds > 0
     assert isinstance(tiny.settings, elman.ElmanSettings)
     assert isinstance(tiny.numbers, elman.ElmanNumbers)
     assert tiny.rows and all(r.quantity and r.paper and r.ours and r.note for r in tiny.rows)

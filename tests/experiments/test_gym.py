@@ -19,7 +19,7 @@ from course_rnn.experiments.replication import Replication
 
 #: Tiny settings (the command line's smoke run's, tests/experiments/test_cli.py): the quick
 #: scale with these entries changed.
-SMOKE = dict(hidden=4, urn_n=4, lr=0.02, batch_size=32, patience=2, languages=dict(
+SMOKE = dict(hidden_size=4, urn_hidden_size=4, lr=0.02, batch_size=32, patience=2, languages=dict(
     anbn=dict(train_copies=2, epochs=2, test_max_n=12),
     dyck=dict(pairs=2, train=64, valid=16, epochs=1, test=16),
     cross_serial=dict(train=64, epochs=1),
@@ -62,7 +62,7 @@ def test_the_stack_rnn_is_the_gyms_column_with_an_external_stack(smoke_rows):
     stack = {r.language: r for r in smoke_rows if r.model == "Stack-RNN"}
     assert set(stack) == set(GYM_LANGUAGES)
     model = stack["dyck"].trained
-    assert model.kind == "stack_rnn" and model.hidden_size == TINY.hidden
+    assert model.kind == "stack_rnn" and model.hidden_size == TINY.hidden_size
     assert (model.stack_width, model.stack_depth) == (8, 64)
     counting = next(c for c in gym.gym_claims_list() if c.quantity.startswith("for counting"))
     assert "Stack-RNN" not in {m for m, _ in counting.models}
@@ -93,7 +93,7 @@ def test_rows_are_well_formed(smoke_rows):
 
 
 def test_subsets_seeds_and_overrides_are_reproducible():
-    cfg = TINY.replace(hidden=3, languages={"cross_serial": {"train": 32}})
+    cfg = TINY.replace(hidden_size=3, languages={"cross_serial": {"train": 32}})
     assert cfg.languages["cross_serial"].epochs == 1  # the override changed only "train"
     kwargs = dict(models=["SRN"], languages=["cross_serial"], device="cpu")
     a = run_gym(cfg, seeds=(0, 1), **kwargs)
@@ -101,7 +101,7 @@ def test_subsets_seeds_and_overrides_are_reproducible():
     assert [(r.model, r.language, r.seed) for r in a] == [
         ("SRN", "cross_serial", 0), ("SRN", "cross_serial", 1)]
     assert [r.final_loss for r in a] == [r.final_loss for r in b]
-    # hidden=3 with one-hot inputs of 7: 3*7 + 3*3 + 2*3 (biases) + 3*7 + 7 (readout)
+    # hidden_size=3 with one-hot inputs of 7: 3*7 + 3*3 + 2*3 (biases) + 3*7 + 7 (readout)
     assert a[0].params == 3 * 7 + 3 * 3 + 2 * 3 + 3 * 7 + 7
 
 
@@ -132,7 +132,7 @@ def test_unknown_names_are_clear():
     with pytest.raises(ValueError, match="at least one seed"):
         run_gym(TINY, models=["SRN"], languages=["anbn"], seeds=())
     with pytest.raises(TypeError, match="needs the gym's settings"):
-        run_gym({"hidden": 4})
+        run_gym({"hidden_size": 4})
 
 
 def test_flnn_off_its_ground_is_skipped_or_refused():
@@ -146,7 +146,6 @@ def test_flnn_off_its_ground_is_skipped_or_refused():
 
 
 def test_settings_are_typed_and_criteria_not_budgets():
-    assert SETTINGS["default"] is SETTINGS["quick"]  # the chapters' name for the book's scale
     for scale in ("quick", "paper"):
         settings = SETTINGS[scale]
         assert isinstance(settings, GymSettings)

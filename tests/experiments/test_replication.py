@@ -19,8 +19,10 @@ from course_rnn.experiments.replication import (
 
 
 def test_scales():
-    for same in (None, "default", "quick"):
+    for same in (None, "quick"):
         assert normalise_scale(same) == "quick"
+    with pytest.raises(ValueError, match="called 'quick'"):
+        normalise_scale("default")
     assert normalise_scale("paper") == "paper"
     with pytest.raises(ValueError, match="unknown scale 'huge'.*quick, paper"):
         normalise_scale("huge")

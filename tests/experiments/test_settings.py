@@ -95,7 +95,9 @@ def test_to_json_is_what_results_json_saves():
 
 def test_scales_one_name_each():
     assert SCALES == ("quick", "paper", "full") and list(TOYS) == ["quick", "paper"]
-    assert TOYS["default"] is TOYS["quick"] and "default" in TOYS and "huge" not in TOYS
+    assert "quick" in TOYS and "default" not in TOYS and "huge" not in TOYS
+    with pytest.raises(ValueError, match="unknown scale 'default'.*called 'quick'"):
+        TOYS["default"]  # no old name: the book's scale is "quick" everywhere
     assert normalise_scale(None) == "quick"
     assert TOYS.at("paper", {"hidden": "32"}).hidden == 32 and TOYS.kind is Toy
     with pytest.raises(ValueError, match="unknown scale 'huge'"):
@@ -156,7 +158,7 @@ TOY = Experiment("toy", "A toy", "00_toy", _run, settings=TOYS)
 
 
 def test_begin_checks_every_argument_before_any_work():
-    setup = begin(TOY, TOYS, "default", {"hidden": 4}, seeds=None, default_seeds={"quick": 2,
+    setup = begin(TOY, TOYS, None, {"hidden": 4}, seeds=None, default_seeds={"quick": 2,
                                                                                    "paper": 5})
     assert setup.scale == "quick" and setup.settings.hidden == 4 and setup.seeds == [0, 1]
     assert str(setup.device) in ("cpu", "cuda")

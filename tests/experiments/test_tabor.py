@@ -223,7 +223,7 @@ def test_seeds_replace_every_group_and_default_to_the_settings():
     assert tabor.SETTINGS["quick"].hc_radii == (0.02, 0.005, 0.001)
     paper = tabor.SETTINGS["paper"].group_seeds()
     assert paper["seeds"] == paper["hc_seeds"] == list(range(15))
-    two = tabor.SETTINGS["default"].group_seeds(2)
+    two = tabor.SETTINGS["quick"].group_seeds(2)
     assert all(two[key] == [0, 1] for key in tabor.SEED_KEYS)
     listed = tabor.SETTINGS.at("quick", dict(epochs=3))
     assert listed.group_seeds([4, 7])["hc_seeds"] == [4, 7] and listed.epochs == 3

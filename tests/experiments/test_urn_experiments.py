@@ -22,9 +22,9 @@ from course_rnn.languages.dyck import Dyck
 from course_rnn.metrics import pooled_accuracy
 from course_rnn.models.urn import URN
 
-DYCK_TINY = dict(train=64, valid=32, test=64, probe=16, units=6, embedding=4, epochs=3,
+DYCK_TINY = dict(train=64, valid=32, test=64, probe=16, hidden_size=6, embedding=4, epochs=3,
                  patience=1, batch=32)
-XS_TINY = dict(train=32, units=(2, 3), embedding=3, epochs=2, batch=16)
+XS_TINY = dict(train=32, hidden_sizes=(2, 3), embedding=3, epochs=2, batch=16)
 
 
 @pytest.fixture(autouse=True)
@@ -103,7 +103,7 @@ def test_figures_and_settings(dyck, xs):
     assert len(panels) == 3
     assert all(len(ax.lines) == len(urn.DYCK_MODELS) + 1 for ax in panels)
     assert dyck.settings == urn.DYCK_SETTINGS.at("quick", DYCK_TINY)
-    assert xs.settings.units == (2, 3) and xs.settings.lr == 0.01
+    assert xs.settings.hidden_sizes == (2, 3) and xs.settings.lr == 0.01
 
 
 @pytest.mark.parametrize("name", ["dyck", "xs"])

@@ -65,12 +65,12 @@ def markdown_table(rows: Sequence[Mapping], columns: Sequence[str] | None = None
     return "\n".join(lines)
 
 
-def keras_lstm_parameter_count(hidden: int, vocab_size: int, embedding_dim: int) -> int:
+def keras_lstm_parameter_count(hidden_size: int, vocab_size: int, embedding_dim: int) -> int:
     """Embedding V·e, four gates 4h(e + h) + 4h (one bias each), readout V(h + 1).
 
     Reproduces Bernardy & Lappin (2023): cross-serial (V=10, e=20) h=8, 16, 32 → 1218, 2738, 7314
     (Table 1); Dyck (V=12, e=12) → 924, 2204, 6300 (Table 2).
     """
-    h, v, e = (check_positive(hidden, "hidden"), check_positive(vocab_size, "vocab_size"),
+    h, v, e = (check_positive(hidden_size, "hidden_size"), check_positive(vocab_size, "vocab_size"),
                check_positive(embedding_dim, "embedding_dim"))
     return v * e + 4 * h * (e + h) + 4 * h + v * (h + 1)

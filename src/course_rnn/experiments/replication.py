@@ -12,7 +12,7 @@ calls the very same function and saves what comes back into a folder:
 * ``<figure>.png`` – each figure.
 
 Scales: ``"quick"`` is what the book runs (a few minutes at most on a laptop CPU; the chapters
-call it ``"default"``, an accepted alias); ``"paper"`` is the paper's own size, meant for a GPU.
+call it the same); ``"paper"`` is the paper's own size, meant for a GPU.
 
 **Verdicts wait for convergence.** A row of the paper-vs-ours table says ``agrees``, ``differs``,
 ``budget-limited``, ``not converged`` or ``not comparable``, and :func:`judge` decides which from
@@ -44,7 +44,7 @@ from ..utils import machine_facts
 from .output import check_output_folder
 from .provenance import KEYS as PROVENANCE_KEYS
 from .provenance import provenance as make_provenance
-from .settings import SCALES as SCALES  # the scales and their old names: settings.py
+from .settings import SCALES as SCALES  # the scales: settings.py
 from .settings import normalise_scale as normalise_scale
 from .settings import seed_list as seed_list  # light: the settings of tabor-table4 use it
 

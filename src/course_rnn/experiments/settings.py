@@ -2,9 +2,8 @@
 
 Every replication is run at a **scale**: ``"quick"``, the book's (a few minutes on a laptop CPU),
 or ``"paper"``, the paper's own sizes; where those are out of a 2-core CPU's reach in an hour,
-an experiment may add ``"full"``, as close to the paper as that hour allows. The chapters say
-``"default"`` for the book's scale (:func:`course_rnn.utils.current_scale`); that old name is
-accepted here, in :data:`ALIASES`, and nowhere else.
+an experiment may add ``"full"``, as close to the paper as that hour allows. The chapters use
+the same names (:func:`course_rnn.utils.current_scale`).
 
 An experiment declares its settings once, as a frozen dataclass whose fields say their type and
 their rule, and names one instance per scale::
@@ -12,14 +11,15 @@ their rule, and names one instance per scale::
     @dataclass(frozen=True)
     class ElmanSettings(Settings):
         experiment: ClassVar[str] = "elman-clusters"
-        hidden: int = setting(at_least=1)                 # an integer ≥ 1
+        hidden_size: int = setting(at_least=1)            # an integer ≥ 1
         tolerance: float = setting(above=0)               # a number > 0
         model: str = setting(one_of=("srn", "gru"))
         regime: tuple[int, float] = setting(check=lambda v: v[0] >= 1 and v[1] > 0,
                                             says="(batch size ≥ 1, learning rate > 0)")
 
-    SETTINGS = Scales(quick=ElmanSettings(hidden=32, ...), paper=ElmanSettings(hidden=150, ...))
-    cfg = SETTINGS.at("quick", {"hidden": 8})             # ElmanSettings(hidden=8, ...)
+    SETTINGS = Scales(quick=ElmanSettings(hidden_size=32, ...),
+                      paper=ElmanSettings(hidden_size=150, ...))
+    cfg = SETTINGS.at("quick", {"hidden_size": 8})        # ElmanSettings(hidden_size=8, ...)
 
 Construction checks every field (its type, then its rule, then :meth:`Settings.check` for rules
 between fields), so a bad value is a ValueError naming the setting and the value before any
@@ -51,16 +51,15 @@ from ..checks import check_positive, is_integer
 #: the paper as that hour allows, its settings saying what was cut and why.
 SCALES = ("quick", "paper", "full")
 REQUIRED = ("quick", "paper")
-#: Old names of a scale (the chapters' "default" is the book's scale).
-ALIASES = {"default": "quick"}
 
 
 def normalise_scale(scale: str | None) -> str:
-    """One of :data:`SCALES` (an alias of :data:`ALIASES`, and None, mean ``"quick"``);
-    ValueError otherwise."""
-    scale = ALIASES.get(scale or "quick", scale or "quick")
+    """One of :data:`SCALES` (None means ``"quick"``); ValueError otherwise (``"default"`` too:
+    the book's scale is called ``"quick"``)."""
+    scale = scale or "quick"
     if scale not in SCALES:
-        raise ValueError(f"unknown scale {scale!r}: choose one of {', '.join(SCALES)}")
+        raise ValueError(f"unknown scale {scale!r}: choose one of {', '.join(SCALES)}"
+                         + (" (the book's scale is called 'quick')" if scale == "default" else ""))
     return scale
 
 
@@ -342,7 +341,7 @@ class Scales(Mapping):
         return self._by_scale[scale]
 
     def __contains__(self, scale) -> bool:
-        return scale in self._by_scale or ALIASES.get(scale) in self._by_scale
+        return scale in self._by_scale
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._by_scale)

@@ -228,7 +228,7 @@ def build(name: str, vocab: Vocab, settings: AgreementSettings, seed: int,
     if kind == "decay_rnn":
         options = {**options, "alpha_init": alpha_init,
                    "alpha_parametrisation": alpha_parametrisation}
-    return build_model(kind, vocab_size=len(vocab), hidden_size=hidden or settings.hidden,
+    return build_model(kind, vocab_size=len(vocab), hidden_size=hidden or settings.hidden_size,
                        embedding_dim=settings.embedding, seed=seed, **options)
 
 
@@ -268,7 +268,7 @@ def train_lm(name: str, train: Sequence, valid: Sequence, vocab: Vocab,
     """``(model, history)``: model ``name`` trained as a language model (``lm_*`` settings)
     until its validation loss stops improving (best weights kept); ``resume``: the History of
     the run to continue (at least ``min_epochs``, then up to ``lm_patience`` more)."""
-    model = build(name, vocab, settings, seed, hidden=settings.lm_hidden)
+    model = build(name, vocab, settings, seed, hidden=settings.lm_hidden_size)
     history = fit(model, vocab, train, valid=valid,
                   epochs=max(settings.lm_max_epochs,
                              min_epochs + settings.lm_patience if min_epochs else 0),
@@ -1196,7 +1196,7 @@ def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=N
     twice their budget.
 
     Args:
-        scale: "quick" (the book's; "default" is accepted) or "paper".
+        scale: "quick" (the book's) or "paper".
         seeds: a count N (seeds 0 … N−1) or a list; default 2 ("quick") or 3 ("paper").
         device: "cpu", "cuda", … (default :func:`course_rnn.utils.pick_device`).
         progress: a bar over the training runs (default: on unless ``$COURSE_RNN_PROGRESS=0``).

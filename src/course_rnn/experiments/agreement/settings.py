@@ -34,14 +34,15 @@ class AgreementSettings(Settings):
     """What :func:`~course_rnn.experiments.agreement.run` trains, on what, and how long.
 
     Classifiers: ``n_train`` training sentences (the first ``valid_share`` of them held out for
-    validation), ``hidden`` units and ``embedding`` dimensions, Adam at ``lr`` on batches of
+    validation), ``hidden_size`` units and ``embedding`` dimensions, Adam at ``lr`` on batches of
     ``batch_size``, until the held-out accuracy reaches ``target`` or (clear of chance) stops
     improving for ``patience`` epochs, at most ``max_epochs``; ``n_test`` sentences per test
     set. α: DRNNs on grammaticality from every start in ``alpha_inits``, α recorded every
     ``alpha_every`` steps. Grammaticality: the ``gram_models`` on the first ``gram_seeds``
-    seeds. Language models: ``lm_sentences`` sentences, ``lm_hidden`` units, Adam at ``lm_lr`` on
-    batches of ``lm_batch_size`` until the validation loss stops improving for ``lm_patience``
-    epochs (at most ``lm_max_epochs``); ``n_pairs`` Marvin & Linzen pairs per category.
+    seeds. Language models: ``lm_sentences`` sentences, ``lm_hidden_size`` units, Adam at
+    ``lm_lr`` on batches of ``lm_batch_size`` until the validation loss stops improving for
+    ``lm_patience`` epochs (at most ``lm_max_epochs``); ``n_pairs`` Marvin & Linzen pairs per
+    category.
     """
 
     experiment: ClassVar[str] = NAME
@@ -49,7 +50,7 @@ class AgreementSettings(Settings):
 
     n_train: int = setting(at_least=1)
     valid_share: float = setting(between=(0, 1))
-    hidden: int = setting(at_least=1)
+    hidden_size: int = setting(at_least=1)
     embedding: int = setting(at_least=1)
     batch_size: int = setting(at_least=1)
     lr: float = setting(above=0)
@@ -63,7 +64,7 @@ class AgreementSettings(Settings):
     gram_models: tuple[str, ...] = setting(one_of=MODELS)
     gram_seeds: int = setting(at_least=1)
     lm_sentences: int = setting(at_least=1)
-    lm_hidden: int = setting(at_least=1)
+    lm_hidden_size: int = setting(at_least=1)
     lm_max_epochs: int = setting(at_least=1)
     lm_patience: int = setting(at_least=1)
     lm_batch_size: int = setting(at_least=1)
@@ -81,18 +82,18 @@ class AgreementSettings(Settings):
 # Bhatt et al. (Appendix A.4): hidden = embedding = 50, Adam lr 1e-3, 3 runs, ~157K training
 # sentences (batch size 1 there; 32 here). LM: embedding 200, hidden 650.
 _PAPER = AgreementSettings(
-    n_train=150_000, valid_share=0.1, hidden=50, embedding=50, batch_size=32, lr=1e-3,
+    n_train=150_000, valid_share=0.1, hidden_size=50, embedding=50, batch_size=32, lr=1e-3,
     max_epochs=50, target=0.995, patience=5, n_test=3000, alpha_inits=(0.2, 0.5, 0.8, 0.95),
     alpha_every=200, gram_models=tuple(MODELS), gram_seeds=3, lm_sentences=100_000,
-    lm_hidden=650, lm_max_epochs=40, lm_patience=5, lm_batch_size=128, lm_lr=1e-3,
+    lm_hidden_size=650, lm_max_epochs=40, lm_patience=5, lm_batch_size=128, lm_lr=1e-3,
     n_pairs=1000)
 
 SETTINGS = Scales(
     quick=AgreementSettings(
-        n_train=3000, valid_share=0.1, hidden=24, embedding=16, batch_size=128, lr=1e-2,
+        n_train=3000, valid_share=0.1, hidden_size=24, embedding=16, batch_size=128, lr=1e-2,
         max_epochs=150, target=0.995, patience=10, n_test=600, alpha_inits=(0.2, 0.95),
         alpha_every=10, gram_models=("SRN", "LSTM", "DRNN"), gram_seeds=1, lm_sentences=3000,
-        lm_hidden=32, lm_max_epochs=100, lm_patience=10, lm_batch_size=64, lm_lr=1e-2,
+        lm_hidden_size=32, lm_max_epochs=100, lm_patience=10, lm_batch_size=64, lm_lr=1e-2,
         n_pairs=200),
     paper=_PAPER,
     # The paper scale on fewer sentences, because its corpora are out of a 2-core CPU's reach

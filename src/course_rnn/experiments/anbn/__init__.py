@@ -38,11 +38,11 @@ turns that into
 recorded at every evaluation (every ``eval_every`` epochs) and scored on the final model. A
 fitted run *generalises* when its max_correct_n exceeds N_train.
 
-Models (:data:`MODELS`): the lecture's SRN (tanh), GRU and LSTM with ``hidden`` units, and two
-SRNs that separate the architecture from its squashing nonlinearity: a ReLU SRN with ``hidden``
-units and a tanh SRN with ``wide_hidden`` units. Weiss, Goldberg & Yahav (2018) showed that under
-finite precision an LSTM or a ReLU SRN can implement a counter, a GRU or a squashing SRN only an
-approximation of one.
+Models (:data:`MODELS`): the lecture's SRN (tanh), GRU and LSTM with ``hidden_size`` units, and
+two SRNs that separate the architecture from its squashing nonlinearity: a ReLU SRN with
+``hidden_size`` units and a tanh SRN with ``wide_hidden_size`` units. Weiss, Goldberg & Yahav
+(2018) showed that under finite precision an LSTM or a ReLU SRN can implement a counter, a GRU or
+a squashing SRN only an approximation of one.
 
 **Verdicts** (:func:`~course_rnn.experiments.replication.judge`): a claim about counting is
 checked on the runs that converged (a stuck run counts nothing); when it disagrees with the
@@ -615,7 +615,7 @@ def no_count_rows(summary: Mapping[str, ModelSummary], verdicts: Mapping[str, ob
             continue
         s = summary[name]
         rows.append(Row(
-            f"{name} ({cfg.hidden} units): counts beyond the training range (n ≤ {train_n}, "
+            f"{name} ({cfg.hidden_size} units): counts beyond the training range (n ≤ {train_n}, "
             f"tested to {test_n})",
             f"no: its state saturates ({LECTURE})", _fitted_text(s, train_n),
             _no_count_note(s, train_n, cfg.tolerance, optimum), verdicts.get(model_id, "")))
@@ -655,7 +655,7 @@ def lstm_rows(summary: Mapping[str, ModelSummary], verdicts: Mapping[str, object
             + " (a seed stuck above the optimum counts as not counting)")
     best = s.max_correct_n_best_seed
     return [
-        Row(f"LSTM ({cfg.hidden} units): counts beyond the training range, more often than "
+        Row(f"LSTM ({cfg.hidden_size} units): counts beyond the training range, more often than "
             "SRN and GRU",
             f"yes: \"for classic counting language, LSTM works the best\" ({LECTURE})",
             _fitted_text(s, train_n), note, verdicts.get("lstm", "")),

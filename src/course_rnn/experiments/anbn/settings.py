@@ -11,8 +11,9 @@ from ..settings import Scales, Settings, setting
 
 #: The compared models, in training order: id (as ``results.json`` keys them) → (its name in
 #: :data:`~course_rnn.models.NAMED_MODELS`, the setting that gives its hidden size).
-_IDS = {"srn": ("SRN", "hidden"), "gru": ("GRU", "hidden"), "lstm": ("LSTM", "hidden"),
-        "srn-relu": ("ReLU SRN", "hidden"), "srn-wide": ("SRN", "wide_hidden")}
+_IDS = {"srn": ("SRN", "hidden_size"), "gru": ("GRU", "hidden_size"),
+        "lstm": ("LSTM", "hidden_size"), "srn-relu": ("ReLU SRN", "hidden_size"),
+        "srn-wide": ("SRN", "wide_hidden_size")}
 #: id → (registry kind, options, the setting that gives its hidden size).
 MODELS: dict[str, tuple[str, dict, str]] = {
     model_id: (*NAMED_MODELS[name], size) for model_id, (name, size) in _IDS.items()}
@@ -24,7 +25,7 @@ EXTRA_MODELS = ("srn-relu", "srn-wide")
 def model_name(model_id: str, cfg: AnbnSettings) -> str:
     """How a model is named in tables and figures: "SRN", "ReLU SRN", "SRN, 16 units" …"""
     if model_id == "srn-wide":
-        return f"SRN, {cfg.wide_hidden} units"
+        return f"SRN, {cfg.wide_hidden_size} units"
     return _IDS[model_id][0]
 
 
@@ -37,8 +38,8 @@ class AnbnSettings(Settings):
     """What :func:`~course_rnn.experiments.anbn.run` trains and how long.
 
     The ``models`` (ids of :data:`MODELS`, trained in that order whatever order they are given
-    in) and their sizes (``hidden`` units; ``wide_hidden`` for the wide SRN); the data (n ≤
-    ``train_max_n``, each string ``repeats`` times per epoch, in batches of ``batch_size``,
+    in) and their sizes (``hidden_size`` units; ``wide_hidden_size`` for the wide SRN); the data
+    (n ≤ ``train_max_n``, each string ``repeats`` times per epoch, in batches of ``batch_size``,
     None: all at once; tested up to ``test_max_n``); Adam's learning rate ``lr``, halved after
     ``lr_patience`` epochs without a lower training loss, never below ``min_lr``; the gradient
     ``clip`` (None: none); when a run has learned (within ``tolerance`` nats of the optimum) or
@@ -51,8 +52,8 @@ class AnbnSettings(Settings):
     experiment: ClassVar[str] = "anbn"
 
     models: tuple[str, ...] = setting(one_of=MODELS, non_empty=True)
-    hidden: int = setting(at_least=1)
-    wide_hidden: int = setting(at_least=1)
+    hidden_size: int = setting(at_least=1)
+    wide_hidden_size: int = setting(at_least=1)
     train_max_n: int = setting(at_least=1)
     test_max_n: int = setting(at_least=1)
     repeats: int = setting(at_least=1)
@@ -84,13 +85,13 @@ class AnbnSettings(Settings):
 SETTINGS = Scales(
     # the book's scale: six seeds of the lecture's models, one of the two extra SRNs
     quick=AnbnSettings(
-        models=tuple(MODELS), hidden=4, wide_hidden=16, train_max_n=20, test_max_n=60,
+        models=tuple(MODELS), hidden_size=4, wide_hidden_size=16, train_max_n=20, test_max_n=60,
         repeats=1, batch_size=None, lr=0.05, lr_patience=50, min_lr=0.05 / 64, clip=1.0,
         tolerance=0.01, patience=200, min_delta=5e-3, epochs=6000, eval_every=5,
         extra_seeds=1),
     # ten seeds of every model, a larger cap and a longer, finer plateau
     paper=AnbnSettings(
-        models=tuple(MODELS), hidden=4, wide_hidden=16, train_max_n=20, test_max_n=60,
+        models=tuple(MODELS), hidden_size=4, wide_hidden_size=16, train_max_n=20, test_max_n=60,
         repeats=1, batch_size=None, lr=0.05, lr_patience=50, min_lr=0.05 / 64, clip=1.0,
         tolerance=0.01, patience=500, min_delta=1e-3, epochs=30000, eval_every=5,
         extra_seeds=10),

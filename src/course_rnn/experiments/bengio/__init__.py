@@ -237,7 +237,7 @@ def train_mlp(variant: str, seed: int, train_pairs, valid_pairs, test_pairs, voc
     budget)."""
     seed_everything(seed)  # the initial weights; fit(seed=...) fixes the init and batch order
     model = BengioMLP(vocab_size, context=config.context, embedding_dim=config.embedding_dim,
-                      hidden_size=config.hidden, direct=VARIANTS[variant])
+                      hidden_size=config.hidden_size, direct=VARIANTS[variant])
     schedule = None if config.lr_patience is None else ReduceOnPlateau(
         factor=config.lr_factor, patience=config.lr_patience)
     history = fit(
@@ -567,7 +567,7 @@ def mlp_rows(numbers: BengioNumbers, config: BengioSettings) -> list[Row]:
         epochs = [g.epochs for g in numbers.mlp[variant]]
         rows.append(Row(
             quantity=(f"neural n-gram MLP, {variant} (ours: n={config.context + 1}, "
-                      f"h={config.hidden}, m={config.embedding_dim}), test perplexity"),
+                      f"h={config.hidden_size}, m={config.embedding_dim}), test perplexity"),
             paper=f"{paper} (Table 1, {label})",
             ours=f"{pm(ppl[name], se[name], 1)} ({k} seed{'s' if k > 1 else ''})",
             note=(f"{_relative_note(numbers, name)}; trained {_span(epochs)} epochs, to a "
@@ -782,7 +782,7 @@ def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=N
     """Fit the count models, train the MLPs to convergence, mix them, compare with Table 1.
 
     Args:
-        scale: "quick" (chapter 1; "default" is accepted) or "paper" (both variants, three seeds,
+        scale: "quick" (chapter 1) or "paper" (both variants, three seeds,
             the whole validation and test parts); see :data:`SETTINGS`.
         seeds: a count N (seeds 0 … N-1) or a list of seeds, used by every MLP variant;
             None: the settings' seeds. They replace the settings' ``seeds``.

@@ -28,7 +28,7 @@ class BengioSettings(Settings):
     * data: ``min_count`` (rarer training words become ``<unk>``), ``test_sentences`` scored and
       ``valid_sentences`` watched (None = all of the part);
     * the MLPs: ``variants`` trained (distinct names from :data:`VARIANTS`), each from every
-      seed of ``seeds`` (a count N means 0 … N-1; stored as the list); ``hidden`` (h),
+      seed of ``seeds`` (a count N means 0 … N-1; stored as the list); ``hidden_size`` (h),
       ``embedding_dim`` (m), ``context`` (n - 1); ``embedding_std`` of their initial
       embeddings;
     * training: Adam at ``lr`` on batches of ``batch`` n-grams with ``weight_decay``; the
@@ -48,7 +48,7 @@ class BengioSettings(Settings):
     valid_sentences: int | None = setting(at_least=1)
     variants: tuple[str, ...] = setting(one_of=VARIANTS, non_empty=True)
     seeds: tuple[int, ...] = setting(non_empty=True)
-    hidden: int = setting(at_least=1)
+    hidden_size: int = setting(at_least=1)
     embedding_dim: int = setting(at_least=1)
     context: int = setting(at_least=1)
     embedding_std: float = setting(above=0)
@@ -93,13 +93,13 @@ SETTINGS = Scales(
     # chapter 1: the paper's MLP1 sizes without direct connections, one seed, 800 test sentences
     quick=BengioSettings(
         kn_orders=(3, 4, 5), discount=0.75, min_count=BROWN_MIN_COUNT, test_sentences=800,
-        valid_sentences=1000, variants=("no direct",), seeds=(0,), hidden=50, embedding_dim=60,
+        valid_sentences=1000, variants=("no direct",), seeds=(0,), hidden_size=50, embedding_dim=60,
         context=4, embedding_std=0.01, batch=256, lr=6e-3, weight_decay=0.0, lr_factor=0.5,
         lr_patience=0, eval_every=500, patience=2, min_delta=1e-3, max_epochs=10),
     # both variants, three seeds, the whole validation and test parts, a longer plateau
     paper=BengioSettings(
         kn_orders=(3, 4, 5), discount=0.75, min_count=BROWN_MIN_COUNT, test_sentences=None,
-        valid_sentences=None, variants=("no direct", "direct"), seeds=3, hidden=50,
+        valid_sentences=None, variants=("no direct", "direct"), seeds=3, hidden_size=50,
         embedding_dim=60, context=4, embedding_std=0.01, batch=256, lr=6e-3, weight_decay=0.0,
         lr_factor=0.5, lr_patience=0, eval_every=1000, patience=4, min_delta=1e-3,
         max_epochs=40),

@@ -120,7 +120,8 @@ def build(model_name: str, vocab_size: int, cfg: ChomskySettings, seed: int):
     if kind == "stack_rnn":
         options = {**options, "stack_width": cfg.stack_width,
                    "stack_depth": cfg.max_test_length + 2}
-    return build_model(kind, vocab_size=vocab_size, hidden_size=cfg.hidden, seed=seed, **options)
+    return build_model(kind, vocab_size=vocab_size, hidden_size=cfg.hidden_size, seed=seed,
+                       **options)
 
 
 def training_data(task: TransductionTask, cfg: ChomskySettings):
@@ -316,7 +317,7 @@ def table_rows(numbers: ChomskyNumbers, runs: Mapping[tuple, TrainedRun], cfg, s
     best / mean [95 % interval] / how many runs fitted, and the verdict. ``doubled[task,
     model]``: that row's measurement with its runs continued to twice their steps (trained
     before, by :func:`run`; present for the rows :func:`to_double` picked)."""
-    sizes = (f"N = {cfg.max_train_length}, tested to {cfg.max_test_length}, {cfg.hidden} units"
+    sizes = (f"N = {cfg.max_train_length}, tested to {cfg.max_test_length}, {cfg.hidden_size} units"
              f", ≤ {cfg.steps:,} steps, {len({k[2] for k in runs})} seeds")
     rows = [Row("protocol", "train ≤ 40, test 41–500, 256 units, 10^6 steps, 30 runs (§4)",
                 sizes, "" if scale == "paper" else "smaller: the scores are over shorter test "

@@ -22,8 +22,8 @@ DEFAULT_TASKS = ("parity_check", "modular_arithmetic", "reverse_string", "stack_
 class ChomskySettings(Settings):
     """What :func:`~course_rnn.experiments.chomsky.run` trains and how long.
 
-    The ``tasks``; the networks' ``hidden`` units and the Stack-RNN's ``stack_width`` (its depth
-    is the longest test string's, so the stack never overflows); training on lengths 1 …
+    The ``tasks``; the networks' ``hidden_size`` units and the Stack-RNN's ``stack_width`` (its
+    depth is the longest test string's, so the stack never overflows); training on lengths 1 …
     ``max_train_length`` (a fresh batch of ``batch_size`` strings at one length every step,
     Adam at ``lr``, gradient norm clipped at 1) for at most ``steps`` steps, evaluated every
     ``eval_every`` steps on ``valid_per_length`` fixed strings per training length. A run
@@ -36,7 +36,7 @@ class ChomskySettings(Settings):
     experiment: ClassVar[str] = "chomsky"
 
     tasks: tuple[str, ...] = setting(one_of=TASK_NAMES, non_empty=True)
-    hidden: int = setting(at_least=1)
+    hidden_size: int = setting(at_least=1)
     stack_width: int = setting(at_least=1)
     max_train_length: int = setting(at_least=2)
     max_test_length: int = setting(at_least=3)
@@ -64,7 +64,7 @@ SETTINGS = Scales(
     # the book's scale: lengths ≤ 8, tested to 24, 32 units, 2 seeds (≈2 min). The cap of
     # 5,000 steps is one no run reaches: each stops fitted or stuck (the longest, an LSTM on
     # modular arithmetic, after ≈3,000), so that every network is compared converged
-    quick=ChomskySettings(tasks=DEFAULT_TASKS, hidden=32, stack_width=8, max_train_length=8,
+    quick=ChomskySettings(tasks=DEFAULT_TASKS, hidden_size=32, stack_width=8, max_train_length=8,
                           max_test_length=24, batch_size=32, lr=3e-3, steps=5_000, eval_every=50,
                           patience=5, fitted=0.99, valid_per_length=16, test_samples=64,
                           seeds=2),
@@ -72,14 +72,14 @@ SETTINGS = Scales(
     # steps of a 256-unit network on strings of up to 80 steps, ×10 seeds × 4 models × 7 tasks,
     # is weeks; this is what ≈25 min of 2 cores allow): lengths ≤ 16, tested to 48, 64 units,
     # ≤ 1,500 steps, 3 seeds
-    full=ChomskySettings(tasks=DEFAULT_TASKS, hidden=64, stack_width=8, max_train_length=16,
+    full=ChomskySettings(tasks=DEFAULT_TASKS, hidden_size=64, stack_width=8, max_train_length=16,
                         max_test_length=48, batch_size=32, lr=1e-3, steps=1_500, eval_every=100,
                         patience=8, fitted=0.99, valid_per_length=16, test_samples=128,
                         seeds=3),
     # Delétang et al. (2023): lengths ≤ 40, tested 41–500 with 512 strings each, 256 units,
     # stack cells of 8, batch 128, 1,000,000 steps (capped here: a run stops once fitted or
     # stuck), learning rate 1e-4…5e-4 (we take 3e-4), 10 seeds per rate (we take 10)
-    paper=ChomskySettings(tasks=DEFAULT_TASKS, hidden=256, stack_width=8, max_train_length=40,
+    paper=ChomskySettings(tasks=DEFAULT_TASKS, hidden_size=256, stack_width=8, max_train_length=40,
                           max_test_length=500, batch_size=128, lr=3e-4, steps=1_000_000,
                           eval_every=1_000, patience=20, fitted=0.99, valid_per_length=16,
                           test_samples=512, seeds=10),

@@ -128,7 +128,7 @@ def train_run(regime: str, seed: int, cfg: ElmanSettings, data: tuple, device=No
     vocab = Vocab.for_language(language)
     train, probe = data
     batch_size, lr = cfg.regime(regime)
-    model = build_model(cfg.model, vocab_size=len(vocab), hidden_size=cfg.hidden, seed=seed)
+    model = build_model(cfg.model, vocab_size=len(vocab), hidden_size=cfg.hidden_size, seed=seed)
     common = dict(valid=probe, epochs=max(cfg.epochs, min_epochs), min_epochs=min_epochs,
                   batch_size=int(batch_size), lr=float(lr), optimizer=cfg.optimizer,
                   schedule=ReduceOnPlateau(0.5, cfg.lr_patience), seed=seed, device=device,
@@ -373,7 +373,7 @@ def numbers_of(runs: Mapping[tuple[str, int], TrainedRun], clades: Clades, cfg: 
             for (regime, seed), r in runs.items()]
     held_out = [r.held_out for (regime, _), r in runs.items() if regime == "stream"]
     return ElmanNumbers(
-        TrainingSize(cfg.hidden, cfg.sentences, min(epochs), max(epochs), training_words),
+        TrainingSize(cfg.hidden_size, cfg.sentences, min(epochs), max(epochs), training_words),
         each, len(runs), clades.one_branch, clades.noun_verb_roots, exact,
         StreamOptimum.of(stream_exact, held_out))
 
@@ -582,7 +582,7 @@ def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=N
     groups = word_groups(language)
     data = make_data(language, cfg)
     runs = train_runs(data, cfg, seeds, setup.device, setup.progress)
-    untrained = build_model(cfg.model, vocab_size=len(vocab), hidden_size=cfg.hidden,
+    untrained = build_model(cfg.model, vocab_size=len(vocab), hidden_size=cfg.hidden_size,
                             seed=seeds[0]).to(setup.device)
     exact = Exact.of(H.ExactScorer(language, vocab), untrained, runs)
     clades = clade_counts(runs, groups)

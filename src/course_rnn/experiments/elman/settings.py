@@ -28,7 +28,7 @@ class ElmanSettings(Settings):
     """What :func:`~course_rnn.experiments.elman.run` trains and how long.
 
     The network (a :func:`~course_rnn.models.build_model` kind: "srn" is Elman's, "gru" or
-    "lstm" for comparison) and its ``hidden`` size; the corpus (``sentences``, drawn with
+    "lstm" for comparison) and its ``hidden_size``; the corpus (``sentences``, drawn with
     ``data_seed``); the cap on passes (``epochs``); the ``optimizer``; (batch size, learning
     rate) per regime (for the stream the batch is the number of parts of the stream read side by
     side); words per window of truncated BPTT (``chunk``); held-out sentences for validation and
@@ -42,7 +42,7 @@ class ElmanSettings(Settings):
     experiment: ClassVar[str] = "elman-clusters"
 
     model: str = setting(one_of=MODEL_KINDS)
-    hidden: int = setting(at_least=1)
+    hidden_size: int = setting(at_least=1)
     sentences: int = setting(at_least=1)
     epochs: int = setting(at_least=1)
     optimizer: str = setting(one_of=OPTIMIZER_NAMES)
@@ -63,14 +63,14 @@ class ElmanSettings(Settings):
 
 SETTINGS = Scales(
     # the book's scale: 3 seeds × 2 regimes, in parallel processes
-    quick=ElmanSettings(model="srn", hidden=32, sentences=3_000, epochs=100, optimizer="adam",
+    quick=ElmanSettings(model="srn", hidden_size=32, sentences=3_000, epochs=100, optimizer="adam",
                         sentences_regime=(64, 0.02), stream_regime=(8, 0.01), chunk=30,
                         probe=2_000, data_seed=1, probe_seed=99, tolerance=0.02, patience=10,
                         lr_patience=2),
     # Elman (1990): 150 hidden units, 10,000 sentences, plain backprop one word at a time (we
     # update once per training string, or per window of the stream: batch size 1). He stopped
     # after 6 passes; we train until the same criteria as the book's scale are met.
-    paper=ElmanSettings(model="srn", hidden=150, sentences=10_000, epochs=60, optimizer="sgd",
+    paper=ElmanSettings(model="srn", hidden_size=150, sentences=10_000, epochs=60, optimizer="sgd",
                         sentences_regime=(1, 0.1), stream_regime=(1, 0.1), chunk=30,
                         probe=2_000, data_seed=1, probe_seed=99, tolerance=0.02, patience=10,
                         lr_patience=2),

@@ -29,8 +29,8 @@ language           trained on                       tested on
 ``agreement``      the agreement grammar, ≤ 1 PP    ≤ 2 PPs, balanced over 0–3 attractors
 =================  ===============================  ================================================
 
-Models are built with :func:`course_rnn.models.build_model` at one state size (``hidden``) so that
-the table compares inductive biases, not sizes; the parameter counts differ and are reported.
+Models are built with :func:`course_rnn.models.build_model` at one state size (``hidden_size``) so
+that the table compares inductive biases, not sizes; the parameter counts differ and are reported.
 The FLNN (Tabor 2011) is a special-purpose network – a *linear* state that each word moves by
 one affine map (a scalar contraction or expansion plus a shift) and a few Gaussian read-out
 units. It is the dynamical automaton of chapter 5 made trainable, and runs where Tabor's
@@ -272,10 +272,11 @@ def _check_names(names: Iterable[str], known: dict, what: str) -> list[str]:
 def _build(model: str, vocab: Vocab, cfg: GymSettings, seed: int):
     kind, options = GYM_MODELS[model]
     if kind == "urn":
-        return build_model(kind, vocab_size=len(vocab), hidden_size=cfg.urn_n, seed=seed, **options)
+        return build_model(kind, vocab_size=len(vocab), hidden_size=cfg.urn_hidden_size,
+                           seed=seed, **options)
     if kind == "flnn":
         return build_model(kind, vocab_size=len(vocab), seed=seed, **options)
-    return build_model(kind, vocab_size=len(vocab), hidden_size=cfg.hidden, seed=seed,
+    return build_model(kind, vocab_size=len(vocab), hidden_size=cfg.hidden_size, seed=seed,
                        **options)
 
 
@@ -322,7 +323,7 @@ def run_gym(cfg: GymSettings, seeds: Sequence[int] = (0,), device=None,
             resume: dict | None = None) -> list[GymRun]:
     """Train every model on every language (where :func:`applicable`) for every seed, in
     parallel worker processes, each until it has learned, with the settings ``cfg`` (a
-    :class:`~.settings.GymSettings`, e.g. ``SETTINGS["quick"].replace({"hidden": 8})``).
+    :class:`~.settings.GymSettings`, e.g. ``SETTINGS["quick"].replace({"hidden_size": 8})``).
 
     Returns one :class:`GymRun` per run, in the order (language, model, seed) of the
     arguments. ``models``/``languages`` pick subsets (ValueError naming the known ones

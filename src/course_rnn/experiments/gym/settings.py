@@ -96,15 +96,15 @@ class GymLanguageSettings(Settings):
 @dataclass(frozen=True)
 class GymSettings(Settings):
     """What :func:`~course_rnn.experiments.gym.run` trains: every model at one state size
-    (``hidden``; the URN's ``urn_n``), trained with ``lr``, ``batch_size`` and a plateau of
-    ``patience`` epochs (a language may set its own), and per language its data and cap
+    (``hidden_size``; the URN's ``urn_hidden_size``), trained with ``lr``, ``batch_size`` and a
+    plateau of ``patience`` epochs (a language may set its own), and per language its data and cap
     (``languages``: name → :class:`GymLanguageSettings`; an override such as
     ``{"anbn": {"epochs": 2}}`` changes only what it names)."""
 
     experiment: ClassVar[str] = "gym"
 
-    hidden: int = setting(at_least=1)
-    urn_n: int = setting(at_least=2)
+    hidden_size: int = setting(at_least=1)
+    urn_hidden_size: int = setting(at_least=2)
     lr: float = setting(above=0)
     batch_size: int = setting(at_least=1)
     patience: int = setting(at_least=1)
@@ -137,7 +137,7 @@ class GymSettings(Settings):
 Lang = GymLanguageSettings
 
 _PAPER = GymSettings(
-    hidden=50, urn_n=50, lr=0.005, batch_size=64, patience=10,
+    hidden_size=50, urn_hidden_size=50, lr=0.005, batch_size=64, patience=10,
     languages=dict(
         anbn=Lang(train_copies=100, epochs=500, test_max_n=60),
         dyck=Lang(pairs=5, train=25_600, valid=2_000, epochs=200, test=2000),
@@ -149,7 +149,7 @@ _PAPER = GymSettings(
 SETTINGS = Scales(
     # the book's scale: 2 seeds, every model on every language in parallel processes
     quick=GymSettings(
-        hidden=16, urn_n=16, lr=0.01, batch_size=64, patience=5,
+        hidden_size=16, urn_hidden_size=16, lr=0.01, batch_size=64, patience=5,
         languages=dict(
             anbn=Lang(train_copies=10, epochs=300, batch_size=10, lr=0.02, patience=10,
                       test_max_n=40),

@@ -656,7 +656,7 @@ def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=N
     """Train the FLNNs of Table 4 until they learn and compare them with the paper.
 
     Args:
-        scale: "quick" (chapter 5; "default" is accepted) or "paper" (15 networks per group);
+        scale: "quick" (chapter 5) or "paper" (15 networks per group);
             see :data:`~.settings.SETTINGS`.
         seeds: a count N (seeds 0 … N-1) or a list of seeds, used by *every* group of runs;
             None: each group's seed count from the settings.

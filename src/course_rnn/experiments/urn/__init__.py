@@ -117,12 +117,13 @@ def dyck_data(cfg: DyckSettings) -> tuple[list, list, list]:
 
 
 def dyck_model(name: str, vocab_size: int, cfg: DyckSettings, seed: int):
-    """One of :data:`DYCK_MODELS` with ``cfg.units`` units (URN-style models: the library's
+    """One of :data:`DYCK_MODELS` with ``cfg.hidden_size`` units (URN-style models: the library's
     dropout 0.05, as in the seeds' code)."""
     kind, options = DYCK_MODELS[name]
     if kind == "lstm":
         options = {**options, "embedding_dim": cfg.embedding}
-    return build_model(kind, vocab_size=vocab_size, hidden_size=cfg.units, seed=seed, **options)
+    return build_model(kind, vocab_size=vocab_size, hidden_size=cfg.hidden_size, seed=seed,
+                       **options)
 
 
 def halving(cfg: DyckSettings) -> ReduceOnPlateau:
@@ -542,7 +543,7 @@ def accuracy_claims(cfg: DyckSettings) -> list[Claim]:
         Claim("worst error over attractor counts, URN vs LSTM",
               "URN lower at equal units (2023 §4.1, Fig. 3c)", worst, ("3-TURN", "LSTM"),
               f"max over attractor counts with ≥ {MIN_BRACKETS} closing brackets; "
-              f"{cfg.units} units here, 8–32 in the paper"),
+              f"{cfg.hidden_size} units here, 8–32 in the paper"),
         Claim("baseline (MatrixRNN) accuracy vs attractors", "steadily decreasing (2022 §5)",
               trend("MatrixRNN", *attractors, falls=True), ("MatrixRNN",)),
     ]

@@ -233,9 +233,9 @@ def cross_serial_numbers(runs: Mapping[tuple, TrainedCrossSerial], cfg: CrossSer
         all=mean_error(records, model),
         seen=mean_error(records, model, lengths=seen),
         unseen=mean_error(records, model, lengths=unseen) if unseen else float("nan"),
-        by_units={u: mean_error(records, model, u) for u in cfg.units},
+        by_units={u: mean_error(records, model, u) for u in cfg.hidden_sizes},
         by_units_and_length={u: {k: mean_error(records, model, u, [k]) for k in lengths}
-                             for u in cfg.units},
+                             for u in cfg.hidden_sizes},
         fitted=sum(r.converged for r in records if r.model == model),
         runs=sum(r.model == model for r in records),
     ) for model in ("URN", "LSTM")}
@@ -278,7 +278,7 @@ def parameter_claims() -> list[Claim]:
 
 def cross_serial_claims(cfg: CrossSerialSettings) -> list[Claim]:
     """Tables 1–2 (:func:`parameter_claims`) and the cross-serial claims of B&L 2023 §3.1."""
-    small, large = cfg.units[0], cfg.units[-1]
+    small, large = cfg.hidden_sizes[0], cfg.hidden_sizes[-1]
     k, fit_k = cfg.test_family, cfg.max_total + 1
 
     def fitted(n):
@@ -333,10 +333,11 @@ def cross_serial_figure(numbers: CrossSerialNumbers, cfg: CrossSerialSettings,
     styles = (":", "--", "-", "-.")
     for i, model in enumerate(("URN", "LSTM")):
         by = numbers.mean_error[model].by_units_and_length
-        for j, units in enumerate(cfg.units):
+        for j, units in enumerate(cfg.hidden_sizes):
             axes[0].plot(lengths, [by[units][k] for k in lengths], styles[j % len(styles)],
                          color=f"C{i}", marker="o", ms=3, label=f"{model} {units}")
-        axes[1].plot(cfg.units, [numbers.mean_error[model].by_units[u] for u in cfg.units],
+        axes[1].plot(cfg.hidden_sizes,
+                     [numbers.mean_error[model].by_units[u] for u in cfg.hidden_sizes],
                      "o-", color=f"C{i}", label=model)
     if numbers.unseen_lengths:
         axes[0].axvspan(cfg.max_total + 0.5, cfg.test_family - 0.5, color="0.9", zorder=0)
@@ -344,7 +345,7 @@ def cross_serial_figure(numbers: CrossSerialNumbers, cfg: CrossSerialSettings,
     axes[0].set_ylabel("string error rate")
     axes[0].legend(fontsize=7, ncol=2, handlelength=3)
     axes[1].set_xscale("log", base=2)
-    axes[1].set_xticks(cfg.units, [str(u) for u in cfg.units])
+    axes[1].set_xticks(cfg.hidden_sizes, [str(u) for u in cfg.hidden_sizes])
     axes[1].set_xlabel("units")
     axes[1].set_ylabel(f"error on C_{cfg.test_family} (mean of {n_seeds} seeds)")
     axes[1].legend()
@@ -387,8 +388,8 @@ def run_cross_serial(scale: str = "quick", seeds: int | Iterable[int] | None = N
 
     Training strings are sampled once (seed 0) from C_{max_total+1}; the test set is every
     string of C_{test_family}, so the error is the paper's expected error over a uniform test
-    sample. Per seed, a full URN and an LSTM of each size in ``units`` are trained until they fit
-    their training lengths; a seed sets initialisation, dropout and batch order. ``seeds``: a
+    sample. Per seed, a full URN and an LSTM of each size in ``hidden_sizes`` are trained until they
+    fit their training lengths; a seed sets initialisation, dropout and batch order. ``seeds``: a
     count (default 2 quick, 3 paper) or a list. ``numbers`` is a :class:`CrossSerialNumbers`
     (``numbers.runs``: one :class:`CrossSerialRun` per trained network); ``runs`` every training
     history ("URN 8 seed 0"); ``artefacts`` a :class:`CrossSerialArtefacts`.
@@ -399,7 +400,7 @@ def run_cross_serial(scale: str = "quick", seeds: int | Iterable[int] | None = N
     language = CrossSerial()
     train = language.sample(cfg.train, seed=0, max_total=cfg.max_total)
     # largest first, so that parallel workers start on the longest runs
-    jobs = [(kind, u, s, 0) for u in cfg.units[::-1] for s in setup.seeds
+    jobs = [(kind, u, s, 0) for u in cfg.hidden_sizes[::-1] for s in setup.seeds
             for kind in ("urn", "lstm")]
     runs = dict(zip([j[:3] for j in jobs],
                     train_cross_serial_runs(jobs, cfg, train, device, progress)))
