@@ -45,6 +45,14 @@ def smoke_rows():
         return run_gym(TINY, seeds=(0,), device="cpu")
 
 
+
+def test_every_gym_language_has_its_task_and_an_unknown_one_is_refused():
+    for name in GYM_LANGUAGES:
+        task = gym.make_task(name, TINY.languages[name])
+        assert task.train and task.valid and task.test, name
+    with pytest.raises(ValueError, match="unknown language 'klingon': choose from anbn"):
+        gym.make_task("klingon", TINY.languages["anbn"])
+
 def test_smoke_covers_every_applicable_pair(smoke_rows):
     pairs = {r.cell for r in smoke_rows}
     expected = {(m, lang) for m in GYM_MODELS for lang in GYM_LANGUAGES if applicable(m, lang)}

@@ -145,69 +145,85 @@ def cached_task(name: str, cfg: GymLanguageSettings) -> Task:
 def make_task(name: str, cfg: GymLanguageSettings) -> Task:
     """The gym's task ``name`` with the settings ``cfg`` of that language (same data every
     call: every sample has a fixed seed)."""
-    if name == "anbn":
-        lang = AnBn(1, 10)
-        vocab = Vocab.for_language(lang)
-        train = [AnBn.string(n) for n in range(1, 11)] * cfg.train_copies
-        valid = [AnBn.string(n) for n in range(1, 11)]  # the whole training range, once
-        test = [AnBn.string(n) for n in range(11, 21)]
+    if name not in _TASKS:
+        raise ValueError(f"unknown language {name!r}: choose from {', '.join(GYM_LANGUAGES)}")
+    return _TASKS[name](cfg)
 
-        def own(model):
-            return anbn_generalisation(model, vocab, cfg.test_max_n)["max_correct_n"]
 
-        return Task(lang, vocab, train, valid, test, own, cfg.epochs)
-    if name == "dyck":
-        lang = make_language("dyck", pairs=cfg.pairs)
-        vocab = Vocab.for_language(lang)
-        shape = dict(length=16, method="seeds")
-        train = lang.sample(cfg.train, seed=101, depth=DYCK_DEPTH, **shape)
-        valid = lang.sample(cfg.valid, seed=103, depth=DYCK_DEPTH, **shape)
-        pool = lang.sample(20 * cfg.test, seed=102, **shape)
-        test = [s for s in pool if lang.depth(s) >= DYCK_DEPTH + 2][: cfg.test]
+def _anbn_task(cfg: GymLanguageSettings) -> Task:
+    lang = AnBn(1, 10)
+    vocab = Vocab.for_language(lang)
+    train = [AnBn.string(n) for n in range(1, 11)] * cfg.train_copies
+    valid = [AnBn.string(n) for n in range(1, 11)]  # the whole training range, once
+    test = [AnBn.string(n) for n in range(11, 21)]
 
-        def own(model):
-            return dyck_closing_accuracy(model, lang, vocab, test)["accuracy"]
+    def own(model):
+        return anbn_generalisation(model, vocab, cfg.test_max_n)["max_correct_n"]
 
-        def breakdown(model):
-            return pooled_scores(dyck_closing_accuracy(model, lang, vocab, test), DYCK_DEPTH)
+    return Task(lang, vocab, train, valid, test, own, cfg.epochs)
 
-        return Task(lang, vocab, train, valid, test, own, cfg.epochs, breakdown=breakdown)
-    if name == "cross_serial":
-        lang = CrossSerial()
-        vocab = Vocab.for_language(lang)
-        train = lang.sample(cfg.train, seed=201, max_total=7)
-        valid = CrossSerial.family(8)  # every training length, once
-        test = [s for s in CrossSerial.family(10) if len(s) >= 16]  # m + n = 8, 9
 
-        def own(model):
-            return cross_serial_accuracy(model, lang, vocab, test)["accuracy"]
+def _dyck_task(cfg: GymLanguageSettings) -> Task:
+    lang = make_language("dyck", pairs=cfg.pairs)
+    vocab = Vocab.for_language(lang)
+    shape = dict(length=16, method="seeds")
+    train = lang.sample(cfg.train, seed=101, depth=DYCK_DEPTH, **shape)
+    valid = lang.sample(cfg.valid, seed=103, depth=DYCK_DEPTH, **shape)
+    pool = lang.sample(20 * cfg.test, seed=102, **shape)
+    test = [s for s in pool if lang.depth(s) >= DYCK_DEPTH + 2][: cfg.test]
 
-        return Task(lang, vocab, train, valid, test, own, cfg.epochs)
-    if name == "palindrome":
-        lang = Palindrome("ab", marker="c")
-        vocab = Vocab.for_language(lang)
-        train = lang.sample(cfg.train, seed=301, min_half=1, max_half=6)
-        valid = lang.sample(cfg.valid, seed=303, min_half=1, max_half=6)
-        test = lang.sample(cfg.test, seed=302, min_half=7, max_half=9)
+    def own(model):
+        return dyck_closing_accuracy(model, lang, vocab, test)["accuracy"]
 
-        def own(model):
-            return _mirror_accuracy(model, vocab, lang.marker, test)
+    def breakdown(model):
+        return pooled_scores(dyck_closing_accuracy(model, lang, vocab, test), DYCK_DEPTH)
 
-        return Task(lang, vocab, train, valid, test, own, cfg.epochs)
-    if name == "agreement":
-        train_lang, lang = Agreement(max_pps=1), Agreement(max_pps=2)
-        vocab = Vocab.for_language(lang)
-        train = train_lang.sample(cfg.train, seed=401)
-        valid = train_lang.sample(cfg.valid, seed=403)
-        examples = lang.balanced_by_attractors(cfg.test_per_attractor, max_attractors=3,
-                                               seed=402)
-        test = [e.sentence for e in examples]
+    return Task(lang, vocab, train, valid, test, own, cfg.epochs, breakdown=breakdown)
 
-        def own(model):
-            return agreement_accuracy(model, vocab, examples)["accuracy"]
 
-        return Task(lang, vocab, train, valid, test, own, cfg.epochs)
-    raise ValueError(f"unknown language {name!r}: choose from {', '.join(GYM_LANGUAGES)}")
+def _cross_serial_task(cfg: GymLanguageSettings) -> Task:
+    lang = CrossSerial()
+    vocab = Vocab.for_language(lang)
+    train = lang.sample(cfg.train, seed=201, max_total=7)
+    valid = CrossSerial.family(8)  # every training length, once
+    test = [s for s in CrossSerial.family(10) if len(s) >= 16]  # m + n = 8, 9
+
+    def own(model):
+        return cross_serial_accuracy(model, lang, vocab, test)["accuracy"]
+
+    return Task(lang, vocab, train, valid, test, own, cfg.epochs)
+
+
+def _palindrome_task(cfg: GymLanguageSettings) -> Task:
+    lang = Palindrome("ab", marker="c")
+    vocab = Vocab.for_language(lang)
+    train = lang.sample(cfg.train, seed=301, min_half=1, max_half=6)
+    valid = lang.sample(cfg.valid, seed=303, min_half=1, max_half=6)
+    test = lang.sample(cfg.test, seed=302, min_half=7, max_half=9)
+
+    def own(model):
+        return _mirror_accuracy(model, vocab, lang.marker, test)
+
+    return Task(lang, vocab, train, valid, test, own, cfg.epochs)
+
+
+def _agreement_task(cfg: GymLanguageSettings) -> Task:
+    train_lang, lang = Agreement(max_pps=1), Agreement(max_pps=2)
+    vocab = Vocab.for_language(lang)
+    train = train_lang.sample(cfg.train, seed=401)
+    valid = train_lang.sample(cfg.valid, seed=403)
+    examples = lang.balanced_by_attractors(cfg.test_per_attractor, max_attractors=3, seed=402)
+    test = [e.sentence for e in examples]
+
+    def own(model):
+        return agreement_accuracy(model, vocab, examples)["accuracy"]
+
+    return Task(lang, vocab, train, valid, test, own, cfg.epochs)
+
+
+#: One function per language: its data (fixed seeds), its training lengths and its own test.
+_TASKS = {"anbn": _anbn_task, "dyck": _dyck_task, "cross_serial": _cross_serial_task,
+          "palindrome": _palindrome_task, "agreement": _agreement_task}
 
 
 # -- the jobs: train one model on one language until it has learned, score it ------------------
