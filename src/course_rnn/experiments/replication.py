@@ -183,16 +183,15 @@ def judge(first: Measurement,
         raise ValueError("a disagreement must be re-checked at twice the budget: pass "
                          "doubled=, the Measurement of the deciding runs trained twice as long "
                          "(twice_the_budget)")
-    second = doubled
-    if second.agrees or second.gap < first.gap / 2:
+    if doubled.agrees or doubled.gap < first.gap / 2:
         return Verdict("budget-limited", f"twice the budget moved the gap from {first.gap:.4g} "
-                                         f"to {second.gap:.4g}", first, second)
-    if not second.converged:
-        return Verdict("not converged", f"at twice the budget {second.unconverged()} of "
-                                        f"{len(second.runs)} runs did not converge", first,
-                       second)
+                                         f"to {doubled.gap:.4g}", first, doubled)
+    if not doubled.converged:
+        return Verdict("not converged", f"at twice the budget {doubled.unconverged()} of "
+                                        f"{len(doubled.runs)} runs did not converge", first,
+                       doubled)
     return Verdict("differs", f"the gap persists at twice the budget ({first.gap:.4g} → "
-                              f"{second.gap:.4g})", first, second)
+                              f"{doubled.gap:.4g})", first, doubled)
 
 
 @dataclass
