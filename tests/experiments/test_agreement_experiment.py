@@ -17,8 +17,8 @@ from course_rnn.training.convergence import status
 
 TINY = dict(n_train=120, hidden_size=8, embedding=8, max_epochs=2, patience=2, batch_size=64,
             n_test=40, alpha_inits=(0.3, 0.8), alpha_every=1, gram_models=("LSTM", "DRNN"),
-            lm_sentences=60, lm_hidden_size=8, lm_max_epochs=2, lm_patience=2, lm_batch_size=32,
-            n_pairs=8)
+            gram_pair_seeds=1, lm_sentences=60, lm_hidden_size=8, lm_max_epochs=2, lm_patience=2,
+            lm_batch_size=32, n_pairs=8)
 
 
 @pytest.fixture(scope="module")
@@ -205,6 +205,45 @@ def test_the_doubled_budget_continues_the_same_run():
 
 
 # -- the verdicts -------------------------------------------------------------------------------
+def test_grammaticality_seeds_continue_past_the_runs_seeds_for_the_pair():
+    quick = agreement.SETTINGS["quick"]
+    pair = quick.replace(gram_seeds=1, gram_pair_seeds=5)
+    assert agreement.grammaticality_seeds([0, 1], "LSTM", pair) == [0, 1, 2, 3, 4]
+    assert agreement.grammaticality_seeds([0, 1], "SRN", pair) == [0]
+    assert agreement.grammaticality_seeds([3, 7, 9], "DRNN", pair.replace(gram_pair_seeds=2)) \
+        == [3, 7]
+    assert agreement.grammaticality_seeds([4], "DRNN", pair.replace(gram_pair_seeds=3)) \
+        == [4, 5, 6]
+    specs = agreement.first_specs([0, 1], quick)
+    gram = {name: sorted(s.seed for s in specs if s.task == "grammaticality" and s.name == name)
+            for name in quick.gram_models}
+    assert gram["LSTM"] == gram["DRNN"] == list(range(quick.gram_pair_seeds))
+    assert quick.gram_pair_seeds >= 5 and gram["SRN"] == [0]
+
+
+def test_paired_difference_is_seed_by_seed_with_a_t_interval():
+    def model(natural, no_attractor):
+        by = {0: Summary.of(no_attractor)}
+        return dataclasses.make_dataclass("M", ["natural", "by_attractors"])(
+            Summary.of(natural), by)
+
+    models = {"LSTM": model([1.0, 0.99, 0.98], [1.0, 1.0, 0.99]),
+              "DRNN": model([0.99, 0.99, 0.97], [0.97, 1.0, 0.99])}
+    d = agreement.PairedDifference.of(models, "DRNN")
+    assert d.differences == pytest.approx([-1.0, 0.0, -1.0]) and d.seeds == 3
+    assert d.mean == pytest.approx(-2 / 3)
+    half = 4.302653 * (math.sqrt(1 / 3) / math.sqrt(3))  # t(0.975, 2) × SE
+    assert (d.low, d.high) == pytest.approx((d.mean - half, d.mean + half), rel=1e-5)
+    assert d.farthest == pytest.approx(abs(d.low))
+    no_attractor = agreement.PairedDifference.of(models, "DRNN", "no_attractor")
+    assert no_attractor.differences == pytest.approx([-3.0, 0.0, 0.0])
+    one = agreement.PairedDifference.of({n: model(m.natural.values[:1], [1.0])
+                                         for n, m in models.items()}, "DRNN")
+    assert one.farthest == math.inf  # one seed: no interval, no claim of equivalence
+    with pytest.raises(ValueError, match="mix"):
+        agreement.PairedDifference.of(models, "DRNN", "balanced")
+
+
 def test_relative_measurement_brackets_the_attractor_mix():
     def rel(natural, no_attractor):
         tolerance = agreement.POINTS_TOLERANCE

@@ -27,6 +27,18 @@ def mean_se(values: Sequence[float]) -> tuple[float, float]:
     return float(values.mean()), float(se)
 
 
+def mean_interval(values: Sequence[float], level: float = 0.95) -> tuple[float, float, float]:
+    """Mean and the ``level`` Student-t interval of the mean: (mean, low, high). With one value
+    the interval is unknown: (mean, -inf, inf), which no equivalence margin can contain."""
+    from scipy import stats
+
+    mean, se = mean_se(values)
+    if math.isnan(se):
+        return mean, -math.inf, math.inf
+    half = float(stats.t.ppf(0.5 + level / 2, len(values) - 1)) * se
+    return mean, mean - half, mean + half
+
+
 def unsaved(**kwargs):
     """A Record field that ``to_json`` leaves out (for the chapter only)."""
     return dataclasses.field(metadata={"saved": False}, **kwargs)

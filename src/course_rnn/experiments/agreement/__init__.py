@@ -29,7 +29,8 @@ The experiments:
   attractors (0–3; Linzen's rule: intervening nouns of the other number) and a set with exactly
   one attractor and ``n`` = 0, 1, 2 non-attractor nouns (**Table 2**);
 * **Table 1, grammaticality** – read the whole sentence with the right or the wrong verb, say
-  whether it agrees (both forms of every training sentence; ``gram_models``, ``gram_seeds``);
+  whether it agrees (both forms of every training sentence; ``gram_models``, ``gram_seeds``;
+  the LSTM and the DRNN on ``gram_pair_seeds``, for the interval of their difference);
 * **Fig. 5, the learned α** – DRNNs on grammaticality from several starting values with the
   authors' parametrisation (α itself is trained); the paper reports α → ≈ 0.8 from any start;
 * **Table 4, Marvin & Linzen (2018) pairs** – an LSTM and a DRNN *language model* trained on the
@@ -79,7 +80,7 @@ from ...models import build_model
 from ...models.classifier import SequenceClassifier, classifier_accuracy
 from ...models.decay_rnn import time_constant
 from ...training import AnyOf, Plateau, Target, fit
-from ..records import Record, Summary, saved_if_set
+from ..records import Record, Summary, mean_interval, saved_if_set
 from ..replication import (
     Experiment,
     Measurement,
@@ -95,6 +96,7 @@ from ..workers import parallel_map
 from .settings import (
     DATA_SEEDS,
     DEFAULT_SEEDS,
+    GRAM_PAIR,
     LM_MODELS,
     MODELS,
     NAME,
@@ -401,13 +403,28 @@ def run_all(specs: Sequence[RunSpec], settings: AgreementSettings, device, progr
     return {spec: by_index[i] for i, spec in enumerate(specs)}
 
 
+def grammaticality_seeds(seeds: Sequence[int], name: str, settings: AgreementSettings
+                         ) -> list[int]:
+    """The seeds of model ``name``'s grammaticality runs: the first ``gram_seeds`` of the run's
+    ``seeds``; for the models of :data:`~.settings.GRAM_PAIR` at least ``gram_pair_seeds``,
+    continued past the last of ``seeds`` where there are fewer (the DRNN-vs-LSTM difference
+    needs several seeds for its interval even where number prediction runs two)."""
+    count = settings.gram_seeds
+    if name in GRAM_PAIR:
+        count = max(count, settings.gram_pair_seeds)
+    chosen = list(seeds[:count])
+    while len(chosen) < count:
+        chosen.append(max(chosen, default=-1) + 1)
+    return chosen
+
+
 def first_specs(seeds: Sequence[int], settings: AgreementSettings) -> list[RunSpec]:
     """The runs of the first budget: number prediction (every model × seed), grammaticality
-    (``gram_models`` × the first ``gram_seeds`` seeds), α (direct, every start, first seed)
-    and the two language models (first seed)."""
+    (``gram_models`` × their seeds: :func:`grammaticality_seeds`), α (direct, every
+    start, first seed) and the two language models (first seed)."""
     specs = [RunSpec("number prediction", name, s) for name in MODELS for s in seeds]
     specs += [RunSpec("grammaticality", name, s) for name in settings.gram_models
-              for s in seeds[:settings.gram_seeds]]
+              for s in grammaticality_seeds(seeds, name, settings)]
     specs += [RunSpec("alpha", "DRNN", seeds[0], a0, "direct") for a0 in settings.alpha_inits]
     specs += [RunSpec("lm", name, seeds[0]) for name in LM_MODELS]
     return specs
@@ -667,6 +684,40 @@ class Relative(Record):
 
     def tolerance(self, mix: str) -> float:
         return getattr(self, f"tolerance_{mix}")
+
+
+@dataclass
+class PairedDifference(Record):
+    """A model minus the LSTM, in points, seed by seed (the same seeds, the same test set) on
+    one mix, with the mean difference and its 95 % t-interval: "as accurate as the LSTM" is
+    judged by whether that interval lies inside an equivalence margin."""
+
+    mix: str
+    seeds: int
+    differences: list[float]
+    mean: float
+    low: float
+    high: float
+
+    @classmethod
+    def of(cls, models: Mapping[str, NumberPrediction | Grammaticality], name: str,
+           mix: str = "natural") -> PairedDifference:
+        """``name`` against :data:`~.settings.REFERENCE` on ``mix``: "natural" (the natural
+        test set) or "no_attractor" (the balanced set's sentences without attractors)."""
+        if mix not in ("natural", "no_attractor"):
+            raise ValueError(f"mix must be 'natural' or 'no_attractor', got {mix!r}")
+
+        def per_seed(model):
+            return (model.natural if mix == "natural" else model.by_attractors[0]).values
+
+        ours, ref = per_seed(models[name]), per_seed(models[REFERENCE])
+        differences = [100 * (a - b) for a, b in zip(ours, ref, strict=True)]
+        return cls(mix, len(differences), differences, *mean_interval(differences))
+
+    @property
+    def farthest(self) -> float:
+        """The end of the interval farthest from zero, in points (inf for one seed)."""
+        return max(abs(self.low), abs(self.high))
 
 
 @dataclass
@@ -1189,7 +1240,8 @@ def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=N
         progress: bool | None = None, settings: Mapping | None = None,
         workers: int | None = None) -> Replication:
     """Train every model of :data:`MODELS` on number prediction (one run per seed), the
-    ``gram_models`` on grammaticality (the first ``gram_seeds`` seeds), DRNNs with α trained
+    ``gram_models`` on grammaticality (the first ``gram_seeds`` seeds; the LSTM and the DRNN
+    on at least ``gram_pair_seeds``), DRNNs with α trained
     directly from every start in ``alpha_inits`` on grammaticality (first seed), and the LSTM
     and DRNN language models (first seed), each until it has learned; score them; compare with
     the paper's Tables 1, 2, 4 and Fig. 5, training the deciding runs of any disagreement to
@@ -1245,15 +1297,17 @@ EXPERIMENTS = (Experiment(
     chapter="04_agreement", run=run, settings=SETTINGS),)
 
 __all__ = [
-    "run", "EXPERIMENTS", "NAME", "SETTINGS", "AgreementSettings", "DEFAULT_SEEDS", "DATA_SEEDS",
-    "MODELS", "REFERENCE", "LM_MODELS", "TASKS", "PAPER_TABLE1", "PAPER_TABLE2", "PAPER_TABLE4",
-    "PAPER_ALPHA", "DISTANT_CATEGORIES", "POINTS_TOLERANCE", "ALPHA_TOLERANCE", "SHARE_TOLERANCE",
-    "EFFICIENCY_LEVEL", "CHANCE_FLOOR", "AgreementData", "datasets", "cached_datasets",
-    "non_attractors", "build", "classifier_criterion", "train_classifier", "train_lm", "RunSpec",
-    "TrainedRun", "train_run", "run_all", "first_specs", "epoch_reaching", "epochs_at_chance",
+    "run", "EXPERIMENTS", "NAME", "SETTINGS", "AgreementSettings", "DEFAULT_SEEDS",
+    "DATA_SEEDS", "MODELS", "REFERENCE", "GRAM_PAIR", "LM_MODELS", "TASKS", "PAPER_TABLE1",
+    "PAPER_TABLE2", "PAPER_TABLE4", "PAPER_ALPHA", "DISTANT_CATEGORIES", "POINTS_TOLERANCE",
+    "ALPHA_TOLERANCE", "SHARE_TOLERANCE", "EFFICIENCY_LEVEL", "CHANCE_FLOOR", "AgreementData",
+    "datasets", "cached_datasets", "non_attractors", "build", "classifier_criterion",
+    "train_classifier", "train_lm", "RunSpec", "TrainedRun", "train_run", "run_all",
+    "grammaticality_seeds", "first_specs", "epoch_reaching", "epochs_at_chance",
     "NumberPrediction", "Grammaticality", "Alpha", "MarvinLinzen", "Corpus", "SampleSizes",
-    "Relative", "AgreementNumbers", "numbers_of", "relative_measurement", "rise_measurement",
-    "alpha_measurement", "lm_measurement", "judged", "measure", "measurements", "to_double",
-    "table_rows", "table1_rows", "table2_rows", "number_prediction_table", "training_table",
-    "one_attractor_table", "marvin_linzen_table", "make_figures", "AgreementArtefacts",
+    "Relative", "PairedDifference", "AgreementNumbers", "numbers_of", "relative_measurement",
+    "rise_measurement", "alpha_measurement", "lm_measurement", "judged", "measure",
+    "measurements", "to_double", "table_rows", "table1_rows", "table2_rows",
+    "number_prediction_table", "training_table", "one_attractor_table", "marvin_linzen_table",
+    "make_figures", "AgreementArtefacts",
 ]
