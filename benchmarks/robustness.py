@@ -34,10 +34,12 @@ It records, per chapter:
   when a claim is added or edited without being measured here again;
 - provenance: commit, CPU model, the native kernel capability, wall and CPU time, and
   ``"method": "fresh offsets"`` (the test then requires ≥ 10 variants, ≥ 5 fresh offsets and
-  slack ≥ ``claims.MIN_SLACK`` of every numeric claim).
+  slack ≥ ``claims.MIN_SLACK`` of every numeric claim, or the claim listed as weak in
+  ``benchmarks/weak_claims.json``, which ``--list-weak`` writes from the record).
 
     python benchmarks/robustness.py --chapters 03_gates            # 5 fresh offsets × 2 + avx2
     python benchmarks/robustness.py --chapters 03_gates --offsets 1000 --fresh 5 --jobs 2
+    python benchmarks/robustness.py --list-weak                    # the weak-claims ledger
 
 Writes ``benchmarks/results/robustness.json`` and ``robustness.md`` (``--out`` elsewhere); a run
 over some chapters replaces only their entries. Variants measured before on the same code (kept
@@ -522,6 +524,55 @@ def summarise(chapter: str, runs: list[dict]) -> dict:
             "check_cells": runs[0].get("check_cells", {}) if runs else {}}
 
 
+# -- the weak claims: measured, listed, to be restated ------------------------------------------
+#: Claims of chapters measured with fresh offsets that failed in a variant or have too little
+#: slack, each listed with what was measured, until it is restated (tests/test_robustness_record.py
+#: fails on a weak claim missing from it, and on a listed one that is no longer weak).
+WEAK = ROOT / "benchmarks" / "weak_claims.json"
+
+
+def weak_claims(summary: dict) -> dict[str, str]:
+    """A chapter's weak claims: {the claim: what was measured}. A statement claim (its code) that
+    failed in some variant; a stated claim (its words) that failed, or is numeric with too little
+    slack."""
+    weak = {}
+    for c in summary["claims"]:
+        if c["failed_in"]:
+            weak[c["code"]] = (f"held in {c['held']} of {summary['variants']} variants; "
+                               + c["failed_in"][0]["message"][:160])
+    for c in summary.get("stated_claims", []):
+        if c["kind"] == "numeric" and not enough_slack(c):
+            weak[c["says"]] = (f"values {_span(c['values'].values())} {c['op']} "
+                               f"{_span(c['bounds'].values())}: slack {_slack_text(c['slack'])}")
+        elif c["kind"] != "numeric" and c["held_in"] < summary["variants"]:
+            weak[c["says"]] = f"held in {c['held_in']} of {summary['variants']} variants"
+    return weak
+
+
+def listed_weak() -> dict[str, dict[str, str]]:
+    """The committed list of weak claims, by chapter."""
+    return json.loads(WEAK.read_text())["chapters"] if WEAK.exists() else {}
+
+
+WEAK_ABOUT = ("Claims of the chapters measured by benchmarks/robustness.py with fresh seed offsets "
+              "that failed in some variant, or whose slack is below 4 spreads, each with what was "
+              "measured. Each is to be restated (more seeds, a statistic over seeds, a claim about "
+              "a committed multi-seed run, or no claim: CONTRIBUTING.md) and then taken off this "
+              "list; tests/test_robustness_record.py fails on a weak claim that is not listed, "
+              "and on a listed one that is no longer weak. Written by `python "
+              "benchmarks/robustness.py --list-weak` from robustness.json.")
+
+
+def write_weak_list(record: dict) -> dict[str, int]:
+    """benchmarks/weak_claims.json from the record: every weak claim of the chapters measured
+    with fresh offsets. Returns the number per chapter."""
+    chapters = {name: weak for name, c in sorted(record["chapters"].items())
+                if c.get("method") == METHOD and (weak := weak_claims(c))}
+    WEAK.write_text(json.dumps({"about": WEAK_ABOUT, "chapters": chapters}, indent=1,
+                               ensure_ascii=False) + "\n")
+    return {name: len(weak) for name, weak in chapters.items()}
+
+
 # -- robustness.md ------------------------------------------------------------------------------
 def _span(numbers) -> str:
     low, high = min(numbers), max(numbers)
@@ -567,8 +618,12 @@ def slack_table(summary: dict) -> list[str]:
 def headline(record: dict) -> str:
     total = sum((claim_counts(c) for c in record["chapters"].values()), Counter())
     failed = sum(c["failed"] for c in record["chapters"].values())
+    fresh = {name: c for name, c in record["chapters"].items() if c.get("method") == METHOD}
+    weak = sum(len(weak_claims(c)) for c in fresh.values())
     return (f"**Failed checks, all chapters and variants: {failed}.** Claims — "
-            + "; ".join(f"{kind}: {total[kind]}" for kind in COUNTED) + ".")
+            + "; ".join(f"{kind}: {total[kind]}" for kind in COUNTED) + ". "
+            f"Chapters measured with fresh offsets: {len(fresh)} of {len(record['chapters'])}; "
+            f"their weak claims (to be restated, `benchmarks/weak_claims.json`): {weak}.")
 
 
 def cost_of_portable_kernels(runs: list[dict]) -> float:
@@ -609,6 +664,10 @@ def chapter_section(name: str, c: dict) -> list[str]:
                      + "; ".join(f"{f['variant']}: {f['message'][:120]}"
                                  for f in c2["failed_in"]))
     lines += ["", *slack_table(c)]
+    weak = weak_claims(c) if c.get("method") == METHOD else {}
+    if weak:
+        lines += ["", f"**Weak claims: {len(weak)}** (failed in a variant or too little slack; "
+                  "listed in `benchmarks/weak_claims.json` until restated)."]
     if c["changed_output_cells"]:
         lines += ["", "Code cells whose output differs between variants (generated from "
                   "the run, never typed into the prose): "
@@ -651,6 +710,8 @@ def markdown(record: dict) -> str:
 def parse(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--chapters", nargs="*", help="chapter stems (default: all)")
+    parser.add_argument("--list-weak", action="store_true",
+                        help="run nothing: write benchmarks/weak_claims.json from the record")
     parser.add_argument("--offsets", nargs="*", type=int, default=[],
                         help="seed offsets chosen by name (recorded as chosen), e.g. the CI's 1000")
     parser.add_argument("--fresh", type=int, default=FRESH_DEFAULT,
@@ -701,6 +762,10 @@ def run_all(paths, variants, jobs: int, tmp: Path) -> dict:
 
 def main(argv=None) -> int:
     args, paths = parse(argv)
+    if args.list_weak:
+        record = json.loads((args.out / "robustness.json").read_text())
+        print("weak claims per chapter:", write_weak_list(record), WEAK, flush=True)
+        return 0
     args.out.mkdir(parents=True, exist_ok=True)
     tmp = args.out / ".robustness-runs"
     tmp.mkdir(exist_ok=True)

@@ -66,32 +66,49 @@ def test_every_check_cell_was_measured_as_it_is_now(record, path):
 
 @pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
 def test_every_claim_held_in_every_variant(record, path):
+    """Measured the old way (fixed offsets): every claim held. Measured with fresh offsets, a
+    claim that failed somewhere must be listed as weak (the test below)."""
     entry = record["chapters"][path.stem]
     runs = entry["runs"]
     assert len(runs) >= 6, f"{path.stem}: measured under {len(runs)} variants, not ≥ 6"
     assert len({r["offset"] for r in runs}) >= 3 and len({r["capability"] for r in runs}) >= 2
     assert entry["claims"], f"{path.stem}: no claim was recorded"
-    assert entry["failed"] == 0, [c for c in entry["claims"] if c["failed_in"]] or runs
+    if entry.get("method") != _robustness().METHOD:
+        assert entry["failed"] == 0, [c for c in entry["claims"] if c["failed_in"]] or runs
 
 
 @pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
-def test_claims_measured_with_fresh_offsets_have_slack(record, path):
+def test_claims_measured_with_fresh_offsets_have_slack_or_are_listed_as_weak(record, path):
+    """Every numeric claim has slack ≥ 4 and every other claim held in every variant — or it is
+    listed in benchmarks/weak_claims.json with what was measured, to be restated; and nothing
+    is listed that is no longer weak (the list only shrinks)."""
+    robustness = _robustness()
     entry = record["chapters"][path.stem]
-    if entry.get("method") != _robustness().METHOD:
+    if entry.get("method") != robustness.METHOD:
         pytest.skip(f"{path.stem} was measured before fresh offsets: re-measure it")
     runs = entry["runs"]
     fresh = {r["offset"] for r in runs if r["offset_kind"] == "fresh"}
     assert len(runs) >= 10 and len(fresh) >= 5, (
         f"{path.stem}: {len(runs)} variants, {len(fresh)} fresh offsets (need ≥ 10 and ≥ 5)")
     assert len({r["capability"] for r in runs}) >= 2
+    assert not any(r["errors"] or r.get("failure") for r in runs), runs
     for c in entry["stated_claims"]:
         where = f"{path.stem} cell {c['cell']}: {c['says']!r}"
         assert c["recorded_in"] == len(runs), f"{where} recorded in {c['recorded_in']} variants"
-        if c["kind"] == "numeric":
-            assert c["slack"] is not None and c["slack"] >= claims.MIN_SLACK, (
-                f"{where}: slack {c['slack']} < {claims.MIN_SLACK} (values {c['values']})")
-        else:
-            assert c["held_in"] == len(runs), f"{where} failed in {c['failed_in']}"
+    weak = robustness.weak_claims(entry)
+    listed = robustness.listed_weak().get(path.stem, {})
+    assert set(weak) <= set(listed), (
+        f"{path.stem}: weak claims not listed in benchmarks/weak_claims.json (restate them: "
+        f"CONTRIBUTING.md): {sorted(set(weak) - set(listed))}")
+    assert set(listed) <= set(weak), (
+        f"{path.stem}: listed as weak but no longer weak (take them off the list): "
+        f"{sorted(set(listed) - set(weak))}")
+
+
+def test_the_weak_list_names_only_chapters_measured_with_fresh_offsets(record):
+    robustness = _robustness()
+    for chapter in robustness.listed_weak():
+        assert record["chapters"].get(chapter, {}).get("method") == robustness.METHOD, chapter
 
 
 # -- robustness.py's pieces ------------------------------------------------------------------------
