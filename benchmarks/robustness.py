@@ -533,15 +533,18 @@ WEAK = ROOT / "benchmarks" / "weak_claims.json"
 
 def weak_claims(summary: dict) -> dict[str, str]:
     """A chapter's weak claims: {the claim: what was measured}. A statement claim (its code) that
-    failed in some variant; a stated claim (its words) that failed, or is numeric with too little
-    slack."""
+    failed in some variant; a stated claim (its words) that was not reached in every variant,
+    failed, or is numeric with too little slack."""
     weak = {}
     for c in summary["claims"]:
         if c["failed_in"]:
             weak[c["code"]] = (f"held in {c['held']} of {summary['variants']} variants; "
                                + c["failed_in"][0]["message"][:160])
     for c in summary.get("stated_claims", []):
-        if c["kind"] == "numeric" and not enough_slack(c):
+        if c["recorded_in"] < summary["variants"]:  # an earlier failure hid it somewhere
+            weak[c["says"]] = (f"reached in {c['recorded_in']} of {summary['variants']} "
+                               "variants (a failure before it in its statement hid it)")
+        elif c["kind"] == "numeric" and not enough_slack(c):
             weak[c["says"]] = (f"values {_span(c['values'].values())} {c['op']} "
                                f"{_span(c['bounds'].values())}: slack {_slack_text(c['slack'])}")
         elif c["kind"] != "numeric" and c["held_in"] < summary["variants"]:

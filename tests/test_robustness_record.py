@@ -79,9 +79,10 @@ def test_every_claim_held_in_every_variant(record, path):
 
 @pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
 def test_claims_measured_with_fresh_offsets_have_slack_or_are_listed_as_weak(record, path):
-    """Every numeric claim has slack ≥ 4 and every other claim held in every variant — or it is
-    listed in benchmarks/weak_claims.json with what was measured, to be restated; and nothing
-    is listed that is no longer weak (the list only shrinks)."""
+    """Every stated claim was reached in every variant, every numeric one has slack ≥ 4 and
+    every other claim held in every variant — or it is listed in benchmarks/weak_claims.json
+    with what was measured, to be restated; and nothing is listed that is no longer weak (the
+    list only shrinks)."""
     robustness = _robustness()
     entry = record["chapters"][path.stem]
     if entry.get("method") != robustness.METHOD:
@@ -92,9 +93,6 @@ def test_claims_measured_with_fresh_offsets_have_slack_or_are_listed_as_weak(rec
         f"{path.stem}: {len(runs)} variants, {len(fresh)} fresh offsets (need ≥ 10 and ≥ 5)")
     assert len({r["capability"] for r in runs}) >= 2
     assert not any(r["errors"] or r.get("failure") for r in runs), runs
-    for c in entry["stated_claims"]:
-        where = f"{path.stem} cell {c['cell']}: {c['says']!r}"
-        assert c["recorded_in"] == len(runs), f"{where} recorded in {c['recorded_in']} variants"
     weak = robustness.weak_claims(entry)
     listed = robustness.listed_weak().get(path.stem, {})
     assert set(weak) <= set(listed), (
