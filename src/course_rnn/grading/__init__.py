@@ -27,20 +27,28 @@ How a submission is graded, and why it cannot fake its score
 ------------------------------------------------------------
 Students get instant feedback from ``grader.check("q1")`` (:mod:`.feedback`: the public tests
 packed into the notebook, one sentence per failed check); those carry no points. Every point
-comes from a *hidden* case, a *probe*: code whose last expression is a value computed by the
-student's functions (``lstm_step(*lstm_case(1))``), never a verdict.
+comes from a *hidden* case, a *probe*: code whose last expression is a value computed from the
+student's answers (``counted_up_to(*counter_weights(), 50)``), never a verdict.
 
 1. The parent (:mod:`.batch`) takes only regular files of bounded size (never following a
    symlink, never opening a FIFO or device), extracts the code cells with a parser that bounds
    depth and number length (:mod:`.intake`, :mod:`.safejson`) and never runs them.
-2. :mod:`.runner` starts one sandbox per submission (:mod:`.sandbox` says exactly what it sees
-   and may do): no answer key, solutions, other submissions or project tree inside, no network,
-   its own PID namespace, one unprivileged process with rlimits.
-3. Inside, :mod:`.child` runs the cells like a kernel (an exception or ``sys.exit()`` costs only
-   its cell; a cell gets ``cell_timeout`` seconds) and then the probes, and writes each value as
-   a JSON line to a pipe.
-4. The parent reads bounded, strictly parsed lines (:mod:`.collector`), kills the whole sandbox
-   at the end or at the time limit and waits until it is gone, compares each value with the key
+2. :mod:`.runner` starts one sandbox for the submission (:mod:`.sandbox` says exactly what it
+   sees and may do): no answer key, solutions, other submissions or project tree inside, no
+   network, its own PID namespace, one unprivileged process with rlimits.
+3. Inside, :mod:`.child` runs the course's provided code, then the cells as Jupyter reads them
+   (IPython's input transformation; an exception or ``sys.exit()`` costs only its cell; a cell
+   gets ``cell_timeout`` seconds), then each probe with its reads of the answers recorded
+   (:mod:`.answers`), and reports **only the answers, as data** (numbers, strings, tensors
+   and arrays of exact dtype; for an answer function, its outputs on the inputs the probe
+   gave it and the new state of any argument it changed; never pickle). Then that sandbox is
+   killed.
+4. A second, fresh sandbox holds only the course's code and that data: it runs the provided
+   code and every probe again, the answers given back as recorded, so that every measurement
+   (building a model from submitted weights, counting, training, predicting) is the course's
+   own code, which the submission never touched. It reports each probe's value.
+5. The parent reads bounded, strictly parsed lines (:mod:`.collector`), kills each sandbox at
+   its end or at the time limit and waits until it is gone, compares each value with the key
    (:mod:`.scoring`, :mod:`.values`: numbers by value, floats within ``rtol=1e-4, atol=1e-6``)
    and writes the CSV atomically.
 
@@ -48,14 +56,15 @@ The modules, one job each: :mod:`.locate` (where the exercises folder is), :mod:
 (building the student versions and the answer keys), :mod:`.otter_files` (otter's test files,
 read), :mod:`.handout` (the student notebook's top and setup cell), :mod:`.feedback`
 (``grader.check`` in the student's kernel), :mod:`.archives` (the students' downloads),
-:mod:`.intake`, :mod:`.sandbox`, :mod:`.runner`, :mod:`.collector`, :mod:`.child` (sandboxed
-running), :mod:`.scoring` and :mod:`.values` (scoring), :mod:`.batch` (a folder of submissions to
-a CSV), :mod:`.cli` (the commands).
+:mod:`.intake`, :mod:`.sandbox`, :mod:`.runner`, :mod:`.collector`, :mod:`.child`,
+:mod:`.answers` (sandboxed running), :mod:`.scoring` and :mod:`.values` (scoring), :mod:`.batch`
+(a folder of submissions to a CSV), :mod:`.cli` (the commands).
 
-The child can report any value it likes, but a value earns the point only if it equals what the
-reference solution computes, which it never sees. Limits: no defence against a student who calls
-the course library's reference implementation instead of writing their own; the probe code (not
-the key) is visible inside the sandbox while it runs.
+Whatever the submission does to its own process, it changes only the answers it reports; an
+answer earns a point only if what the course's code computes from it equals what it computes
+from the reference solution's, which no sandbox sees. Limits: no defence against a student who
+calls the course library's reference implementation instead of writing their own; the probes'
+code and inputs are visible in the submission's sandbox (it must call the answers on them).
 """
 
 from .assignments import (

@@ -4,8 +4,12 @@ The parent reads at most ``OUTPUT_CAP`` bytes of output and result lines of at m
 bytes each (``RESULTS_CAP`` in all, ``MAX_RECORDS`` records) from a pipe — less when the key is
 known: :func:`report_caps` sizes both to the largest value the key holds — parses each with depth
 and number limits (:func:`.safejson.parse_json`) into a fixed schema; a line that fails is
-ignored (its case scores 0). From bwrap's info pipe it learns the sandbox's PID 1 and holds it
-through a pidfd at once, so that :mod:`.runner` can kill it and wait for it without a race.
+ignored (its case scores 0). From the submission's sandbox (``answers=True``) it keeps each
+case's line as raw bytes, unparsed, for the measuring sandbox (:mod:`.child`), and reads only
+the short cell-error lines, which are counted apart from the results cap (the first 20 kept,
+then a count), so that no number of failing cells can push an answer out. From bwrap's info
+pipe it learns the sandbox's PID 1 and holds it through a pidfd at once, so that
+:mod:`.runner` can kill it and wait for it without a race.
 """
 
 from __future__ import annotations
@@ -42,8 +46,12 @@ class Collector(threading.Thread):
     strictly) and bwrap's info (PID 1's pid) until every writer is gone."""
 
     def __init__(self, output_fd: int, results_fd: int, info_fd: int | None, ids: set[str],
-                 bwrap_pid: int, *, line_cap: int = LINE_CAP, results_cap: int = RESULTS_CAP):
+                 bwrap_pid: int, *, line_cap: int = LINE_CAP, results_cap: int = RESULTS_CAP,
+                 answers: bool = False):
         super().__init__(daemon=True)
+        self.answers = answers
+        self.answer_lines: list[bytes] = []
+        self.more_cell_errors = 0
         self.line_cap, self.results_cap = min(line_cap, LINE_CAP), min(results_cap, RESULTS_CAP)
         self.bwrap_pid = bwrap_pid
         self.pidfd: int | None = None
@@ -132,6 +140,8 @@ class Collector(threading.Thread):
     def _line(self, line: bytes) -> None:
         if not line.strip():
             return
+        if self.answers and self._answer_line(line):
+            return
         if (len(self.records) >= MAX_RECORDS
                 or self.accepted_bytes + len(line) > self.results_cap):
             self.dropped += 1
@@ -146,6 +156,48 @@ class Collector(threading.Thread):
             return
         self.accepted_bytes += len(line)
 
+    def _answer_line(self, line: bytes) -> bool:
+        """A line of the submission's sandbox: a case's answers are kept raw (bounded, for the
+        measuring sandbox to parse), a short line is read here (cell errors, ``ready``).
+        False: read it as any other line."""
+        stripped = line.lstrip()
+        if stripped.startswith(b'{"id"'):
+            if (len(self.answer_lines) >= MAX_RECORDS
+                    or self.accepted_bytes + len(line) > self.results_cap):
+                self.dropped += 1
+            else:
+                self.answer_lines.append(line)
+                self.accepted_bytes += len(line)
+            return True
+        if len(line) > 4096:
+            self.malformed += 1
+            return True
+        try:
+            record = parse_json(line.decode("utf-8"), max_depth=4, max_digits=30)
+        except ValueError:
+            self.malformed += 1
+            return True
+        if isinstance(record, dict) and set(record) == {"cells_failed"}:
+            count = record["cells_failed"]
+            if isinstance(count, int) and not isinstance(count, bool) and count > 0:
+                self.more_cell_errors += count
+                return True
+        if isinstance(record, dict) and set(record) == {"cell", "error"}:
+            if len(self.cell_errors) >= 20:  # cell errors never count against the results cap
+                self.more_cell_errors += 1
+                return True
+            if self._accept(record):
+                return True
+        if record == {"ready": True} and not self.ready:
+            self.ready = True
+            return True
+        self.malformed += 1
+        return True
+
+    def answers_text(self) -> str:
+        """The cases' lines as the submission's sandbox wrote them, for the measuring one."""
+        return b"\n".join(self.answer_lines).decode("utf-8", errors="replace")
+
     def _accept(self, record) -> bool:
         if not isinstance(record, dict):
             return False
@@ -156,7 +208,7 @@ class Collector(threading.Thread):
             if not isinstance(record["cell"], int) or not isinstance(record["error"], str):
                 return False
             if len(self.cell_errors) < 20:
-                where = ("the provided code, restored before the tests" if record["cell"] == -1
+                where = ("the provided code, in the measuring sandbox" if record["cell"] == -1
                          else f"cell {record['cell']}")
                 self.cell_errors.append(f"{where}: {escape(record['error'], 150)}")
             return True
@@ -173,6 +225,8 @@ class Collector(threading.Thread):
 
     def notes(self) -> list[str]:
         notes = list(self.cell_errors)
+        if self.more_cell_errors:
+            notes.append(f"{self.more_cell_errors} more cell error(s)")
         if self.malformed:
             notes.append(f"{self.malformed} malformed result line(s) ignored")
         if self.dropped:

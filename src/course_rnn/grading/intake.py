@@ -3,13 +3,14 @@ bounded size, never through a symlink), its assignment, and its code cells.
 
 The notebook is parsed once, before its time limit starts, with :func:`.safejson.parse_json`
 (bounded depth and number length, no recursion; at most ``NOTEBOOK_CAP`` bytes). Statements
-that talk to otter or set up the student's checker (:mod:`.feedback`), IPython magics and
-shell lines are replaced by ``pass`` in the cells, which :mod:`.runner` then hands to the
-sandbox. A magic is recognised only where IPython recognises
-one: at the start of a logical line (not inside brackets, a string or after a backslash), so
-``(nonlinearity\n != "tanh")`` runs as Python reads it. Cells are split into lines at ``\n``
-(and ``\r\n``) only, as Python splits them: U+2028, U+0085 or a form feed inside a string
-literal stay where they are.
+that talk to otter or set up the student's checker (:mod:`.feedback`) are replaced by ``pass``
+in the cells, which :mod:`.runner` then hands to the sandbox; there, each cell is read as
+Jupyter reads it, by IPython's own input transformation (:func:`as_ipython_runs`: ``%time x =
+f()`` runs ``x = f()``, a ``%%writefile`` cell is not Python, ``name?`` is help), so that a
+magic is recognised exactly where IPython recognises one. (:func:`without_magics`, which
+replaces magics by ``pass``, is kept for the course's own provided code.) Cells are split into
+lines at ``\n`` (and ``\r\n``) only, as Python splits them: U+2028, U+0085 or a form feed
+inside a string literal stay where they are.
 """
 
 from __future__ import annotations
@@ -116,7 +117,7 @@ def _code_cells(cells: list) -> list[list]:
             source = "".join(s for s in source if isinstance(s, str))
         if not isinstance(source, str):
             continue
-        code = without_magics(source)
+        code = without_magics(source, magics=False)
         size += len(code)
         if size > CODE_CAP:
             raise ValueError(f"more than {CODE_CAP} characters of code")
@@ -133,15 +134,34 @@ def _otter_name(nb) -> str | None:
     return name if isinstance(name, str) else None
 
 
-def without_magics(source: str) -> str:
+def as_ipython_runs(source: str) -> str:
+    """``source`` as IPython runs it: its own input transformation (magics become
+    ``get_ipython().run_line_magic(...)`` calls, ``name?`` a help request), which the sandbox's
+    ``get_ipython()`` then runs (:class:`.child._Shell`). Runs inside the sandbox: the text is
+    the submission's."""
+    try:
+        from IPython.core.inputtransformer2 import TransformerManager
+    except ImportError:  # no IPython: magic lines become pass, as before
+        return without_magics(source)
+    try:
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return TransformerManager().transform_cell(source)
+    except Exception:  # noqa: BLE001 – what IPython cannot transform, Python reports
+        return source
+
+
+def without_magics(source: str, *, magics: bool = True) -> str:
     """``source`` with each IPython magic or shell line (``%``, ``%%``, ``!`` at the start of a
-    logical line) and each statement that talks to otter replaced by ``pass`` at its indent
-    (so that a block keeps a body) and blank lines (so that line numbers stay). Every other
-    character is kept as it was."""
+    logical line; only with ``magics``) and each statement that talks to otter replaced by
+    ``pass`` at its indent (so that a block keeps a body) and blank lines (so that line numbers
+    stay). Every other character is kept as it was."""
     lines = source.split("\n")  # a "\r" before it stays on its line: Python reads \r\n too
     for first, last in _logical_lines(lines):
         text = "\n".join(lines[first:last + 1])
-        if MAGIC_LINE.match(text) or OTTER_STATEMENT.fullmatch(text):
+        if (magics and MAGIC_LINE.match(text)) or OTTER_STATEMENT.fullmatch(text):
             indent = text[: len(text) - len(text.lstrip(" \t"))]
             lines[first:last + 1] = [indent + "pass"] + [""] * (last - first)
     return "\n".join(lines)

@@ -39,7 +39,8 @@ from .sandbox import (
 )
 
 TIME_LIMIT = 60.0  # seconds of wall clock per submission, sandbox start-up included
-TIME_LIMIT_RANGE = (1.0, 3600.0)  # what --time-limit accepts
+TIME_LIMIT_RANGE = (10.0, 3600.0)  # what --time-limit accepts: the least is well above a
+# sandbox's start-up (≈ 2 s with torch imported), so that no limit zeroes a class by itself
 CELL_TIMEOUT = 20.0  # per cell or probe, at most half the time limit (soft: SIGALRM)
 KILL_WAIT = 20.0  # seconds to wait for a killed sandbox to be gone (then: an error, loudly)
 CHILD = "from course_rnn.grading.child import main; main()"
@@ -79,32 +80,88 @@ class RunInfo:
 def run_notebook(data: bytes, cases, *, time_limit: float = TIME_LIMIT, sandboxed: bool = True,
                  public_tests: Path | None = None, slot: int = 0,
                  submission: Submission | None = None, helpers: list[str] = (),
-                 caps: dict[str, int] | None = None) -> RunInfo:
-    """Run a notebook's code cells, then ``helpers`` (the key's copy of the notebook's own
-    code cells, restored over whatever the submission rebound), then ``cases`` (hidden
-    probes); report what came back. ``submission``: ``data`` already parsed
+                 answers=None, caps: dict[str, int] | None = None) -> RunInfo:
+    """Grade a notebook's answers in two sandboxes, one after the other.
+
+    1. The submission's sandbox runs ``helpers`` (the course's provided code), then the
+       notebook's code cells, then each probe with its reads of the answer names ``answers``
+       recorded (:mod:`.answers`); it reports those answers as data and is killed.
+    2. A fresh sandbox that holds only the course's code and that data runs ``helpers`` and
+       each probe again, the answers given back as recorded, and reports each probe's value.
+
+    The submission never holds a results channel while the measuring runs, and the measuring
+    never runs a line of the submission's. ``answers`` None: every name the probes read that the
+    provided code does not bind. ``submission``: ``data`` already parsed
     (:func:`.intake.parse_submission`), else it is parsed here; either way the time limit
-    starts after parsing. ``caps``: the result-line caps (:func:`.collector.report_caps`).
-    ``sandboxed=False`` runs the same child without bubblewrap: for trusted notebooks only."""
+    starts after parsing, and each sandbox has ``time_limit``. ``caps``: the result-line caps
+    of the measuring sandbox (:func:`.collector.report_caps`). ``sandboxed=False`` runs the
+    same children without bubblewrap: for trusted notebooks only."""
+    import builtins
+
+    from .answers import names_read, rewrite_probe
+
     try:
         cells = (submission or parse_submission(data)).cells
     except ValueError as e:
         return RunInfo("unreadable", 0.0, notes=[escape(e, 200)])
+    if answers is None:
+        provided: set[str] = set()
+        for source in helpers:
+            provided |= _bound(source)
+        answers = ({n for c in cases for n in names_read(c.code)} - provided
+                   - set(dir(builtins)))
+    probes = [{"id": c.id, "code": rewrite_probe(c.code, answers)} for c in cases]
+    cell_timeout = min(CELL_TIMEOUT, time_limit / 2)
     start = time.perf_counter()
-    spec = {"cells": cells, "helpers": list(helpers),
-            "cases": [{"id": c.id, "code": c.code} for c in cases],
-            "cell_timeout": min(CELL_TIMEOUT, time_limit / 2)}
-    spec_bytes = json.dumps(spec, ensure_ascii=True).encode()
-    return _spawn(spec_bytes, [c.id for c in cases], time_limit=time_limit, notebook=data,
-                  public_tests=public_tests, sandboxed=sandboxed, slot=slot, start=start,
-                  caps=caps)
+    spec = {"mode": "answers", "provided": list(helpers), "cells": cells, "cases": probes,
+            "answers": sorted(answers), "cell_timeout": cell_timeout}
+    first = _spawn(json.dumps(spec, ensure_ascii=True).encode(), [c.id for c in cases],
+                   time_limit=time_limit, notebook=data, public_tests=public_tests,
+                   sandboxed=sandboxed, slot=slot, start=start, answers=True)
+    if first.status == "sandbox error":
+        return first
+    spec = {"mode": "measure", "provided": list(helpers), "cases": probes,
+            "answers": sorted(answers), "reported": first.records.pop("", ""),
+            "cell_timeout": CELL_TIMEOUT}
+    second = _spawn(json.dumps(spec, ensure_ascii=True).encode(), [c.id for c in cases],
+                    time_limit=max(time_limit, 2 * CELL_TIMEOUT), public_tests=None,
+                    sandboxed=sandboxed, slot=slot, caps=caps)
+    status = first.status
+    if second.status != "ok":
+        status = f"measuring: {second.status}"
+    notes = first.notes + second.notes
+    if second.status != "ok" and second.output.strip():
+        notes.append("measuring said: " + escape(second.output.strip()[-300:], 300))
+    return RunInfo(status, time.perf_counter() - start, first.output, notes, second.records)
+
+
+def _bound(source: str) -> set[str]:
+    """The names a piece of the course's code binds at its top level."""
+    import ast
+
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set()
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+    return names
 
 
 def _spawn(spec: bytes, ids: list[str], *, time_limit: float, public_tests: Path | None,
            sandboxed: bool, slot: int, notebook: bytes = b"", start: float | None = None,
-           command: list[str] | None = None, caps: dict[str, int] | None = None) -> RunInfo:
+           command: list[str] | None = None, caps: dict[str, int] | None = None,
+           answers: bool = False) -> RunInfo:
     """Start the child (``command`` instead, to time or test the sandbox itself), collect what
-    it reports until it ends or ``time_limit`` passes, kill it and wait until it is gone."""
+    it reports until it ends or ``time_limit`` passes, kill it and wait until it is gone.
+    ``answers``: the submission's sandbox; its cases' lines come back unparsed, as one text,
+    under the record ``""``."""
     start = time.perf_counter() if start is None else start
     results_r, results_w = os.pipe()
     output_r, output_w = os.pipe()
@@ -135,7 +192,7 @@ def _spawn(spec: bytes, ids: list[str], *, time_limit: float, public_tests: Path
             os.close(fd)
         own = []
         collector = Collector(output_r, results_r, info_r if sandboxed else None, set(ids),
-                              proc.pid, **(caps or {}))
+                              proc.pid, **(caps or {}), answers=answers)
         collector.start()
         try:
             code = proc.wait(timeout=max(0.1, start + time_limit - time.perf_counter()))
@@ -156,7 +213,8 @@ def _spawn(spec: bytes, ids: list[str], *, time_limit: float, public_tests: Path
     if command is None and not collector.ready and status != "timeout":
         status = "sandbox error"  # the child never said it was running: bwrap failed
         notes.insert(0, "the run did not start: " + escape(output.strip(), 300))
-    return RunInfo(status, time.perf_counter() - start, output, notes, collector.records)
+    records = {"": collector.answers_text()} if answers else collector.records
+    return RunInfo(status, time.perf_counter() - start, output, notes, records)
 
 
 def _in_sandbox(spec: bytes, notebook: bytes, results_w: int, info_w: int, own: list[int], *,

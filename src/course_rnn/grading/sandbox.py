@@ -3,7 +3,9 @@
 The sandbox (``bwrap``, the sandbox behind Flatpak) sees, read-only: ``/usr``, the Python
 installation and virtual environment, the ``course_rnn`` package directory (not the project
 around it), the submission (``/tmp/submission.ipynb``), the public tests (``/tmp/tests``) and
-the run's spec (``/grading/spec.json``: the code cells and the hidden probes, never the answer
+the run's spec (``/grading/spec.json``: the submission's sandbox gets the code cells, the
+provided code and the probes; the measuring sandbox the provided code, the probes and the
+answers the first reported, and neither the notebook nor the public tests; never the answer
 key). It writes only to a private, size-capped tmpfs (``/tmp``, 64 MiB). It has its own PID,
 network (loopback only), IPC, UTS and mount namespaces; it cannot see or signal the grader, its
 siblings or anything else. Its processes run as an unprivileged user with no capabilities and
