@@ -23,6 +23,7 @@ import argparse
 import os
 import re
 import shlex
+import stat
 import sys
 from contextlib import ExitStack
 from pathlib import Path
@@ -56,6 +57,39 @@ def _positive(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
     return value
+
+
+MAX_SEEDS = 1000  # --seeds: more is a typo, not a replication (each seed is a training run)
+MAX_THREADS = 1024  # --threads: torch crashes far above the machine's cores (100,000: SIGSEGV)
+
+
+def _bounded(high: int, what: str):
+    """An argparse type: a whole number from 1 to ``high``."""
+    def parse(text: str) -> int:
+        value = _positive(text)
+        if value > high:
+            raise argparse.ArgumentTypeError(f"{what} must be at most {high}, got {value}")
+        return value
+    return parse
+
+
+def _out(text: str) -> Path:
+    """``--out``: a folder to write into, refused where writing could destroy or mislead: an
+    empty name, a symlink (never followed), a device, FIFO, socket or file, a notebook."""
+    if not text or not text.strip():
+        raise argparse.ArgumentTypeError("--out needs a folder name, e.g. replications/mine")
+    path = Path(text)
+    if path.name.lower().endswith(".ipynb"):
+        raise argparse.ArgumentTypeError(f"--out {text}: a notebook's name, not a folder's")
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return path  # a new folder: made (and tested for writing) before any work
+    if stat.S_ISLNK(info.st_mode):
+        raise argparse.ArgumentTypeError(f"--out {text} is a symlink: name the folder itself")
+    if not stat.S_ISDIR(info.st_mode):
+        raise argparse.ArgumentTypeError(f"--out {text} exists and is not a folder")
+    return path
 
 
 def _non_negative(text: str) -> int:
@@ -157,13 +191,14 @@ def build_parser(names) -> argparse.ArgumentParser:
     replicate.add_argument("--device", type=_device, default=None,
                            help="cpu, cuda or cuda:N (default: $COURSE_RNN_DEVICE, else a GPU "
                                 "when there is one)")
-    replicate.add_argument("--seeds", type=_positive, default=None, metavar="N",
+    replicate.add_argument("--seeds", type=_bounded(MAX_SEEDS, "--seeds"), default=None,
+                           metavar="N",
                            help="run seeds 0..N-1 (default: the experiment's own number)")
     replicate.add_argument("--seed-offset", type=_non_negative, default=None, metavar="N",
                            help="add N to every seed (weights, data, sampling): the same run "
                                 "with fresh randomness (default: $COURSE_RNN_SEED_OFFSET, else "
                                 "0); results.json records it")
-    replicate.add_argument("--out", type=Path, default=None, metavar="DIR",
+    replicate.add_argument("--out", type=_out, default=None, metavar="DIR",
                            help="output folder (default: replications/<experiment>-<scale>; "
                                 "with 'all', one subfolder per experiment)")
     again = replicate.add_mutually_exclusive_group()
@@ -182,7 +217,8 @@ def build_parser(names) -> argparse.ArgumentParser:
                                 "workers have course_rnn installed (needs pip install "
                                 "\"course_rnn[cluster]\"); default: $COURSE_RNN_DASK, "
                                 "else local")
-    replicate.add_argument("--threads", type=_positive, default=None, metavar="N",
+    replicate.add_argument("--threads", type=_bounded(MAX_THREADS, "--threads"), default=None,
+                           metavar="N",
                            help="CPU threads for torch (default: 1 at quick scale, where the "
                                 "models are tiny, torch's own choice at paper scale)")
     replicate.add_argument("--set", type=_setting, action="append", default=[], metavar="K=V",

@@ -524,14 +524,20 @@ def garbage_results(ctx) -> dict:
         "b'[' * 50 + b']' * 50 + b'}}\\n')\n"))
 
 
-# Reports a 351-digit int and a NaN for two float cases of q3 before the probes run (the first
-# report of a case counts): once, comparing the int with the key raised OverflowError in the
-# parent and stopped the whole batch, with no CSV.
+# Reports a 351-digit int and a NaN as the answers of two float cases of q3 before the probes
+# run (the first line of a case is its answers): once, comparing the int with the key raised
+# OverflowError in the parent and stopped the whole batch, with no CSV. (Written as values,
+# they are not answers at all: ignored.)
 HUGE_NUMBERS = (
     "import json, os, sys\n"
     "fd = int(sys.argv[2])\n"
+    "def answered(case, out):\n"
+    "    name = 'forget_bias_for_half_life'\n"
+    "    return {'id': case, 'events': [{'k': 'function', 'name': name},\n"
+    "                                   {'k': 'call', 'name': name, 'out': out}]}\n"
     "for line in ({'id': 'q3/2', 'value': {'t': 'int', 'v': 10**350}},\n"
-    "             {'id': 'q3/3', 'value': {'t': 'float', 'v': float('nan')}}):\n"
+    "             answered('q3/2', {'t': 'int', 'v': 10**350}),\n"
+    "             answered('q3/3', {'t': 'float', 'v': float('nan')})):\n"
     "    os.write(fd, (json.dumps(line) + '\\n').encode())\n")
 
 
@@ -554,6 +560,149 @@ NAMELESS_ERROR = ("class _Nameless(type):\n"
                   "class Odd(Exception, metaclass=_Nameless):\n"
                   "    pass\n"
                   "raise Odd('odd')")
+
+
+# Each way a blank ch03 notebook with fake helpers once scored 4/10 (issue 42): the submission
+# owned the process that evaluated the probes. Each now runs only where answers are produced.
+OWNING_THE_PROCESS = {
+    # the provided code's re-run stopped at its first import, leaving the fakes in place
+    "modules": REBOUND_HELPERS + "import sys\nsys.modules['course_rnn.models.lstm'] = None\n",
+    # the child's own functions replaced
+    "child": REBOUND_HELPERS + (
+        "import course_rnn.grading.child as child\n"
+        "child._exec_cell = lambda source, namespace: None\n"
+        "child._eval_probe = lambda code, namespace: 50\n"),
+    # frames walked up to main(): the provided code and the probes cleared or rewritten
+    "frames": REBOUND_HELPERS + (
+        "import sys\n"
+        "f = sys._getframe()\n"
+        "while f is not None:\n"
+        "    spec = f.f_locals.get('spec')\n"
+        "    if isinstance(spec, dict):\n"
+        "        spec['provided'] = []\n"
+        "        spec['helpers'] = []\n"
+        "        for case in spec.get('cases', []):\n"
+        "            case['code'] = '50'\n"
+        "    f = f.f_back\n"),
+    # compile itself patched: every later cell and probe compiled to the fakes
+    "compile": REBOUND_HELPERS + (
+        "import builtins\n_compile = builtins.compile\n"
+        "def compile(source, *a, **k):\n"
+        "    if isinstance(source, str) and 'counted_up_to' in source:\n"
+        "        source = 'counted_up_to = lambda W, U, b, n_max: n_max\\n' + source\n"
+        "    return _compile(source, *a, **k)\n"
+        "builtins.compile = compile\n"),
+    # a profile hook that rebinds the fakes before each probe
+    "profile": (
+        "import sys\n_fakes = {}\nexec(" + repr(REBOUND_HELPERS) + ", _fakes)\n"
+        "def hook(frame, event, arg):\n"
+        "    if event == 'call':\n"
+        "        frame.f_globals.update({k: v for k, v in _fakes.items() if k[0] != '_'})\n"
+        "sys.setprofile(hook)\n"),
+    # the library patched: the course's cell counts whatever the weights
+    "library": (
+        "import torch\nfrom course_rnn.models.lstm import LSTMCell\n"
+        "def step(self, state, x_t):\n"
+        "    raise RuntimeError('patched')\n"
+        "LSTMCell.step = step\n"
+        "LSTMCell.forward = lambda self, *a, **k: (_ for _ in ()).throw(RuntimeError('x'))\n"
+        + REBOUND_HELPERS),
+    # an object whose __del__ restores the fakes in the middle of the course's code
+    "del": (
+        "class Restore:\n"
+        "    def __del__(self):\n"
+        "        exec(" + repr(REBOUND_HELPERS) + ", globals())\n"
+        "import gc\ngc.disable()\n_cycle = Restore(); _cycle.me = _cycle\ndel _cycle\n"
+        + REBOUND_HELPERS),
+    # answers whose reading patches the library (torch.as_tensor reads them)
+    "getitem": (
+        "import torch\n"
+        "class Sly(list):\n"
+        "    def __getitem__(self, i):\n"
+        "        import course_rnn.models.lstm as m\n"
+        "        m.LSTMCell.step = lambda *a, **k: None\n"
+        "        return list.__getitem__(self, i)\n"
+        "def counter_weights():\n"
+        "    return Sly([[0.0, 0.0]] * 4), Sly([[0.0]] * 4), Sly([0.0] * 4)\n"
+        + REBOUND_HELPERS),
+    # the probes read from the spec and evaluated with the fakes, reported first, as values
+    # and as answers
+    "report_first": REBOUND_HELPERS + (
+        "import json, os, sys\n"
+        "fd = int(sys.argv[2])\n"
+        "spec = json.load(open('/grading/spec.json'))\n"
+        "ns = dict(globals())\n"
+        "ns['__answer__'] = lambda name: ns[name]\n"
+        "for case in spec['cases']:\n"
+        "    try:\n"
+        "        *body, last = case['code'].split('\\n')\n"
+        "        exec('\\n'.join(body), ns)\n"
+        "        value = eval(last, ns)\n"
+        "    except Exception:\n"
+        "        continue\n"
+        "    from course_rnn.grading.values import to_value\n"
+        "    for line in ({'id': case['id'], 'value': to_value(value)},\n"
+        "                 {'id': case['id'], 'events': [{'k': 'value', 'name': 'x',\n"
+        "                                                'v': {'t': 'int', 'v': 50}}]}):\n"
+        "        os.write(fd, (json.dumps(line) + '\\n').encode())\n"),
+}
+
+
+def owning_the_process(attack: str) -> dict:
+    return with_cells(student("ch03_lstm_cell"), OWNING_THE_PROCESS[attack])
+
+
+def read_like_jupyter() -> dict:
+    """A correct ch03 notebook written with what Jupyter runs and the old intake did not: an
+    answer bound by ``%time``, drafts under ``%%writefile`` and ``%%script false``, a help line
+    (``name?``), a ``%%time`` cell, ``%timeit``."""
+    nb = solution("ch03_lstm_cell")
+    cell = next(c for c in nb["cells"]
+                if "".join(c["source"]).startswith("def forget_bias_for_half_life("))
+    cell["source"] = "".join(cell["source"]).replace(
+        "def forget_bias_for_half_life(", "def _half_life_bias(", 1)
+    return with_cells(
+        nb,
+        "%time forget_bias_for_half_life = _half_life_bias",
+        "forget_bias_for_half_life?\nx = forget_bias_for_half_life(3)",
+        "%%writefile draft.py\ndef forget_bias_for_half_life(T):\n    return 0.0\n",
+        "%%script false\ndef largest_counted_n(*args):\n    return 0\n",
+        "%%time\ny = forget_bias_for_half_life(4)\n",
+        "%timeit -n 1 -r 1 forget_bias_for_half_life(5)\n!echo hello",
+        "%%capture\nz = 1\n")
+
+
+def own_definition() -> dict:
+    """A correct ch03 notebook whose answer calls its own version of a provided helper
+    (``anbn_states`` with another argument order), defined after the provided one."""
+    nb = solution("ch03_lstm_cell")
+    return answer(nb, "largest_counted_n", (
+        "_course_anbn_states = anbn_states\n"
+        "def anbn_states(w, u, nonlinearity, n_max):  # my order\n"
+        "    return _course_anbn_states(w, u, n_max, nonlinearity)\n"
+        "def largest_counted_n(w, u, nonlinearity, n_max=50):\n"
+        "    states = anbn_states(w, u, nonlinearity, n_max)\n"
+        "    tol = abs(u) / 2\n"
+        "    for n in range(1, n_max + 1):\n"
+        "        path = states[: 2 * n, n - 1].abs()\n"
+        "        if not (path[-1] < tol and bool((path[:-1] >= tol).all())):\n"
+        "            return n - 1\n"
+        "    return n_max\n"))
+
+
+def timed_training() -> dict:
+    """The ch08 reference with its training run under ``%time`` (one line, as a student
+    writes it) after ``torch.set_default_dtype(torch.float64)``."""
+    nb = solution("ch08_stack_reverser")
+    for cell in nb["cells"]:
+        text = "".join(cell["source"])
+        if "lstm_history = fit(" in text:
+            start = text.index("lstm_history = fit(")
+            end = text.index("progress=False)", start) + len("progress=False)")
+            call = " ".join(part.strip() for part in text[start:end].split("\n"))
+            cell["source"] = text[:start] + "%time " + call + text[end:]
+            break
+    return with_cells(nb, "import torch\ntorch.set_default_dtype(torch.float64)", at=2)
 
 
 def with_widget_state(nb: dict, megabytes: float = 19.0) -> dict:
@@ -691,6 +840,8 @@ def batch(tmp_path_factory):
         "fake_left_behind_ch03_lstm_cell": left_behind(ctx),
         "fake_helpers_ch03_lstm_cell": with_cells(student(ch03), REBOUND_HELPERS),
         "fake_nan_ch03_lstm_cell": answer(student(ch03), "counter_weights", NAN_WEIGHTS),
+        **{f"fake_owner_{attack}_ch03_lstm_cell": owning_the_process(attack)
+           for attack in OWNING_THE_PROCESS},
         "cheater_ch03_lstm_cell": with_cells(student(ch03), (
             "import numpy\n"
             "torch.allclose = lambda *a, **k: True\n"
@@ -721,6 +872,14 @@ def batch(tmp_path_factory):
         "lost_huge_number_ch03_lstm_cell": with_cells(solution(ch03), HUGE_NUMBERS),
         "lost_nameless_error_ch03_lstm_cell": with_cells(solution(ch03), NAMELESS_ERROR),
         "lost_widgets_ch03_lstm_cell": raw_notebook(with_widget_state(solution(ch03))),
+        "lost_jupyter_ch03_lstm_cell": read_like_jupyter(),
+        "lost_own_definition_ch03_lstm_cell": own_definition(),
+        "lost_timed_float64_ch08_stack_reverser": timed_training(),
+        "lost_recursion_ch03_lstm_cell": with_cells(solution(ch03), (
+            "import sys\nsys.setrecursionlimit(10**6)\n"
+            "def deep(n):\n    return deep(n + 1)\ndeep(0)"), at=2),
+        "lost_failing_cells_ch03_lstm_cell": with_cells(solution(ch03), *(
+            f"1 / 0  # {i}" for i in range(10_000))),
         # broken
         "broken_ch03_lstm_cell": b"{ this is not json",
         "nested_only_ch03_lstm_cell": b"[" * 1_000_000,

@@ -5,6 +5,7 @@ submission runs, and an existing grades CSV is replaced only with ``--overwrite`
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 
@@ -47,18 +48,18 @@ def test_an_existing_csv_is_replaced_only_with_overwrite(graded, tmp_path, capsy
     assert grade(subs, "--csv", str(tmp_path / "new.csv")) == 0 and len(calls) == 2
 
 
-@pytest.mark.parametrize("limit", ["0.5", "0", "-1", "1e30", "3601", "inf", "-inf", "nan",
-                                   "NaN", "ten", ""])
+@pytest.mark.parametrize("limit", ["0.5", "0", "-1", "1", "9.9", "1e30", "3601", "inf", "-inf",
+                                   "nan", "NaN", "ten", ""])
 def test_a_time_limit_out_of_range_is_refused_before_any_submission_runs(graded, tmp_path,
                                                                          capsys, limit):
     subs, calls = graded
     with pytest.raises(SystemExit) as stop:
         grade(subs, "--csv", str(tmp_path / "g.csv"), f"--time-limit={limit}")
     assert stop.value.code == 2 and calls == []
-    assert "time limit must be a number of seconds from 1 to 3600" in capsys.readouterr().err
+    assert "time limit must be a number of seconds from 10 to 3600" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("limit", ["1", "30", "60.5", "3600"])
+@pytest.mark.parametrize("limit", ["10", "30", "60.5", "3600"])
 def test_a_sane_time_limit_is_taken(graded, tmp_path, limit):
     subs, calls = graded
     assert grade(subs, "--csv", str(tmp_path / "g.csv"), "--time-limit", limit) == 0
@@ -87,3 +88,67 @@ def test_python_callers_get_the_same_time_limit_check(tmp_path, limit):
 def test_python_callers_cannot_name_a_folder_as_the_csv(tmp_path):
     with pytest.raises(ValueError, match="is a folder"):
         grade_folder(tmp_path, tmp_path, EXERCISES, sandboxed=False)
+
+
+def test_jobs_beyond_the_usable_cores_are_capped_with_a_warning(graded, tmp_path, capsys,
+                                                               monkeypatch):
+    """A submission's time limit is wall-clock time: 24 jobs on 2 cores once cost every
+    correct ch08 notebook 2 points, status ok (issue 42)."""
+    monkeypatch.setattr(batch, "usable_cores", lambda: 2)
+    subs, calls = graded
+    assert grade(subs, "--csv", str(tmp_path / "g.csv"), "--jobs", "24") == 0
+    assert "2 at a time" in capsys.readouterr().err
+    assert calls[0][0][4] == 2
+
+
+@pytest.mark.parametrize("where", ["device", "symlink", "inside", "notebook", "submission"])
+def test_a_csv_path_that_could_destroy_is_refused_before_grading(graded, tmp_path, capsys,
+                                                                where):
+    """``--csv X --overwrite`` once replaced X itself: a character device and a symlink to
+    /proc/self/fd/1 became regular files, and a submission named as the CSV was lost
+    (issue 42). Only a regular file or a new name outside the submissions folder is taken."""
+    subs, calls = graded
+    target = tmp_path / "target.csv"
+    target.write_text("keep\n")
+    link = tmp_path / "link.csv"
+    link.symlink_to(target)
+    path = {"device": Path("/dev/null"), "symlink": link, "inside": subs / "grades.csv",
+            "notebook": tmp_path / "grades.ipynb",
+            "submission": subs / "a_ch03_lstm_cell.ipynb"}[where]
+    assert grade(subs, "--csv", str(path), "--overwrite") == 2
+    err = capsys.readouterr().err
+    assert calls == [] and "--csv" in err, err
+    assert target.read_text() == "keep\n" and link.is_symlink()
+    assert Path("/dev/null").is_char_device()
+    assert (subs / "a_ch03_lstm_cell.ipynb").read_text() == "{}"
+
+
+def test_python_callers_get_the_same_csv_check(tmp_path):
+    (tmp_path / "s").mkdir()
+    with pytest.raises(ValueError, match="not a regular file"):
+        grade_folder(tmp_path / "s", "/dev/null", EXERCISES, sandboxed=False)
+    with pytest.raises(ValueError, match="inside the submissions folder"):
+        grade_folder(tmp_path / "s", tmp_path / "s" / "g.csv", EXERCISES, sandboxed=False)
+
+
+def test_assign_refuses_an_unknown_name(capsys):
+    assert cli.main(["assign", "nope", "--exercises", str(EXERCISES)]) == 2
+    assert "no assignment 'nope'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("option", [["--out", ""], ["--out", "/dev/null"], ["--out", "x.ipynb"],
+                                    ["--out", "LINK"], ["--threads", "100000"],
+                                    ["--seeds", "1000000"]])
+def test_replicate_refuses_outputs_that_could_destroy_and_absurd_sizes(tmp_path, capsys,
+                                                                      option):
+    """The same rule for ``replicate --out`` as for ``grade --csv`` (issue 42 item 5), and
+    ``--threads``/``--seeds`` bounded before any work (item 6)."""
+    from course_rnn import cli as course_cli
+
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    option = [o.replace("LINK", str(tmp_path / "link")) for o in option]
+    with pytest.raises(SystemExit) as stop:
+        course_cli.main(["replicate", "anbn", *option])
+    assert stop.value.code == 2
+    assert option[0] in capsys.readouterr().err

@@ -160,8 +160,8 @@ def test_grade_with_exercises_and_no_sandbox_grades_a_class(elsewhere, tmp_path,
 
 def test_grade_names_an_exercises_folder_without_assignments(elsewhere, tmp_path, capsys):
     (tmp_path / "empty" / "autograder").mkdir(parents=True)
-    assert cli.main(["grade", ".", "--exercises", str(tmp_path / "empty"),
-                     "--unsafe-no-sandbox"]) == 2
+    assert cli.main(["grade", ".", "--exercises", str(tmp_path / "empty"), "--csv",
+                     str(tmp_path / "g.csv"), "--unsafe-no-sandbox"]) == 2
     assert "no assignments in" in capsys.readouterr().err
 
 

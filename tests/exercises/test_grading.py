@@ -212,3 +212,22 @@ def test_a_mixed_class_gets_one_set_of_question_columns_per_assignment(tmp_path)
     assert rows[1][2:5] == ["4.0", "1.0", ""] and rows[2][2:5] == ["", "", "2.0"]
     write_csv([result("a.ipynb", "ch03_lstm_cell", {"q1": 4.0})], path)  # one assignment
     assert next(csv.reader(path.open()))[:3] == ["submission", "assignment", "q1"]
+
+
+def test_a_forbidden_library_call_is_noted_without_a_score_change(batch):
+    """ch08's text forbids ``set_reverser_actions``; the library-backed notebook calls it: its
+    row says so, and its answers earn what they earn (issue 42)."""
+    notes = row(batch, "library_ch08_stack_reverser")["notes"]
+    assert "uses set_reverser_actions, which the assignment's text forbids" in notes
+    assert "forbids" not in row(batch, "reference_ch08_stack_reverser")["notes"]
+
+
+def test_forbidden_names_are_read_from_the_assignments_text():
+    from course_rnn.grading.assignments import forbidden_uses
+
+    ch08 = load_assignment("ch08_stack_reverser", EXERCISES)
+    assert ch08.forbidden == ("set_reverser_actions", "length_generalisation")
+    ch06 = load_assignment("ch06_dyck_urn", EXERCISES)
+    cells = [[0, "def attractors(s):\n    return dyck.attractors(s)\n"]]
+    assert "Dyck.attractors" in forbidden_uses(ch06, cells)[0]
+    assert forbidden_uses(ch06, [[0, "def attractors(s):\n    return [0]\n"]]) == []

@@ -25,6 +25,7 @@ from .conftest import (
     ALIKE_NAMES,
     EXERCISES,
     NEWLINE_NAME,
+    OWNING_THE_PROCESS,
     REFUSED,
     TIME_LIMIT,
     full,
@@ -47,7 +48,12 @@ FAKES = ("fake_key_ch03_lstm_cell", "fake_solution_ch03_lstm_cell", "fake_siblin
          "fake_raise_ch05_pdda", "fake_typeerror_ch02_srn",
          "fake_forge_ch03_lstm_cell", "fake_left_behind_ch03_lstm_cell", "cheater_ch03_lstm_cell",
          "fake_helpers_ch03_lstm_cell",  # rebinds the notebook's helpers: restored before probes
-         "fake_nan_ch03_lstm_cell")  # NaN weights of the right shapes
+         "fake_nan_ch03_lstm_cell",  # NaN weights of the right shapes
+         # blank answers, fake helpers, and each way the old grader let a submission own the
+         # process that evaluated its probes (issue 42): patched modules, the child's code,
+         # its frames, compile, a profile hook, the library, __del__, __getitem__, the probes
+         # read from the spec and reported first
+         *(f"fake_owner_{attack}_ch03_lstm_cell" for attack in OWNING_THE_PROCESS))
 
 
 @pytest.mark.parametrize("stem", FAKES)
@@ -174,10 +180,22 @@ def test_names_that_print_alike_get_rows_told_apart(batch):
     # execution count, bytes that are not UTF-8
     "lost_nameless_error_ch03_lstm_cell",  # raises an exception whose class name cannot be read
     "lost_widgets_ch03_lstm_cell",  # 19 MB of widget state: parsed once, before its time runs
+    "lost_jupyter_ch03_lstm_cell",  # %time binds an answer; %%writefile, %%script drafts; name?
+    "lost_own_definition_ch03_lstm_cell",  # its own later anbn_states, as Jupyter runs it
+    "lost_timed_float64_ch08_stack_reverser",  # %time fit(...) after a float64 default dtype
+    "lost_recursion_ch03_lstm_cell",  # a recursion a million deep in a cell
+    "lost_failing_cells_ch03_lstm_cell",  # 10,000 failing cells
     "reference_ch03_lstm_cell",
 ])
 def test_correct_work_is_never_lost(batch, stem):
     assert total(batch, stem) == full(batch, stem) == 10, row(batch, stem)["notes"]
+    assert row(batch, stem)["status"] == "ok", row(batch, stem)
+
+
+def test_failing_cells_are_counted_apart_from_the_answers(batch):
+    notes = row(batch, "lost_failing_cells_ch03_lstm_cell")["notes"]
+    assert "9980 more cell error(s)" in notes, notes
+    assert notes.count("ZeroDivisionError") == 20 or notes.endswith("…"), notes
 
 
 def test_malformed_result_lines_are_counted_and_ignored(batch):
@@ -195,8 +213,8 @@ def test_a_malformed_line_costs_only_its_case():
 
 
 def test_a_huge_number_or_nan_reported_for_a_float_case_costs_only_that_case(batch):
-    """10**350 and NaN reported for q3/2 and q3/3: those cases score 0, the rest of the
-    submission and the batch are graded (the comparison once raised OverflowError)."""
+    """10**350 and NaN reported as the answers of q3/2 and q3/3: those cases score 0, the rest
+    of the submission and the batch are graded (the comparison once raised OverflowError)."""
     assert points(batch, "lost_huge_number_ch03_lstm_cell") == {"q1": 4.0, "q2": 3.0, "q3": 1.0}
     assert row(batch, "lost_huge_number_ch03_lstm_cell")["status"] == "ok"
 
@@ -215,9 +233,10 @@ def test_csv_is_complete_and_unchanged_after_exit(batch):
 
 # -- cases that run alone --------------------------------------------------------------------
 def test_without_bubblewrap_grade_refuses_and_says_what_is_missing(tmp_path):
-    (tmp_path / "a_ch03_lstm_cell.ipynb").write_text("{}")
+    (tmp_path / "subs").mkdir()
+    (tmp_path / "subs" / "a_ch03_lstm_cell.ipynb").write_text("{}")
     done = subprocess.run(
-        [sys.executable, "-m", "course_rnn.grading", "grade", str(tmp_path), "--csv",
+        [sys.executable, "-m", "course_rnn.grading", "grade", str(tmp_path / "subs"), "--csv",
          str(tmp_path / "grades.csv"), "--exercises", str(EXERCISES)], capture_output=True,
         text=True, env={**os.environ, "PATH": str(tmp_path)})
     assert done.returncode == 2
@@ -231,9 +250,10 @@ def test_where_bwrap_cannot_make_namespaces_grade_refuses_and_quotes_it(tmp_path
     fake.write_text("#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\n"
                     "exit 1\n")
     fake.chmod(0o755)
-    (tmp_path / "a_ch03_lstm_cell.ipynb").write_text("{}")
+    (tmp_path / "subs").mkdir()
+    (tmp_path / "subs" / "a_ch03_lstm_cell.ipynb").write_text("{}")
     done = subprocess.run(
-        [sys.executable, "-m", "course_rnn.grading", "grade", str(tmp_path), "--csv",
+        [sys.executable, "-m", "course_rnn.grading", "grade", str(tmp_path / "subs"), "--csv",
          str(tmp_path / "grades.csv"), "--exercises", str(EXERCISES)], capture_output=True,
         text=True, env={**os.environ, "PATH": f"{fake.parent}:/usr/bin:/bin"})
     assert done.returncode == 2

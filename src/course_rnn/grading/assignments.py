@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import filecmp
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -38,15 +39,17 @@ class Case:
 class Assignment:
     """An assignment's hidden cases, its answer key, the errors each question asks for (an
     error a public test of the question expects, ``except ValueError:``) and ``helpers``: the
-    key's copy of the notebook's own code cells (:func:`provided_code`), run again after the
-    submission's cells so that every probe calls the course's helpers and reads its data,
-    whatever the submission rebound."""
+    key's copy of the notebook's own code cells (:func:`provided_code`): run before the
+    submission's cells in its sandbox (so that the student's own definitions win, as in
+    Jupyter), and alone, with the reported answers, in the measuring sandbox, where every
+    probe's value is computed by the course's code (:func:`.runner.run_notebook`)."""
 
     name: str
     cases: list[Case]
     expected: dict = field(default_factory=dict)
     asked_errors: dict[str, frozenset[str]] = field(default_factory=dict)
     helpers: list[str] = field(default_factory=list)
+    forbidden: tuple[str, ...] = ()  # what its text says answers must not use (a note only)
 
     @property
     def questions(self) -> dict[str, float]:
@@ -104,7 +107,63 @@ def load_assignment(name: str, root: Path | None = None) -> Assignment:
     expected = json.loads(expected_path.read_text()) if expected_path.exists() else {}
     tests = bundle / "tests"
     return Assignment(name, hidden_cases(tests), expected, asked_errors(tests),
-                      provided_code(bundle / "solution.ipynb"))
+                      provided_code(bundle / "solution.ipynb"),
+                      forbidden_names(bundle / "solution.ipynb"))
+
+
+_FORBIDDING = re.compile(r"\b(?:do not|don't|must not)\s+(?:use|call)\b(?P<what>.*?)"
+                         r"(?:\bin your answers\b|\.\s|\.$)", re.I | re.S)
+
+
+def forbidden_names(notebook: Path) -> tuple[str, ...]:
+    """What an assignment's text forbids in the answers: every name in backticks in a
+    sentence "Do not use / call `…` … in your answers" of its markdown cells."""
+    cells = json.loads(Path(notebook).read_text(encoding="utf-8"))["cells"]
+    found: list[str] = []
+    for cell in cells:
+        if cell["cell_type"] != "markdown":
+            continue
+        text = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+        for match in _FORBIDDING.finditer(text):
+            for name in re.findall(r"`([A-Za-z_][\w.]*)`", match.group("what")):
+                if name not in found:
+                    found.append(name)
+    return tuple(found)
+
+
+def forbidden_uses(assignment: Assignment, cells: list[list]) -> list[str]:
+    """Notes for the forbidden names a submission's own code cells use (the cells that are
+    not the course's provided code), read from the source, never run: ``set_reverser_actions``
+    as a word, ``course_rnn.models.urn`` as written, a class's method (``Dyck.attractors``) as
+    ``.attractors``. Flags only: the score is what the answers earn."""
+    from .runner import _bound
+
+    provided = {_normalised(code) for code in assignment.helpers}
+    given = set().union(set(), *map(_bound, assignment.helpers))  # the course hands these out
+    own = "\n".join(source for _, source in cells
+                    if isinstance(source, str) and _normalised(source) not in provided)
+    used = []
+    for name in assignment.forbidden:
+        parts = name.split(".")
+        if len(parts) == 1 and name in given:
+            continue  # a name the provided code binds: the text forbids a part of it
+        if len(parts) == 1:
+            pattern = rf"\b{re.escape(name)}\b"
+        elif parts[0][:1].isupper() and len(parts) == 2:  # Class.method: on any instance
+            pattern = rf"\.{re.escape(parts[1])}\b"
+        else:
+            pattern = rf"\b{re.escape(name)}\b|\bfrom\s+{re.escape('.'.join(parts[:-1]))}" \
+                      rf"\s+import\b[^\n]*\b{re.escape(parts[-1])}\b"
+        if re.search(pattern, own):
+            used.append(name)
+    if not used:
+        return []
+    return ["uses " + ", ".join(used) + ", which the assignment's text forbids (not scored)"]
+
+
+def _normalised(code: str) -> str:
+    return "\n".join(line.rstrip() for line in code.strip().splitlines()
+                     if line.strip() and line.strip() != "pass")
 
 
 def provided_code(notebook: Path) -> list[str]:
@@ -194,7 +253,8 @@ def assign(
 
 
 def write_answer_key(name: str, root: Path | None = None) -> dict:
-    """Run the solution (sandboxed where the sandbox works: it is the instructor's code, so
+    """Grade the solution as any submission is graded (its answers reported from one sandbox,
+    measured in a second; sandboxed where the sandbox works: it is the instructor's code, so
     the unsandboxed runner is allowed here) and store every hidden case's value."""
     from .runner import run_notebook, sandbox_problem
 

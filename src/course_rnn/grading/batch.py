@@ -10,13 +10,14 @@ import io
 import os
 import queue
 import re
+import stat
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from .assignments import Assignment, load_assignment
+from .assignments import Assignment, forbidden_uses, load_assignment
 from .collector import report_caps
 from .intake import Submission, assignment_of, parse_submission, read_submission, submissions
 from .locate import find_exercises
@@ -31,6 +32,8 @@ from .runner import (
 from .safejson import escape
 from .sandbox import SandboxUnavailable, check_not_exposed
 from .scoring import score
+
+NOTES_CAP = 2000  # characters of a row's notes: every case's (10-16), then 20 cell errors
 
 
 @dataclass
@@ -77,7 +80,8 @@ def _grade(name: str, data: bytes, submission: Submission, assignment: Assignmen
     except Exception as e:  # noqa: BLE001 – what one submission reported costs only its row
         run.status = "scoring error"
         points, notes = dict.fromkeys(assignment.questions, 0.0), [_describe(e)]
-    run.notes += notes
+    run.notes = notes + run.notes  # what each case lacks first, then the cells that failed
+    run.notes += forbidden_uses(assignment, submission.cells)
     return Result(name, assignment.name, points, assignment.questions, run)
 
 
@@ -118,7 +122,7 @@ def grade_folder(
         raise ValueError(f"submissions folder {folder} does not exist")
     time_limit = check_time_limit(time_limit)
     if csv_path is not None:
-        check_csv_path(csv_path, overwrite=True)
+        csv_path = check_csv_path(csv_path, overwrite=True, submissions=folder)
     root = find_exercises(root, "autograder")
     names = [p.name for p in sorted((root / "autograder").glob("ch*")) if p.is_dir()]
     if not names:
@@ -133,6 +137,7 @@ def grade_folder(
             hidden.append(Path(csv_path).resolve().parent)
         check_not_exposed(*hidden)
     assignments = {name: load_assignment(name, root) for name in names}
+    jobs = min(max(1, jobs), usable_cores())  # more would share cores: wall-clock limits ring
     slots: queue.Queue[int] = queue.Queue()
     for slot in range(max(1, jobs)):
         slots.put(slot)
@@ -180,6 +185,14 @@ def grade_folder(
     return results
 
 
+def usable_cores() -> int:
+    """The CPU cores this process may run on (its affinity mask), at least 1."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
 def shown_name(name: str) -> str:
     """A file name as one printable line (:func:`.safejson.escape`). A name with any character
     outside ASCII also shows its code points, so that names which print alike (``café`` in NFC
@@ -196,28 +209,56 @@ def ascii_form(text: str) -> str:
     return text.encode("ascii", "backslashreplace").decode("ascii")
 
 
-def check_csv_path(path: Path | str, *, overwrite: bool) -> None:
-    """Refuse (``ValueError``), before any grading, a CSV path that could not be written at the
-    end: a folder, a missing or unwritable parent folder, or an existing file without
-    ``overwrite``."""
-    path = Path(path)
-    parent = path.resolve().parent
-    if path.is_dir():
-        raise ValueError(f"--csv {path} is a folder: name a file, e.g. {path / 'grades.csv'}")
+def check_csv_path(path: Path | str, *, overwrite: bool,
+                   submissions: Path | str | None = None) -> Path:
+    """The CSV's path, made absolute once (the write uses the same): refused (``ValueError``)
+    before any grading when it could destroy or could not be written at the end — a folder,
+    a symlink, a device, FIFO or socket, a notebook (``*.ipynb``), anything inside the
+    submissions folder, a missing or unwritable parent folder, or an existing file without
+    ``overwrite``. Only a regular file is ever replaced."""
+    text = os.fspath(path)
+    if not text or not text.strip():
+        raise ValueError("--csv needs a file name, e.g. grades.csv")
+    path = Path(os.path.abspath(text))
+    parent = path.parent.resolve()
+    if path.name.lower().endswith(".ipynb"):
+        raise ValueError(f"--csv {text}: a notebook's name; name the grades file e.g. "
+                         "grades.csv")
+    if submissions is not None:
+        folder = Path(submissions).resolve()
+        if parent == folder or folder in parent.parents:
+            raise ValueError(f"--csv {text} lies inside the submissions folder {folder}: write "
+                             "the grades elsewhere")
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        info = None
+    if info is not None:
+        if stat.S_ISLNK(info.st_mode):
+            raise ValueError(f"--csv {text} is a symlink: name the file itself (it is never "
+                             "followed)")
+        if stat.S_ISDIR(info.st_mode):
+            raise ValueError(f"--csv {text} is a folder: name a file, e.g. "
+                             f"{Path(text) / 'grades.csv'}")
+        if not stat.S_ISREG(info.st_mode):
+            raise ValueError(f"--csv {text} is not a regular file (a device, FIFO or socket): "
+                             "name a new file")
     if not parent.is_dir():
-        raise ValueError(f"--csv {path}: the folder {parent} does not exist")
+        raise ValueError(f"--csv {text}: the folder {parent} does not exist")
     if not os.access(parent, os.W_OK | os.X_OK):
-        raise ValueError(f"--csv {path}: the folder {parent} is not writable")
-    if (path.exists() or path.is_symlink()) and not overwrite:
-        raise ValueError(f"--csv {path} exists: pass --overwrite to replace it, or name "
+        raise ValueError(f"--csv {text}: the folder {parent} is not writable")
+    if info is not None and not overwrite:
+        raise ValueError(f"--csv {text} exists: pass --overwrite to replace it, or name "
                          "another file")
+    return parent / path.name
 
 
 def write_csv(results: list[Result], path: Path | str) -> None:
     """Columns: submission, assignment, one per question, total, max, status, seconds, notes.
     A class that mixes assignments gets one set of question columns per assignment
     (``ch03_lstm_cell:q1`` …), so that no column adds up different questions. Written to a
-    temporary file next to ``path``, then renamed over it (atomic)."""
+    temporary file next to ``path``, then renamed over it (atomic); refused (``ValueError``)
+    where ``path`` is by then anything but a regular file or a new name."""
     graded = sorted({r.assignment for r in results if r.max_points})
     columns = sorted({(r.assignment, q) for r in results for q in r.max_points},
                      key=lambda c: (c[0], _question_order(c[1])))
@@ -229,10 +270,16 @@ def write_csv(results: list[Result], path: Path | str) -> None:
     for r in results:
         row = [r.points.get(q, "") if a == r.assignment else "" for a, q in columns]
         notes = "; ".join(r.run.notes)  # each note is one escaped line already
-        notes = notes if len(notes) <= 500 else notes[:499] + "…"
+        notes = notes if len(notes) <= NOTES_CAP else notes[:NOTES_CAP - 1] + "…"
         out.writerow([r.submission, r.assignment, *row, r.total, sum(r.max_points.values()),
                       r.run.status, f"{r.run.seconds:.1f}", notes])
-    path = Path(path)
+    path = Path(os.path.abspath(path))
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        info = None
+    if info is not None and not stat.S_ISREG(info.st_mode):  # changed since the check
+        raise ValueError(f"{path} is no longer a regular file: the grades were not written")
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", newline="", encoding="utf-8") as f:

@@ -105,6 +105,14 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
     if args.command == "assign":
+        from .assignments import source_notebooks
+
+        known = [p.stem for p in source_notebooks(root)]
+        unknown = [n for n in args.names if n not in known]
+        if unknown:
+            print(f"assign: no assignment {', '.join(map(repr, unknown))} in "
+                  f"{root / 'source'}; known: {', '.join(known)}", file=sys.stderr)
+            return 2
         for name in assign(root, names=args.names or None):
             print(f"assigned {name}")
         return 0
@@ -131,10 +139,18 @@ def grade(args: argparse.Namespace, root: Path) -> int:
         print(f"grade: {args.submissions} is not a folder", file=sys.stderr)
         return 2
     try:  # before any submission runs: a CSV that cannot be written would lose the batch
-        check_csv_path(args.csv, overwrite=args.overwrite)
+        args.csv = check_csv_path(args.csv, overwrite=args.overwrite,
+                                  submissions=args.submissions)
     except ValueError as e:
         print(f"grade: {e}", file=sys.stderr)
         return 2
+    from .batch import usable_cores
+
+    if args.jobs > usable_cores():
+        print(f"grade: warning: --jobs {args.jobs} on {usable_cores()} usable core(s): grading "
+              f"{usable_cores()} at a time (more would share cores, and a submission's time "
+              "limit is wall-clock time)", file=sys.stderr)
+        args.jobs = usable_cores()
     if args.unsafe_no_sandbox:
         print("WARNING: --unsafe-no-sandbox: submissions run unisolated, as this user",
               file=sys.stderr)
