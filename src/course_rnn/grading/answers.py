@@ -391,7 +391,7 @@ class Recorder:
                 out = function(*args, **kwargs)
             except BaseException as e:
                 recorder.depth -= 1
-                recorder.events.append({"k": "raise", "name": name, "error": _error_name(e),
+                recorder.events.append({"k": "raise", "name": name, "error": error_name(e),
                                         "message": _message(e)})
                 raise
             recorder.depth -= 1
@@ -500,14 +500,16 @@ def _rebuilt_error(name, message) -> BaseException:
         return type(name, (Exception,), {})(message)
 
 
-def _error_name(error: BaseException) -> str:
+def error_name(error: BaseException, fallback: str = "Error") -> str:
+    """The class name of ``error``, or ``fallback`` where reading it raises (a metaclass can
+    make ``__name__`` anything, even a property that raises)."""
     try:
         name = type(error).__name__
         if isinstance(name, str):
             return str.__str__(name)[:100]
     except BaseException:  # noqa: BLE001
         pass
-    return "Error"
+    return fallback
 
 
 def _message(error: BaseException) -> str:
@@ -518,4 +520,4 @@ def _message(error: BaseException) -> str:
 
 
 def _describe(error: BaseException) -> str:
-    return f"{_error_name(error)}: {_message(error)}"[:200]
+    return f"{error_name(error)}: {_message(error)}"[:200]

@@ -22,6 +22,8 @@ import re
 import signal
 import sys
 
+from .answers import error_name
+
 GRADABLE_ERRORS = (ValueError, TypeError)  # a probe raising one of these reports it as a value
 LINE_LIMIT = 4 * 2**20 - 4096  # the parent ignores longer result lines
 CELL_ERRORS_SHOWN = 20  # cell errors reported one by one; the rest as a count
@@ -258,15 +260,8 @@ def _run_with_alarm(function, seconds: float) -> str | None:
 
 
 def _error_name(error: BaseException) -> str:
-    """The class name of ``error``, or a placeholder where reading it raises (a metaclass can
-    make ``__name__`` anything, even a property that raises)."""
-    try:
-        name = type(error).__name__
-        if isinstance(name, str):
-            return str.__str__(name)[:100]
-    except BaseException:  # noqa: BLE001
-        pass
-    return "<an exception whose name cannot be read>"
+    """The class name of ``error``, or a placeholder where reading it raises."""
+    return error_name(error, fallback="<an exception whose name cannot be read>")
 
 
 def _exec_cell(source: str, namespace: dict) -> None:
