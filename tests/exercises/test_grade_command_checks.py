@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from course_rnn.grading import batch, cli, grade_folder
+from course_rnn.grading import assign, batch, cli, grade_folder
 
 from .conftest import EXERCISES
 
@@ -134,6 +134,8 @@ def test_python_callers_get_the_same_csv_check(tmp_path):
 def test_assign_refuses_an_unknown_name(capsys):
     assert cli.main(["assign", "nope", "--exercises", str(EXERCISES)]) == 2
     assert "no assignment 'nope'" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="no assignment 'nope'.*known: ch0"):  # the library too
+        assign(EXERCISES, names=["nope"])
 
 
 @pytest.mark.parametrize("option", [["--out", ""], ["--out", "/dev/null"], ["--out", "x.ipynb"],

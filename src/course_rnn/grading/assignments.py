@@ -225,10 +225,16 @@ def assign(
     keys: bool = True,
 ) -> list[str]:
     """Generate ``student/<name>/`` and ``autograder/<name>/`` (under ``out``, default ``root``)
-    for every source notebook, with answer keys when ``keys``. Returns the assignment names."""
+    for every source notebook (or those ``names``), with answer keys when ``keys``. Returns the
+    assignment names; ``ValueError`` naming them for names with no source notebook."""
     root = find_exercises(root, "source")
     out = Path(out or root)
-    sources = [s for s in source_notebooks(root) if not names or s.stem in names]
+    known = source_notebooks(root)
+    unknown = [n for n in names or () if n not in {s.stem for s in known}]
+    if unknown:
+        raise ValueError(f"no assignment {', '.join(map(repr, unknown))} in {root / 'source'}; "
+                         f"known: {', '.join(s.stem for s in known)}")
+    sources = [s for s in known if not names or s.stem in names]
     with tempfile.TemporaryDirectory() as tmp:
         dists = {s: Path(tmp) / s.stem for s in sources}
         _otter_assign(list(dists.items()))

@@ -139,7 +139,7 @@ def grade_folder(
     assignments = {name: load_assignment(name, root) for name in names}
     jobs = min(max(1, jobs), usable_cores())  # more would share cores: wall-clock limits ring
     slots: queue.Queue[int] = queue.Queue()
-    for slot in range(max(1, jobs)):
+    for slot in range(jobs):
         slots.put(slot)
 
     def one(name: str) -> Result:
@@ -178,7 +178,7 @@ def grade_folder(
         finally:
             slots.put(slot)
 
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
         results = list(pool.map(one, submissions(folder)))
     if csv_path is not None:
         write_csv(results, csv_path)

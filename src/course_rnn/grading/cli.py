@@ -105,15 +105,12 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
     if args.command == "assign":
-        from .assignments import source_notebooks
-
-        known = [p.stem for p in source_notebooks(root)]
-        unknown = [n for n in args.names if n not in known]
-        if unknown:
-            print(f"assign: no assignment {', '.join(map(repr, unknown))} in "
-                  f"{root / 'source'}; known: {', '.join(known)}", file=sys.stderr)
+        try:
+            assigned = assign(root, names=args.names or None)
+        except ValueError as e:  # a name with no source notebook, before any work
+            print(f"assign: {e}", file=sys.stderr)
             return 2
-        for name in assign(root, names=args.names or None):
+        for name in assigned:
             print(f"assigned {name}")
         return 0
     if args.command == "check":
@@ -146,11 +143,12 @@ def grade(args: argparse.Namespace, root: Path) -> int:
         return 2
     from .batch import usable_cores
 
-    if args.jobs > usable_cores():
-        print(f"grade: warning: --jobs {args.jobs} on {usable_cores()} usable core(s): grading "
-              f"{usable_cores()} at a time (more would share cores, and a submission's time "
+    cores = usable_cores()
+    if args.jobs > cores:
+        print(f"grade: warning: --jobs {args.jobs} on {cores} usable core(s): grading "
+              f"{cores} at a time (more would share cores, and a submission's time "
               "limit is wall-clock time)", file=sys.stderr)
-        args.jobs = usable_cores()
+        args.jobs = cores
     if args.unsafe_no_sandbox:
         print("WARNING: --unsafe-no-sandbox: submissions run unisolated, as this user",
               file=sys.stderr)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -144,8 +145,6 @@ def as_ipython_runs(source: str) -> str:
     except ImportError:  # no IPython: magic lines become pass, as before
         return without_magics(source)
     try:
-        import warnings
-
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             return TransformerManager().transform_cell(source)
