@@ -146,6 +146,28 @@ def test_a_bad_set_is_refused_before_torch_is_imported(text, message, tmp_path):
     assert message in done.stderr and not (tmp_path / "out").exists()
 
 
+@pytest.mark.parametrize("option", [["--out", ""], ["--out", "/dev/null"], ["--out", "x.ipynb"],
+                                    ["--out", "LINK"], ["--threads", "100000"],
+                                    ["--seeds", "1000000"]])
+def test_replicate_refuses_outputs_that_could_destroy_and_absurd_sizes(tmp_path, capsys,
+                                                                      monkeypatch, option):
+    """The same rule for ``replicate --out`` as for ``grade --csv`` (issue 42 item 5), and
+    ``--threads``/``--seeds`` bounded before any work (item 6): exit 2, the option named,
+    nothing written."""
+    from course_rnn import cli as course_cli
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    option = [o.replace("LINK", str(tmp_path / "link")) for o in option]
+    with pytest.raises(SystemExit) as stop:
+        course_cli.main(["replicate", "anbn", *option])
+    assert stop.value.code == 2
+    assert option[0] in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link", "real"]
+    assert list((tmp_path / "real").iterdir()) == []
+
+
 def test_every_experiments_settings_are_read_without_torch():
     probe = ("import sys\n"
              "from course_rnn.experiments import NAMES, check_overrides, has_scale\n"

@@ -136,21 +136,3 @@ def test_assign_refuses_an_unknown_name(capsys):
     assert "no assignment 'nope'" in capsys.readouterr().err
     with pytest.raises(ValueError, match="no assignment 'nope'.*known: ch0"):  # the library too
         assign(EXERCISES, names=["nope"])
-
-
-@pytest.mark.parametrize("option", [["--out", ""], ["--out", "/dev/null"], ["--out", "x.ipynb"],
-                                    ["--out", "LINK"], ["--threads", "100000"],
-                                    ["--seeds", "1000000"]])
-def test_replicate_refuses_outputs_that_could_destroy_and_absurd_sizes(tmp_path, capsys,
-                                                                      option):
-    """The same rule for ``replicate --out`` as for ``grade --csv`` (issue 42 item 5), and
-    ``--threads``/``--seeds`` bounded before any work (item 6)."""
-    from course_rnn import cli as course_cli
-
-    (tmp_path / "real").mkdir()
-    (tmp_path / "link").symlink_to(tmp_path / "real")
-    option = [o.replace("LINK", str(tmp_path / "link")) for o in option]
-    with pytest.raises(SystemExit) as stop:
-        course_cli.main(["replicate", "anbn", *option])
-    assert stop.value.code == 2
-    assert option[0] in capsys.readouterr().err
