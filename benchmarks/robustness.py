@@ -417,8 +417,9 @@ def measured_variants(path: Path, tmp: Path) -> list[dict]:
 
 # -- summaries: statement claims, stated claims and their slack -------------------------------
 def margin_of(record: dict) -> float:
-    """A numeric claim's margin (see ``Claim.margin``) from its JSON record."""
-    return Claim(**{k: record[k] for k in Claim.__dataclass_fields__}).margin
+    """A numeric claim's margin (see ``Claim.margin``) from its JSON record (one recorded before
+    claims had a scale is on the linear scale)."""
+    return Claim(**{k: record[k] for k in Claim.__dataclass_fields__ if k in record}).margin
 
 
 def numeric_measures(seen: list[tuple[str, dict]]) -> dict:
@@ -432,7 +433,8 @@ def numeric_measures(seen: list[tuple[str, dict]]) -> dict:
         found_slack = -math.inf
     else:
         found_slack = None if spread is None else slack(margins, spread)
-    return {"op": seen[0][1]["op"], "values": {v: c["value"] for v, c in seen},
+    return {"op": seen[0][1]["op"], "scale": seen[0][1].get("scale", "linear"),
+            "values": {v: c["value"] for v, c in seen},
             "bounds": {v: c["bound"] for v, c in seen}, "spread": spread,
             "slack": found_slack}
 
@@ -596,7 +598,8 @@ def slack_row(c: dict, variants: int) -> str:
     if c["kind"] == "numeric":
         spread = "—" if c["spread"] is None else f"{c['spread']:.3g}"
         flag = "" if enough_slack(c) else "too little slack"
-        cells = [_span(c["values"].values()), f"{c['op']} {_span(c['bounds'].values())}",
+        log = " (log scale)" if c.get("scale") == "log" else ""
+        cells = [_span(c["values"].values()), f"{c['op']} {_span(c['bounds'].values())}{log}",
                  spread, _slack_text(c["slack"])]
     else:
         runs = f"{_span(c['runs'])} runs" if c["kind"] == "over runs" else "exact"
@@ -688,7 +691,8 @@ def markdown(record: dict) -> str:
              "top-level statement of a check cell that holds an `assert` or a claim call; a "
              "stated claim is one `claim`/`holds`/`exact` of `course_rnn.claims`. A numeric "
              "claim's slack is its smallest margin over the variants in units of the margins' "
-             f"spread (sample standard deviation); it ships with slack ≥ {MIN_SLACK:g}. "
+             f"spread (sample standard deviation); it ships with slack ≥ {MIN_SLACK:g}. A "
+             "claim on the log scale (a ratio) has the margin log(value / bound). "
              "Method \"fresh offsets\": seed offsets drawn anew for the measurement.", "",
              headline(record), "",
              f"{len(runs)} chapter runs: {wall:,.0f} s of wall time summed over the runs "

@@ -42,6 +42,20 @@ def test_the_margin_is_positive_on_the_right_side_for_both_directions():
     assert exact(True, "built so").margin is None
 
 
+def test_a_ratio_on_the_log_scale_has_the_log_of_its_quotient_as_margin():
+    """A ratio 20× against 10 is one doubling past its bound, whichever way it is stated; so a
+    ratio ten times further past it is not less safe for moving ten times more."""
+    above = claim(20, ">", 10, "twenty times faster", scale="log")
+    below = claim(0.05, "<", 0.1, "a twentieth", scale="log")
+    assert above.margin == pytest.approx(math.log(2)) == below.margin
+    assert claim(200, ">", 10, "two hundred times", scale="log").margin == pytest.approx(
+        math.log(20))
+    assert claims.Claim("x", "numeric", False, 5.0, ">", 10.0, scale="log").margin == \
+        pytest.approx(-math.log(2))
+    assert claims.Claim("x", "numeric", False, 0.0, ">", 10.0, scale="log").margin == -math.inf
+    assert claim(0.0, "<", 0.1, "nothing at all", scale="log").margin == math.inf
+
+
 def test_a_nan_value_never_holds():
     with pytest.raises(AssertionError, match="measured nan"):
         claim(float("nan"), "<", 1.0, "the loss is finite and low")
@@ -63,7 +77,7 @@ def test_a_structural_claim_is_recorded_and_raises_with_its_detail():
     assert [c.held for c in claims.RECORD] == [True, False]
     assert claims.recorded()[1] == {"says": "scratch equals torch", "kind": "structural",
                                     "held": False, "value": None, "op": None, "bound": None,
-                                    "runs": None}
+                                    "runs": None, "scale": "linear"}
 
 
 @pytest.mark.parametrize("call, error, words", [
@@ -75,6 +89,8 @@ def test_a_structural_claim_is_recorded_and_raises_with_its_detail():
      "value must be one real number"),
     (lambda: claim(True, "<", 2, "a bool"), TypeError, "value must be one real number"),
     (lambda: claim(1, "<", float("nan"), "a nan bound"), ValueError, "the bound is NaN"),
+    (lambda: claim(20, ">", 10, "a ratio", scale="ln"), ValueError, "scale must be one of"),
+    (lambda: claim(20, ">", 0, "a ratio", scale="log"), ValueError, "bound must be positive"),
     (lambda: holds(True, "no runs", runs=0), ValueError, r"runs must be .*≥ 1"),
     (lambda: holds(True, "runs as a bool", runs=True), ValueError, "runs must be"),
 ])

@@ -15,6 +15,9 @@ Three kinds:
 
 * :func:`claim` – **numeric**: ``value op bound``. Its slack is the distance from the bound in
   units of the value's spread across variants; it ships only with slack ≥ :data:`MIN_SLACK`.
+  A ratio ("twenty times faster than a random tree") varies by a factor, not by a difference:
+  stated with ``scale="log"``, its distance from the bound is measured as ``log(value / bound)``,
+  so that a ratio far past its bound is not called weak because its spread grows with it.
 * :func:`holds` – **over runs**: a yes/no fact about ``runs`` runs ("every run fitted"); it must
   hold in every variant, and says how many runs it covers.
 * :func:`exact` – **structural**: true by construction (scratch equals torch, the settings are
@@ -36,6 +39,9 @@ MIN_SLACK = 4.0
 
 OPERATORS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
 KINDS = ("numeric", "over runs", "structural")
+#: How a numeric claim's distance from its bound is measured: a difference, or (for a ratio, whose
+#: value and bound are positive) the log of their quotient.
+SCALES = ("linear", "log")
 
 
 @dataclass(frozen=True)
@@ -49,14 +55,21 @@ class Claim:
     op: str | None = None
     bound: float | None = None
     runs: int | None = None
+    scale: str = "linear"
 
     @property
     def margin(self) -> float | None:
-        """How far the value is on the right side of its bound (negative: the wrong side);
-        None for a claim that is not numeric."""
+        """How far the value is on the right side of its bound (negative: the wrong side), as a
+        difference or, on the log scale, as ``log(value / bound)``; None for a claim that is not
+        numeric."""
         if self.kind != "numeric":
             return None
-        return self.value - self.bound if self.op in (">", ">=") else self.bound - self.value
+        if self.scale == "log":
+            # a value ≤ 0 is infinitely far below any positive bound
+            past = math.log(self.value / self.bound) if self.value > 0 else -math.inf
+        else:
+            past = self.value - self.bound
+        return past if self.op in (">", ">=") else -past
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -91,18 +104,24 @@ def _record(found: Claim, message: str) -> Claim:
     return found
 
 
-def claim(value, op: str, bound, says: str) -> Claim:
+def claim(value, op: str, bound, says: str, scale: str = "linear") -> Claim:
     """Record and check the numeric claim ``value op bound`` (``op`` one of ``<``, ``<=``,
     ``>``, ``>=``); an ``AssertionError`` with the numbers when it does not hold. A NaN value
-    never holds."""
+    never holds. ``scale="log"`` for a ratio: its slack is then measured on ``log(value /
+    bound)`` (the bound must be positive)."""
     says = _words(says)
     if op not in OPERATORS:
         raise ValueError(f"claim {says!r}: op must be one of {sorted(OPERATORS)}, got {op!r}")
+    if scale not in SCALES:
+        raise ValueError(f"claim {says!r}: scale must be one of {list(SCALES)}, got {scale!r}")
     value, bound = _number(value, "value", says), _number(bound, "bound", says)
     if math.isnan(bound):
         raise ValueError(f"claim {says!r}: the bound is NaN")
+    if scale == "log" and not bound > 0:
+        raise ValueError(f"claim {says!r}: on the log scale the bound must be positive (a "
+                         f"ratio), got {bound!r}")
     held = not math.isnan(value) and OPERATORS[op](value, bound)
-    return _record(Claim(says, "numeric", held, value, op, bound),
+    return _record(Claim(says, "numeric", held, value, op, bound, scale=scale),
                    f"{says}: measured {value:.6g}, claimed {op} {bound:.6g}")
 
 
