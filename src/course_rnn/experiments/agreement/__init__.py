@@ -408,7 +408,7 @@ def grammaticality_seeds(seeds: Sequence[int], name: str, settings: AgreementSet
     """The seeds of model ``name``'s grammaticality runs: the first ``gram_seeds`` of the run's
     ``seeds``; for the models of :data:`~.settings.GRAM_PAIR` at least ``gram_pair_seeds``,
     continued past the last of ``seeds`` where there are fewer (the DRNN-vs-LSTM difference
-    needs several seeds for its interval even where number prediction runs two)."""
+    needs several seeds for its interval even where number prediction runs fewer)."""
     count = settings.gram_seeds
     if name in GRAM_PAIR:
         count = max(count, settings.gram_pair_seeds)
@@ -1249,7 +1249,7 @@ def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=N
 
     Args:
         scale: "quick" (the book's) or "paper".
-        seeds: a count N (seeds 0 … N−1) or a list; default 2 ("quick") or 3 ("paper").
+        seeds: a count N (seeds 0 … N−1) or a list; default 5 ("quick") or 3 ("paper").
         device: "cpu", "cuda", … (default :func:`course_rnn.utils.pick_device`).
         progress: a bar over the training runs (default: on unless ``$COURSE_RNN_PROGRESS=0``).
         settings: entries overriding the scale's :class:`~.settings.AgreementSettings` (an

@@ -28,8 +28,9 @@ TASKS = ("number prediction", "grammaticality")
 #: natural, balanced and one-attractor test sets, the LM corpus and the minimal pairs.
 DATA_SEEDS = {"train": 1, "natural": 2, "balanced": 3, "one_attractor": 4, "lm": 5, "pairs": 6,
               "gram_test": 0}
-#: Seeds of the main (number-prediction) runs: the chapter's 2, the paper's 3.
-DEFAULT_SEEDS = {"quick": 2, "paper": 3}
+#: Seeds of the main (number-prediction) runs: the chapter's 5 (a comparison rests on five seeds
+#: with an interval), the paper's 3.
+DEFAULT_SEEDS = {"quick": 5, "paper": 3}
 
 
 @dataclass(frozen=True)
