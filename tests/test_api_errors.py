@@ -18,6 +18,8 @@ from course_rnn import metrics as X
 from course_rnn import models as M
 from course_rnn import training as T
 from course_rnn.checks import check_items, check_number, check_seed
+from course_rnn.models.lstm import LSTMCell
+from course_rnn.models.srn import SRNCell
 
 NAN, INF = float("nan"), float("inf")
 LANG = L.AnBn(max_n=3)
@@ -60,6 +62,23 @@ BAD_CALLS = {
                           ValueError, "excitatory_fraction"),
     "FLNN no step": (lambda: M.build_model("flnn", vocab_size=5)(torch.zeros(1, 0, dtype=int)),
                      ValueError, "inputs must have at least one time step"),
+    # sizes torch would try to allocate (issue 42 item 6: its allocator failed deep inside)
+    "vocab_size 1e9": (lambda: srn(vocab_size=10**9, hidden_size=16), ValueError,
+                       "vocab_size=1000000000 and hidden_size=16 would make a weight matrix"),
+    "hidden_size 1e12": (lambda: M.build_model("lstm", vocab_size=5, hidden_size=10**12),
+                         ValueError, "hidden_size=1000000000000"),
+    "LSTMCell size": (lambda: LSTMCell(10**9, 4), ValueError, "input_size=1000000000"),
+    # a step's input of another dtype than the cell's
+    "step float64": (lambda: LSTMCell(2, 3).step(None, torch.zeros(1, 2, dtype=torch.float64)),
+                     TypeError, "x_t is torch.float64 but the state and the cell compute in "
+                     "torch.float32"),
+    "step long": (lambda: LSTMCell(2, 3).step(None, torch.zeros(1, 2, dtype=torch.long)),
+                  TypeError, "x_t must be a floating-point tensor"),
+    "cell call long": (lambda: SRNCell(2, 3)(torch.ones(1, 2, dtype=torch.long)), TypeError,
+                       "x_t must be a floating-point tensor"),
+    "step state dtype": (lambda: LSTMCell(2, 3).double().step(
+        (torch.zeros(1, 3), torch.zeros(1, 3)), torch.zeros(1, 2, dtype=torch.float64)),
+        TypeError, "x_t is torch.float64 but the state and the cell compute in torch.float32"),
     # training: fit
     "fit task": (lambda: fit(task=5), TypeError, "task (the second argument of fit)"),
     "fit train str": (lambda: fit(train="aabb"), TypeError, "train set"),
@@ -74,6 +93,7 @@ BAD_CALLS = {
     "fit seed": (lambda: fit(seed=-1), ValueError, "seed must be an integer ≥ 0"),
     "fit metrics": (lambda: fit(metrics={"m": 5}), TypeError, "metrics['m']"),
     "fit step_metrics": (lambda: fit(step_metrics=5), TypeError, "step_metrics"),
+    "fit meta": (lambda: fit(device="meta"), ValueError, "device 'meta' holds shapes, not numbers"),
     # criteria and schedules
     "Plateau metric": (lambda: T.Plateau(metric=5), ValueError, "metric"),
     "Plateau floor": (lambda: T.Plateau(floor=NAN), ValueError, "floor"),
@@ -95,6 +115,23 @@ BAD_CALLS = {
     "anbn letters": (lambda: X.anbn_generalisation(srn(), VOCAB, 2, "abc"), ValueError,
                      "letters"),
     "agreement empty": (lambda: X.agreement_accuracy(srn(), VOCAB, []), ValueError, "examples"),
+    # metrics on None (issue 42 item 6: an AttributeError deep inside)
+    "validity language": (lambda: X.next_symbol_validity(srn(), None, VOCAB, TRAIN), TypeError,
+                          "language must be a language object"),
+    "validity vocab": (lambda: X.next_symbol_validity(srn(), LANG, None, TRAIN), TypeError,
+                       "vocab must be a Vocab"),
+    "anbn vocab": (lambda: X.anbn_generalisation(srn(), None, 3), TypeError,
+                   "vocab must be a Vocab"),
+    "dyck None": (lambda: X.dyck_closing_accuracy(srn(), None, VOCAB, ["()"]), TypeError,
+                  "dyck must be a language object"),
+    "dyck vocab": (lambda: X.dyck_closing_accuracy(srn(), L.Dyck(), None, ["()"]), TypeError,
+                   "vocab must be a Vocab"),
+    "cross_serial language": (lambda: X.cross_serial_accuracy(srn(), None, VOCAB, TRAIN),
+                              TypeError, "language must be a language object"),
+    "pooled result": (lambda: X.pooled_accuracy(None, "attractors", bool), TypeError,
+                      "result must be what dyck_closing_accuracy returned"),
+    "pooled keep": (lambda: X.pooled_accuracy({}, "attractors", None), TypeError,
+                    "keep must be a function"),
     "dyck no closer": (lambda: X.dyck_closing_accuracy(
         M.build_model("srn", vocab_size=len(L.Vocab(L.Dyck().alphabet))), L.Dyck(),
         L.Vocab(L.Dyck().alphabet), [""]), ValueError, "no closing bracket"),
@@ -113,6 +150,49 @@ def test_a_bad_call_names_its_argument(call, error, message):
     with pytest.raises(error) as raised:
         call()
     assert message in str(raised.value)
+
+
+def test_a_wrong_file_is_no_checkpoint_and_a_bad_save_names_its_argument(tmp_path):
+    """Checkpoint loads and saves that failed inside torch (issue 42 item 6) say what is wrong
+    with the file or the argument; a real checkpoint still loads."""
+    model = srn()
+    saved = T.save_checkpoint(model, VOCAB, tmp_path / "ok.pt")
+    loaded, vocab = T.load_checkpoint(saved, device="cpu")
+    assert vocab.alphabet == VOCAB.alphabet
+    assert all(torch.equal(a, b) for a, b in zip(loaded.state_dict().values(),
+                                                 model.state_dict().values()))
+    (tmp_path / "text.pt").write_text("not a checkpoint\n")
+    torch.save(torch.zeros(3), tmp_path / "tensor.pt")
+    torch.save({"kind": "srn"}, tmp_path / "partial.pt")
+    payload = torch.load(saved, weights_only=True)
+    payload["state_dict"] = {k: torch.zeros(1) for k in payload["state_dict"]}
+    torch.save(payload, tmp_path / "shapes.pt")
+    (tmp_path / "folder.pt").mkdir()
+    for name, message in [("text.pt", "torch.load could not read it"),
+                          ("tensor.pt", "it holds Tensor, without a valid kind, config"),
+                          ("partial.pt", "without a valid config, alphabet, state_dict"),
+                          ("shapes.pt", "do not fit a 'srn' model"),
+                          ("folder.pt", "is not a file")]:
+        with pytest.raises(ValueError, match=message):
+            T.load_checkpoint(tmp_path / name)
+    with pytest.raises(TypeError, match="path must be a file name"):
+        T.load_checkpoint(None)
+    for args, message in [((5, VOCAB, tmp_path / "a.pt"), "model must be one of"),
+                          ((model, None, tmp_path / "a.pt"), "vocab must be a Vocab"),
+                          ((model, VOCAB, None), "path must be a file name"),
+                          ((model, VOCAB, tmp_path / "a.pt", 5), "history must be the History")]:
+        with pytest.raises(TypeError, match=message):
+            T.save_checkpoint(*args)
+    assert not (tmp_path / "a.pt").exists()
+
+
+def test_a_step_in_the_cells_dtype_still_works():
+    """The dtype checks refuse only what torch could not compute."""
+    cell = LSTMCell(2, 3).double()
+    parts = cell.step(None, torch.ones(1, 2, dtype=torch.float64))
+    assert parts["hidden"].dtype == torch.float64
+    assert cell.step((parts["hidden"], parts["cell"]), torch.ones(1, 2, dtype=torch.float64))
+    assert SRNCell(2, 3)(torch.ones(4, 2)).shape == (4, 3)
 
 
 def test_the_shared_checks_say_what_was_expected():

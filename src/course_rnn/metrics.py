@@ -27,7 +27,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import torch
 
-from .checks import check_items, check_positive
+from .checks import check_callable, check_items, check_positive
 from .languages.base import EOS, as_symbols
 from .languages.vocab import Vocab, make_batch
 
@@ -59,6 +59,15 @@ def check_scoring(model, vocab: Vocab, strings: Sequence, what: str = "strings")
         raise TypeError(f"vocab must be a Vocab, got {type(vocab).__name__}")
     if len(check_items(strings, what, empty=True)) == 0:
         raise ValueError(f"{what}: no strings to score")
+
+
+def _check_language(language, what: str, needs: tuple[str, ...]) -> None:
+    """A TypeError naming ``what`` when ``language`` lacks what the score asks of it (None, a
+    string, a language of another kind)."""
+    missing = [n for n in needs if not hasattr(language, n)]
+    if missing:
+        raise TypeError(f"{what} must be a language object (with {', '.join(needs)}), got "
+                        f"{type(language).__name__}: {language!r:.60}")
 
 
 def optimal_loss(strings: Sequence) -> float:
@@ -96,6 +105,8 @@ def _summary(correct: Iterable[bool]) -> float:
 
 def next_symbol_validity(model, language, vocab: Vocab, strings: Sequence) -> dict:
     """Share of positions (and of whole strings) where the top prediction is in ``valid_next``."""
+    check_scoring(model, vocab, strings)
+    _check_language(language, "language", ("valid_next",))
     symbols = vocab.output_symbols
     positions, whole = [], []
     for s, logits in zip(strings, next_symbol_logits(model, vocab, strings)):
@@ -118,6 +129,7 @@ def anbn_generalisation(model, vocab: Vocab, max_n: int, letters: str = "ab") ->
     know whether another a comes, so those positions are not scored.) ``max_correct_n`` is the
     largest N such that every n ≤ N is right – generalisation without holes.
     """
+    check_scoring(model, vocab, ["ab"])  # the model and the vocabulary; the strings are made here
     check_positive(max_n, "max_n")
     letters = as_symbols(letters, "letters") if isinstance(letters, str) else letters
     if isinstance(letters, str) or not isinstance(letters, Sequence) or len(letters) != 2 \
@@ -164,6 +176,8 @@ def dyck_closing_accuracy(model, dyck, vocab: Vocab, strings: Sequence) -> dict:
     closer right), and for each breakdown ``by_<name>`` ({value: accuracy}) and
     ``count_by_<name>`` ({value: closing brackets}).
     """
+    check_scoring(model, vocab, strings)
+    _check_language(dyck, "dyck", ("closers", "attractors", "inner_depths", "outer_depths"))
     symbols = vocab.output_symbols
     closer_cols = [symbols.index(c) for c in dyck.closers]
     groups = {name: defaultdict(list) for name in DYCK_BREAKDOWNS}
@@ -197,6 +211,13 @@ def pooled_accuracy(result: dict, breakdown: str, keep) -> float:
     :data:`DYCK_BREAKDOWNS` (``"by_"`` prefix optional): Σ_k acc_k · count_k / Σ_k count_k over
     the kept k (NaN when no closing bracket is kept).
     """
+    if not isinstance(result, dict):
+        raise TypeError(f"result must be what dyck_closing_accuracy returned (a dict), got "
+                        f"{type(result).__name__}")
+    if not isinstance(breakdown, str):
+        raise TypeError(f"breakdown must be one of {', '.join(DYCK_BREAKDOWNS)}, got "
+                        f"{breakdown!r:.60}")
+    check_callable(keep, "keep")
     name = breakdown.removeprefix("by_")
     if name not in DYCK_BREAKDOWNS:
         raise ValueError(f"unknown breakdown {breakdown!r}: choose one of "
@@ -213,6 +234,8 @@ def cross_serial_accuracy(model, language, vocab: Vocab, strings: Sequence) -> d
     ``a`` or ``b`` the top prediction must be a possible continuation, after a ``c`` or ``d`` (and
     at the end) it must be exactly the next symbol; the end symbol must be predicted.
     Returns the overall share and the share by length (m + n)."""
+    check_scoring(model, vocab, strings)
+    _check_language(language, "language", ("symbols", "must_be_exact", "valid_next"))
     symbols = vocab.output_symbols
     by_length, whole = defaultdict(list), []
     for s, logits in zip(strings, next_symbol_logits(model, vocab, strings)):

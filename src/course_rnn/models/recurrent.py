@@ -25,7 +25,15 @@ from torch import nn
 from torch.nn import functional as F
 
 from ..checks import check_positive
-from .base import Parts, Recurrence, RecurrentModel, State, check_time_steps, seeded
+from .base import (
+    Parts,
+    Recurrence,
+    RecurrentModel,
+    State,
+    check_time_steps,
+    check_weight_sizes,
+    seeded,
+)
 
 #: the nonlinearities PyTorch's nn.RNN offers, by name
 NONLINEARITIES = {"tanh": torch.tanh, "relu": torch.relu}
@@ -50,6 +58,7 @@ def uniform_parameter(*shape: int, hidden_size: int) -> nn.Parameter:
 def gate_parameters(input_size: int, hidden_size: int) -> tuple[nn.Parameter, ...]:
     """``W [hidden, input]``, ``U [hidden, hidden]`` and ``b [hidden]`` for one affine map
     ``W x + U h + b``."""
+    check_weight_sizes(input_size=input_size, hidden_size=hidden_size)
     return (
         uniform_parameter(hidden_size, input_size, hidden_size=hidden_size),
         uniform_parameter(hidden_size, hidden_size, hidden_size=hidden_size),
@@ -119,10 +128,21 @@ def state_to_read(cell: nn.Module, state: State, x_t: torch.Tensor) -> State:
     if not isinstance(x_t, torch.Tensor) or x_t.dim() != 2 or x_t.shape[1] != input_size:
         raise ValueError(f"x_t must be a tensor [batch, input_size={input_size}], got "
                          f"{_describe(x_t)}: a step takes (state, x_t), the state first")
+    if not x_t.is_floating_point():
+        raise TypeError(f"x_t must be a floating-point tensor (one-hot rows or features), got "
+                        f"{x_t.dtype}: convert it, e.g. x_t.float()")
     if state is None:
-        return cell.initial_state(x_t.shape[0])
-    return check_state_like(state, len(cell.state_names), (x_t.shape[0], cell.hidden_size),
-                            "[batch, hidden]", hint=": a step takes (state, x_t), the state first")
+        state = cell.initial_state(x_t.shape[0])  # zeros of the cell's dtype
+    else:
+        state = check_state_like(state, len(cell.state_names), (x_t.shape[0], cell.hidden_size),
+                                 "[batch, hidden]",
+                                 hint=": a step takes (state, x_t), the state first")
+    dtype = _tensors(state)[0].dtype
+    if x_t.dtype != dtype:  # the step's products would fail inside torch
+        raise TypeError(f"x_t is {x_t.dtype} but the state and the cell compute in {dtype}: "
+                        f"convert one to the other (x_t.to({dtype}) or cell.to({x_t.dtype}) "
+                        "with a state of that dtype)")
+    return state
 
 
 def check_state_like(state: State, count: int, shape: tuple[int, ...], layout: str,

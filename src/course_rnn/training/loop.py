@@ -384,6 +384,9 @@ def _prepare(model, task: Task, train, o: _Options) -> _Run:
     _check_hooks(o)
     monitor, criterion, stall = _criterion(task, o)
     device = pick_device(o.device)
+    if device.type == "meta":  # before any data moves there: its tensors hold no numbers
+        raise ValueError(f"device {str(device)!r} holds shapes, not numbers, and cannot train: "
+                         "use 'cpu', 'cuda' or 'cuda:N'")
     train_set = task.prepare(train, "train").to(device)
     valid_set = task.prepare(o.valid, "valid").to(device) if o.valid is not None else None
 
