@@ -145,10 +145,11 @@ PARTLY_WRONG = {  # one mistake each: (function, answer, points per question exp
         "    return W, torch.zeros(4, 1), torch.tensor([5.0, 5.0, 0.0, 0.0])\n",
         {"q1": 1.0, "q2": 3.0, "q3": 3.0},
     ),
-    "ch01_bengio": (  # the final </s> of each sentence not counted: every perplexity differs
+    "ch01_bengio": (  # the final </s> of each sentence not counted: every perplexity differs,
+        # and q3's letter earns nothing beside no computed case of q3
         "kn_perplexity", "def kn_perplexity(lm, sentences):\n"
         "    return perplexity([lm.prob(t, s[:i]) for s in sentences for i, t in enumerate(s)])\n",
-        {"q1": 3.0, "q2": 4.0, "q3": 1.0, "q4": 4.0},
+        {"q1": 3.0, "q2": 4.0, "q3": 0.0, "q4": 4.0},
     ),
     "ch02_srn": (  # each tensor clipped by its own norm: right only where nothing is clipped
         "clip_gradients", "def clip_gradients(grads, max_norm):\n"

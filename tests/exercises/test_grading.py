@@ -167,6 +167,30 @@ def test_an_error_the_question_does_not_ask_for_earns_nothing():
         check_key(a, a.expected)
 
 
+def test_a_choice_earns_only_beside_a_computed_value():
+    """The letter of a multiple-choice question (a key of text only) can be guessed from the
+    question: it earns its point only when the same answer earns a computed case too."""
+    cases = [Case("q1", 1, 1.0, "f(1)"), Case("q1", 2, 1.0, "reason"),
+             Case("q1", 3, 1.0, "[favours, reason]"), Case("q1", 4, 1.0, "[norm, reason]")]
+    expected = {"q1/1": {"t": "float", "v": 2.0}, "q1/2": {"t": "str", "v": "b"},
+                "q1/3": {"t": "list", "items": [{"t": "str", "v": "glasses"},
+                                                {"t": "str", "v": "b"}]},
+                "q1/4": {"t": "list", "items": [{"t": "float", "v": 3.0},
+                                                {"t": "str", "v": "b"}]}}
+    a = Assignment("x", cases, expected, {"q1": frozenset()})
+    right = {k: {"value": v} for k, v in expected.items()}
+    wrong = {"value": {"t": "list", "items": [{"t": "float", "v": 7.0}, {"t": "str", "v": "b"}]}}
+    got, notes = score(a, right | {"q1/1": {"value": {"t": "float", "v": 7.0}}, "q1/4": wrong})
+    assert got == {"q1": 0.0}
+    assert "q1/2: the choice is right, but no case of q1 that expects a computed value " \
+           "passed" in notes
+    # a case that mixes a computed number with the letter is computed: beside it they earn
+    assert score(a, right | {"q1/1": {"value": {"t": "float", "v": 7.0}}})[0] == {"q1": 3.0}
+    assert score(a, right)[0] == {"q1": 4.0}
+    with pytest.raises(RuntimeError, match="an error or a choice"):
+        check_key(Assignment("x", cases[1:3], expected, {}), expected)
+
+
 def test_committed_student_versions_are_up_to_date():
     assert check_up_to_date(EXERCISES) == [], "run: python -m course_rnn.grading assign"
 

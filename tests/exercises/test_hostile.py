@@ -69,7 +69,8 @@ def test_the_answer_key_solutions_and_classmates_are_not_there(batch):
 
 def test_raising_everywhere_earns_no_error_case(batch):
     notes = row(batch, "fake_raise_ch05_pdda")["notes"]
-    assert "q1/4: raised ValueError, but no case of q1 that expects a value passed" in notes
+    assert ("q1/4: raised ValueError, but no case of q1 that expects a computed value passed"
+            in notes)
 
 
 def test_processes_cannot_be_started_so_nothing_is_left_behind(batch):

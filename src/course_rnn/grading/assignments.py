@@ -286,9 +286,12 @@ def write_answer_key(name: str, root: Path | None = None) -> dict:
 
 
 def check_key(assignment: Assignment, key: dict) -> None:
-    """An expected error must be one a public test of its question asks for, and the question
-    must also have a case that expects a value (raising on every input is not an answer).
-    No value may hold a NaN or an infinity: those match nothing, so no answer could earn it."""
+    """An expected error must be one a public test of its question asks for; a question with
+    an expected error or a choice (a key of text only, :func:`.scoring.is_choice`) must also
+    have a case that expects a computed value, beside which they earn (raising on every input
+    is not an answer, a guessed letter is not work). No value may hold a NaN or an infinity:
+    those match nothing, so no answer could earn it."""
+    from .scoring import is_computed
     from .values import non_finite
 
     for case in assignment.cases:
@@ -297,16 +300,18 @@ def check_key(assignment: Assignment, key: dict) -> None:
             raise RuntimeError(f"{assignment.name} {case.id}: the reference's value holds a NaN "
                                "or an infinity, which no answer can match; probe a finite "
                                "quantity (e.g. math.isfinite(x))")
-        if value["t"] != "raised":
+        if is_computed(value):
             continue
-        if value["v"] not in assignment.asked_errors.get(case.question, ()):
+        if value["t"] == "raised" and value["v"] not in assignment.asked_errors.get(
+                case.question, ()):
             raise RuntimeError(
                 f"{assignment.name} {case.id}: the reference raises {value['v']}, but no public "
                 f"test of {case.question} asks for it; state the rule in a public test")
-        if all(key[c.id]["t"] == "raised" for c in assignment.cases
-               if c.question == case.question):
+        if not any(is_computed(key[c.id]) for c in assignment.cases
+                   if c.question == case.question):
+            what = "an error" if value["t"] == "raised" else "an error or a choice"
             raise RuntimeError(f"{assignment.name} {case.question}: every hidden case expects "
-                               "an error; add one that expects a value")
+                               f"{what}; add one that expects a computed value")
 
 
 def check_up_to_date(root: Path | None = None) -> list[str]:

@@ -1,11 +1,35 @@
 """Scoring: what each hidden case of a run earns against the answer key (values compared by
 :func:`.values.values_match`), per question, with a note for every case that earned nothing
-saying why in a few words (:func:`.values.mismatch`: never the key's value)."""
+saying why in a few words (:func:`.values.mismatch`: never the key's value).
+
+Two kinds of case earn only beside work. An expected error (``{"t": "raised"}``): raising on
+every input is not an answer. A *choice* — a case whose key holds no number, only text or
+``None`` (:func:`is_choice`: a letter, a word, a list of them, "no break length"): such an
+answer can be guessed from the question alone. Each earns its points only when the same answer
+also earns a case of its question that expects a computed value (neither an error nor a
+choice)."""
 
 from __future__ import annotations
 
 from .assignments import Assignment
 from .values import mismatch, values_match
+
+
+def is_choice(want: dict) -> bool:
+    """Whether a key holds no number, only text or ``None``: the letter of a multiple-choice
+    question, a word, a list of them, ``None`` for "there is none"."""
+    if not isinstance(want, dict):
+        return False
+    if want.get("t") in ("str", "none"):
+        return True
+    items = want.get("items")
+    return (want.get("t") == "list" and isinstance(items, list) and len(items) > 0
+            and all(is_choice(x) for x in items))
+
+
+def is_computed(want: dict) -> bool:
+    """Whether a key is a computed value: neither an expected error nor a choice."""
+    return want.get("t") != "raised" and not is_choice(want)
 
 
 def score(assignment: Assignment, records: dict) -> tuple[dict[str, float], list[str]]:
@@ -14,8 +38,9 @@ def score(assignment: Assignment, records: dict) -> tuple[dict[str, float], list
 
     A case earns its points when the reported value equals the key. A case whose key is an
     error (``{"t": "raised"}``) earns them only if a public test of its question asks for that
-    error and the answer earned a case of the same question that expects a value: raising on
-    every input is not an answer."""
+    error and the answer earned a case of the same question that expects a computed value:
+    raising on every input is not an answer. A choice (:func:`is_choice`) earns them only
+    beside such a computed case too: a letter guessed from the question alone is not work."""
     matched = {}
     for case in assignment.cases:
         reported = records.get(case.id, {})
@@ -26,14 +51,16 @@ def score(assignment: Assignment, records: dict) -> tuple[dict[str, float], list
     for case in assignment.cases:
         want = assignment.expected[case.id]
         ok = matched[case.id]
-        if ok and want["t"] == "raised":
-            asked = want["v"] in assignment.asked_errors.get(case.question, ())
+        if ok and not is_computed(want):
+            asked = want["t"] != "raised" or want["v"] in assignment.asked_errors.get(
+                case.question, ())
             computed = any(matched[c.id] for c in assignment.cases if c.question == case.question
-                           and assignment.expected[c.id]["t"] != "raised")
+                           and is_computed(assignment.expected[c.id]))
             ok = asked and computed
             if not ok:
-                notes.append(f"{case.id}: raised {want['v']}, but no case of {case.question} "
-                             "that expects a value passed" if asked else
+                what = f"raised {want['v']}" if want["t"] == "raised" else "the choice is right"
+                notes.append(f"{case.id}: {what}, but no case of {case.question} that expects a "
+                             "computed value passed" if asked else
                              f"{case.id}: {case.question} does not ask for {want['v']}")
                 continue
         if ok:

@@ -24,7 +24,7 @@ test = {   'name': 'q1',
                                                '...         return float(perplexity(probabilities))\n'
                                                '...     except ValueError:\n'
                                                "...         return 'ValueError'\n"
-                                               '>>> [outcome(p) for p in ([], [1.0], [0.3, 1.5], [0.2, -0.1], [1 / 37] * 3)]\n',
+                                               '>>> [outcome(p) for p in ([], [1.0], [0.3, 1.5], [0.2, -0.1], [0.9, 1 / 37, 0.4])]\n',
                                        'hidden': True,
                                        'locked': False,
                                        'points': 1}],

@@ -15,14 +15,14 @@ test = {   'name': 'q3',
                                        'locked': False,
                                        'points': 0},
                                    {   'code': '>>> xs, U, b = positive_case(2, steps=8, input_size=3, hidden_size=5)\n'
-                                               '>>> influence_by_distance(xs, U, b, torch.zeros(5, 5, dtype=torch.float64), 0.8)\n',
+                                               '>>> influence_by_distance(2 * xs - 1, U, b - 0.5, torch.zeros(5, 5, dtype=torch.float64), 0.8)\n',
                                        'hidden': True,
                                        'locked': False,
                                        'points': 1},
-                                   {   'code': '>>> xs, U, b = positive_case(0)\n'
+                                   {   'code': '>>> xs, U, b = positive_case(3)\n'
                                                '>>> ratios = []\n'
                                                '>>> for alpha in (0.2, 0.5, 0.8, 0.95, 0.99):\n'
-                                               '...     influence = influence_by_distance(xs, U, b, torch.zeros(10, 10, dtype=torch.float64), alpha)\n'
+                                               '...     influence = influence_by_distance(2 * xs - 1, U, b, torch.zeros(10, 10, dtype=torch.float64), alpha)\n'
                                                '...     ratios.append(influence[5] / influence[0])\n'
                                                '>>> ratios\n',
                                        'hidden': True,
