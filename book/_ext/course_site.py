@@ -31,6 +31,11 @@
    at the start of each build, so what it holds is this build's failures), and the build says
    where.
 
+6. Launch links that open the page's own file. The theme builds a notebook's Colab link as the
+   repository's root plus the page's name: right for the chapters (``book/chapters`` is a link to
+   the root's ``chapters/``), wrong for a notebook kept in ``book/`` itself (the maths page), whose
+   file is ``book/<page>.ipynb``; such links get the book's folder in front.
+
 The repository's address is written once, in ``_config.yml`` (``repository: url``); the README
 in each archive takes it from there. The version and the install commands come from
 ``scripts/release.py``.
@@ -200,10 +205,33 @@ def _builder_inited(app: Sphinx) -> None:
     app.connect("build-finished", _move_reports)
 
 
+def launch_from_book_folder(buttons: list[dict], pagename: str, book_folder: str) -> int:
+    """Point the launch links of page ``pagename`` (the theme's ``header_buttons``) at
+    ``<book_folder>/<pagename>.ipynb`` where they name ``<pagename>.ipynb`` at the repository's
+    root; the chapters (``chapters/…``) are left as they are. Returns how many were changed."""
+    if pagename.startswith("chapters/"):
+        return 0
+    wrong, right = f"/{pagename}.ipynb", f"/{book_folder}/{pagename}.ipynb"
+    changed = 0
+    for group in buttons:
+        for button in group.get("buttons", []) if group.get("label") == "launch-buttons" else []:
+            if button.get("url", "").endswith(wrong):
+                button["url"] = button["url"][: -len(wrong)] + right
+                changed += 1
+    return changed
+
+
+def _launch_links(app: Sphinx, pagename: str, templatename: str, context: dict,
+                  doctree) -> None:
+    launch_from_book_folder(context.get("header_buttons", []), pagename, Path(app.confdir).name)
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     # Before any page's own scripts: the first stepper.js to run defines CourseRnnStepper.
     app.add_js_file(STEPPER_JS, priority=200)
     app.connect("config-inited", _config_inited)
     app.connect("builder-inited", _builder_inited)
     app.connect("doctree-read", _doctree_read)
+    # after the theme's launch buttons (priority 501)
+    app.connect("html-page-context", _launch_links, priority=502)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -18,6 +18,7 @@ elements: ``<s>`` a strike-through running to the end of the page (issue 33 foun
 from __future__ import annotations
 
 import importlib.util
+import re
 import sys
 from html.parser import HTMLParser
 from pathlib import Path
@@ -90,6 +91,34 @@ def test_escape_stray_html_keeps_the_markup_the_site_writes_on_purpose():
                   '<div class="rnn-playground"></div>\n')
     assert '<a href="x.zip" download>x.zip</a>' in html
     assert "<sub>2</sub>" in html and '<div class="rnn-playground"></div>' in html
+
+
+def test_launch_links_of_a_page_kept_in_the_book_folder_name_its_file():
+    launch = load_extension().launch_from_book_folder
+    colab = "https://colab.research.google.com/github/o/r/blob/main/"
+
+    def buttons(path):
+        return [{"label": "download-buttons", "buttons": [{"url": "x/maths.ipynb"}]},
+                {"label": "launch-buttons", "buttons": [{"url": colab + path}]}]
+
+    page = buttons("maths.ipynb")
+    assert launch(page, "maths", "book") == 1
+    assert page[1]["buttons"][0]["url"] == colab + "book/maths.ipynb"
+    assert page[0]["buttons"][0]["url"] == "x/maths.ipynb"  # the built notebook's download
+    chapter = buttons("chapters/02_srn.ipynb")
+    assert launch(chapter, "chapters/02_srn", "book") == 0
+    assert chapter[1]["buttons"][0]["url"] == colab + "chapters/02_srn.ipynb"
+
+
+def test_every_colab_link_names_a_notebook_of_the_repository(site: Path, site_pages: list[Path]):
+    links = {}
+    for page in site_pages:
+        for url in re.findall(r'href="https://colab\.research\.google\.com/github/[^/]+/[^/]+/'
+                              r'blob/[^/]+/([^"]+)"', page.read_text(encoding="utf-8")):
+            links[page.relative_to(site).as_posix()] = url
+    assert links, "no Colab link on any page"
+    missing = {page: url for page, url in links.items() if not (ROOT / url).is_file()}
+    assert not missing, f"Colab links to files the repository does not have: {missing}"
 
 
 class Elements(HTMLParser):
