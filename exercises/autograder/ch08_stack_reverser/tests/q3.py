@@ -11,8 +11,8 @@ test = {   'name': 'q3',
                                        'hidden': False,
                                        'locked': False,
                                        'points': 0},
-                                   {   'code': '>>> [sorted(vars(lstm_history)), lstm_history.converged, lstm_history.convergence.stopped, [lstm_accuracies[n] >= 0.95 for n in (1, 2, 3, 4, 12, 13, '
-                                               '14, 15)]]\n',
+                                   {   'code': '>>> [sorted(vars(lstm_history)), lstm_history.converged, lstm_history.convergence.stopped, lstm_break, [lstm_accuracies[n] >= 0.95 for n in (1, 2, 3, '
+                                               '4, 5, 12, 13, 14, 15)]]\n',
                                        'hidden': True,
                                        'locked': False,
                                        'points': 1},
