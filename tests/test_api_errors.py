@@ -64,10 +64,15 @@ BAD_CALLS = {
                      ValueError, "inputs must have at least one time step"),
     # sizes torch would try to allocate (issue 42 item 6: its allocator failed deep inside)
     "vocab_size 1e9": (lambda: srn(vocab_size=10**9, hidden_size=16), ValueError,
-                       "vocab_size=1000000000 and hidden_size=16 would make a weight matrix"),
+                       "vocab_size=1000000000 and hidden_size=16 would make a tensor of 1.6e+10"),
     "hidden_size 1e12": (lambda: M.build_model("lstm", vocab_size=5, hidden_size=10**12),
                          ValueError, "hidden_size=1000000000000"),
     "LSTMCell size": (lambda: LSTMCell(10**9, 4), ValueError, "input_size=1000000000"),
+    "stack_depth 1e12": (lambda: M.build_model("stack_rnn", vocab_size=4, hidden_size=4,
+                                               stack_depth=10**12), ValueError,
+                         "stack_depth=1000000000000 and "),
+    "Target accuracy 1e12": (lambda: T.Target("train_accuracy", 1e12), ValueError,
+                             "value must lie in [0, 1] for 'train_accuracy'"),
     # a step's input of another dtype than the cell's
     "step float64": (lambda: LSTMCell(2, 3).step(None, torch.zeros(1, 2, dtype=torch.float64)),
                      TypeError, "x_t is torch.float64 but the state and the cell compute in "

@@ -82,8 +82,8 @@ def seeded(seed: int | None) -> Iterator[None]:
 #: largest, Austen's 7,112 words by 650 units, holds 4.6 million); checked before torch
 #: allocates anything, so that ``vocab_size=10**9`` is an error naming it, not the allocator's
 MAX_WEIGHTS = 2**30
-#: the constructor arguments that size a weight matrix
-SIZE_ARGUMENTS = ("vocab_size", "hidden_size", "input_size", "embedding_dim")
+#: the constructor arguments that size a weight matrix (or a stack: depth × width per string)
+SIZE_ARGUMENTS = ("vocab_size", "hidden_size", "input_size", "embedding_dim", "stack_depth")
 
 
 def check_weight_sizes(**sizes) -> None:
@@ -98,7 +98,7 @@ def check_weight_sizes(**sizes) -> None:
     if big * other <= MAX_WEIGHTS:
         return
     what = f"{name}={big}" + (f" and {other_name}={other}" if other_name else "")
-    raise ValueError(f"{what} would make a weight matrix of {big * other:.3g} numbers "
+    raise ValueError(f"{what} would make a tensor of {big * other:.3g} numbers "
                      f"({4 * big * other / 2**30:.3g} GiB as float32), more than a model here "
                      f"may hold ({MAX_WEIGHTS:.3g}): check the sizes")
 

@@ -116,6 +116,9 @@ class Target:
         if isinstance(self.value, bool) or not isinstance(self.value, (int, float)) \
                 or not math.isfinite(self.value):
             raise ValueError(f"value must be a finite number, got {self.value!r}")
+        if self.metric.endswith("accuracy") and not 0 <= self.value <= 1:
+            raise ValueError(f"value must lie in [0, 1] for {self.metric!r} (an accuracy is a "
+                             f"share, never met at {self.value!r})")
         _mode(self.mode)
 
     def describe(self, monitor: str) -> str:
