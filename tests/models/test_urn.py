@@ -249,7 +249,9 @@ def test_seeds_code_sizes_and_baseline_count():
 
 @pytest.mark.parametrize("cls", [URN, MatrixRNN])
 def test_gradients_reach_the_symbols_that_were_read(cls):
-    model = cls(6, hidden_size=5, init_range=0.5, seed=9)
+    # dropout off: a mask drawn from the global generator (whatever earlier tests left in it)
+    # could cut a path and make the test depend on the tests run before it
+    model = cls(6, hidden_size=5, init_range=0.5, dropout=0.0, seed=9)
     inputs = torch.tensor([[0, 1, 2, 1], [2, 2, 0, 1]])
     model(inputs).logsumexp(-1).sum().backward()
     params = model.generators if cls is URN else model.matrices
