@@ -287,12 +287,11 @@ def write_answer_key(name: str, root: Path | None = None) -> dict:
 
 def check_key(assignment: Assignment, key: dict) -> None:
     """An expected error must be one a public test of its question asks for; a question with
-    an expected error or a choice (a key of text only, :func:`.scoring.is_choice`) must also
+    an expected error or a choice (a key of text only, :func:`.values.is_choice`) must also
     have a case that expects a computed value, beside which they earn (raising on every input
     is not an answer, a guessed letter is not work). No value may hold a NaN or an infinity:
     those match nothing, so no answer could earn it."""
-    from .scoring import is_computed
-    from .values import non_finite
+    from .values import is_computed, non_finite
 
     for case in assignment.cases:
         value = key[case.id]

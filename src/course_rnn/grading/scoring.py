@@ -4,7 +4,7 @@ saying why in a few words (:func:`.values.mismatch`: never the key's value).
 
 Two kinds of case earn only beside work. An expected error (``{"t": "raised"}``): raising on
 every input is not an answer. A *choice* — a case whose key holds no number, only text or
-``None`` (:func:`is_choice`: a letter, a word, a list of them, "no break length"): such an
+``None`` (:func:`.values.is_choice`: a letter, a word, a list of them, "no break length"): such an
 answer can be guessed from the question alone. Each earns its points only when the same answer
 also earns a case of its question that expects a computed value (neither an error nor a
 choice)."""
@@ -12,24 +12,7 @@ choice)."""
 from __future__ import annotations
 
 from .assignments import Assignment
-from .values import mismatch, values_match
-
-
-def is_choice(want: dict) -> bool:
-    """Whether a key holds no number, only text or ``None``: the letter of a multiple-choice
-    question, a word, a list of them, ``None`` for "there is none"."""
-    if not isinstance(want, dict):
-        return False
-    if want.get("t") in ("str", "none"):
-        return True
-    items = want.get("items")
-    return (want.get("t") == "list" and isinstance(items, list) and len(items) > 0
-            and all(is_choice(x) for x in items))
-
-
-def is_computed(want: dict) -> bool:
-    """Whether a key is a computed value: neither an expected error nor a choice."""
-    return want.get("t") != "raised" and not is_choice(want)
+from .values import is_computed, mismatch, values_match
 
 
 def score(assignment: Assignment, records: dict) -> tuple[dict[str, float], list[str]]:
@@ -39,7 +22,7 @@ def score(assignment: Assignment, records: dict) -> tuple[dict[str, float], list
     A case earns its points when the reported value equals the key. A case whose key is an
     error (``{"t": "raised"}``) earns them only if a public test of its question asks for that
     error and the answer earned a case of the same question that expects a computed value:
-    raising on every input is not an answer. A choice (:func:`is_choice`) earns them only
+    raising on every input is not an answer. A choice (:func:`.values.is_choice`) earns them only
     beside such a computed case too: a letter guessed from the question alone is not work."""
     matched = {}
     for case in assignment.cases:

@@ -306,3 +306,20 @@ def _gap_size(relative: float) -> str:
         if relative < bound:
             return words
     return "by more than 100 %"
+
+
+def is_choice(want: dict) -> bool:
+    """Whether a key holds no number, only text or ``None``: the letter of a multiple-choice
+    question, a word, a list of them, ``None`` for "there is none"."""
+    if not isinstance(want, dict):
+        return False
+    if want.get("t") in ("str", "none"):
+        return True
+    items = want.get("items")
+    return (want.get("t") == "list" and isinstance(items, list) and len(items) > 0
+            and all(is_choice(x) for x in items))
+
+
+def is_computed(want: dict) -> bool:
+    """Whether a key is a computed value: neither an expected error nor a choice."""
+    return want.get("t") != "raised" and not is_choice(want)
