@@ -125,17 +125,15 @@ def _recording_arguments(init: Callable) -> Callable:
 
     @functools.wraps(init)
     def __init__(self, *args, **kwargs):
-        try:  # the sizes first: an absurd one is refused before torch allocates it
-            early = signature.bind(self, *args, **kwargs)
-        except TypeError:
-            early = None  # the constructor says what is wrong with its arguments
-        if early is not None:
-            early.apply_defaults()
-            check_weight_sizes(**{k: v for k, v in early.arguments.items()
-                                  if k in SIZE_ARGUMENTS})
-        init(self, *args, **kwargs)
-        bound = signature.bind(self, *args, **kwargs)
+        try:
+            bound = signature.bind(self, *args, **kwargs)
+        except TypeError:  # the constructor says what is wrong with its arguments
+            init(self, *args, **kwargs)
+            raise
         bound.apply_defaults()
+        # the sizes first: an absurd one is refused before torch allocates it
+        check_weight_sizes(**{k: v for k, v in bound.arguments.items() if k in SIZE_ARGUMENTS})
+        init(self, *args, **kwargs)
         arguments = {}
         for name, value in list(bound.arguments.items())[1:]:  # [0] is self
             kind = signature.parameters[name].kind
