@@ -28,9 +28,11 @@ TASKS = ("number prediction", "grammaticality")
 #: natural, balanced and one-attractor test sets, the LM corpus and the minimal pairs.
 DATA_SEEDS = {"train": 1, "natural": 2, "balanced": 3, "one_attractor": 4, "lm": 5, "pairs": 6,
               "gram_test": 0}
-#: Seeds of the main (number-prediction) runs: the chapter's 5 (a comparison rests on five seeds
-#: with an interval), the paper's 3.
-DEFAULT_SEEDS = {"quick": 5, "paper": 3}
+#: Seeds of the main (number-prediction) runs: the chapter's 8, the paper's 3. A comparison rests
+#: on several seeds with an interval; with five, the intervals of "as accurate as the LSTM" and
+#: "slower than the LSTM" moved by more than a quarter of their distance from the bound between
+#: fresh seed offsets (benchmarks/results/robustness.md).
+DEFAULT_SEEDS = {"quick": 8, "paper": 3}
 
 
 @dataclass(frozen=True)
