@@ -18,7 +18,7 @@ from course_rnn.experiments.replication import Replication
 from course_rnn.languages import AnBn, Vocab
 from course_rnn.metrics import anbn_generalisation
 from course_rnn.models import build_model
-from course_rnn.training import evaluate_loss
+from course_rnn.training import evaluate_loss, tally
 
 TINY = dict(hidden_size=2, wide_hidden_size=3, train_max_n=4, test_max_n=7, repeats=1, batch_size=4,
             epochs=5, patience=3, lr_patience=2, eval_every=1, extra_seeds=1)
@@ -65,6 +65,10 @@ def test_every_run_is_recorded_with_its_convergence(tiny):
     report = tiny.convergence_report()
     assert "LSTM seed 1: NOT converged" in report
     assert tiny.unconverged() == list(tiny.runs)  # five epochs: nobody has learned
+    # the page's sentence: every run counted by how it ended, in the experiment's words
+    assert [r.ending for r in tiny.numbers.runs] == ["budget spent"] * 8
+    assert tiny.run_summary() == tally(r.ending for r in tiny.numbers.runs) == \
+        "8 runs, all ran out of steps"
 
 
 def test_runs_are_scored_consistently(tiny):

@@ -10,12 +10,14 @@ from matplotlib.figure import Figure
 
 from course_rnn.experiments.records import mean_se
 from course_rnn.experiments.replication import (
+    CONTINUED,
     Replication,
     Row,
     normalise_scale,
     pm,
     seed_list,
 )
+from course_rnn.training import Convergence, History
 
 
 def test_scales():
@@ -54,6 +56,27 @@ def _result(**numbers):
     return Replication("demo", "A demo", "quick", [0, 1], "cpu", {"epochs": 2},
                        numbers, [Row("accuracy", "0.99 (Table 1)", "0.42", "a note")],
                        figures={"curve": fig}, artefacts={"model": object()}, seconds=1.5)
+
+
+def _ended(stopped: str) -> History:
+    return History(convergence=Convergence(
+        criterion="c", converged=stopped == "criterion met", stopped=stopped, reason="why",
+        epochs=3, steps=30, monitor="train_loss"))
+
+
+def test_the_runs_in_one_sentence_and_one_line_each():
+    """The main line's sentence counts every run's ending, those continued to twice their budget
+    apart (named as every experiment names them); the notes' report gives each run a line."""
+    result = _result()
+    result.runs = {"SRN seed 0": _ended("criterion met"), "SRN seed 1": _ended("budget spent"),
+                   "GRU seed 0": _ended("criterion met"), "SRN seed 1 (2× budget)":
+                   _ended("criterion met"), "GRU seed 1 (twice the budget)": _ended("stalled")}
+    assert result.run_summary() == ("3 runs: 2 converged, 1 ran out of steps; 2 continued to "
+                                    "twice their budget: 1 converged, 1 stalled")
+    report = result.convergence_report().splitlines()
+    assert len(report) == 5
+    assert report[1] == "SRN seed 1: NOT converged after 3 epochs (30 steps): why"
+    assert not CONTINUED.search("SRN seed 2") and CONTINUED.search("α seed 0 (2× budget)")
 
 
 def test_save_writes_json_table_and_figures(tmp_path):

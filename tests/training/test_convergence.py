@@ -11,6 +11,7 @@ from course_rnn.training import (
     Target,
     all_converged,
     converged,
+    tally,
 )
 from course_rnn.training.convergence import status, watched
 
@@ -92,3 +93,19 @@ def test_records_and_their_summaries():
     assert all_converged([True, {"converged": True}]) and not all_converged([True, record])
     with pytest.raises(TypeError, match="cannot tell"):
         converged(3)
+    assert record.ending == "ran out of steps"
+
+
+def test_a_pages_runs_are_tallied_in_one_sentence():
+    assert tally(["fitted"] * 14 + ["stuck"] * 5 + ["budget spent"]) == \
+        "20 runs: 14 fitted, 5 stuck, 1 ran out of steps"
+    # the library's stops in words, the known endings first, an experiment's own after them
+    assert tally(["diverged", "odd", "criterion met", "stalled", "odd"]) == \
+        "5 runs: 1 converged, 1 stalled, 1 diverged, 2 odd"
+    assert tally(["converged"] * 3) == "3 runs, all converged"
+    assert tally(["criterion met"], continued=["budget spent"]) == \
+        "1 run: converged; 1 continued to twice its budget: ran out of steps"
+    assert tally(["stuck", "fitted"], continued=["fitted", "fitted"]) == \
+        "2 runs: 1 fitted, 1 stuck; 2 continued to twice their budget, all fitted"
+    assert tally([]) == "no runs"
+    assert tally(iter(["fitted"]), continued=iter([])) == "1 run: fitted"

@@ -39,7 +39,7 @@ import numpy as np
 import torch
 
 from ..analysis.report import markdown_table
-from ..training import History, converged
+from ..training import History, converged, tally
 from ..utils import machine_facts
 from .output import check_output_folder
 from .provenance import KEYS as PROVENANCE_KEYS
@@ -61,6 +61,9 @@ def pm(mean: float, se: float | None = None, digits: int = 3) -> str:
 
 
 #: What one row of a paper-vs-ours table concludes (see :func:`judge`).
+#: How the experiments name a run continued to twice its budget in ``Replication.runs``:
+#: "3-TURN seed 0 (2× budget)", "LSTM seed 3 (twice the budget)".
+CONTINUED = re.compile(r"\((?:2× budget|twice the budget)\)$")
 VERDICTS = ("agrees", "differs", "budget-limited", "not converged", "not comparable")
 
 
@@ -301,6 +304,19 @@ class Replication:
     def table(self) -> str:
         """The paper-vs-ours table in Markdown."""
         return rows_markdown([vars(r) for r in self.rows])
+
+    def run_summary(self) -> str:
+        """Every training run of :attr:`runs` in one sentence, for a page's main line (the line
+        per run is :meth:`convergence_report`'s, for its notes): "12 runs: 11 converged, 1 ran
+        out of steps; 2 continued to twice their budget, all converged"
+        (:func:`~course_rnn.training.tally`). A run continued to twice its budget is one whose
+        name ends in :data:`CONTINUED`'s marks."""
+        first, again = [], []
+        for name, history in self.runs.items():
+            record = history.convergence
+            ending = record.ending if record else "no record"
+            (again if CONTINUED.search(name) else first).append(ending)
+        return tally(first, again)
 
     def convergence_report(self) -> str:
         """One line per training run: whether it met its criterion, after how long, and why."""

@@ -12,7 +12,8 @@
                                     (:class:`Curriculum`), :func:`length_generalisation`
 :mod:`~.convergence`                when a model has learned: :class:`Plateau`,
                                     :class:`Target`, :class:`Optimum`, :class:`AnyOf`; the
-                                    :class:`Convergence` record
+                                    :class:`Convergence` record; :func:`tally`, a page's
+                                    runs in one sentence
 :mod:`~.optim`                      optimizers by name, schedules (:class:`StepDecay`,
                                     :class:`Cosine`, :class:`ReduceOnPlateau`), init hooks
 :func:`hill_climb`                  Tabor's gradient-sampling climber for the FLNN
@@ -33,6 +34,7 @@ from .convergence import (
     Target,
     all_converged,
     converged,
+    tally,
 )
 from .hill_climb import RADII, hill_climb
 from .history import History
@@ -68,6 +70,7 @@ __all__ = [
     "evaluate_loss", "perplexity",
     "TransductionTask", "Curriculum", "length_generalisation", "LengthScores",
     "Plateau", "Target", "Optimum", "AnyOf", "Convergence", "STOPS", "converged", "all_converged",
+    "tally",
     "OPTIMIZERS", "SCHEDULES", "StepDecay", "Cosine", "ReduceOnPlateau", "normal_embeddings",
     "hill_climb", "RADII", "save_checkpoint", "load_checkpoint",
 ]

@@ -22,7 +22,7 @@ training history.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 
 
@@ -212,6 +212,11 @@ def status(criterion: Criterion, history, monitor: str) -> tuple[bool, str]:
 #: How a run ended: its criterion was met, its monitor stalled (``patience`` evaluations without
 #: a better value) before the criterion was met, or its budget (the cap on epochs) ran out.
 STOPS = ("criterion met", "stalled", "budget spent")
+#: How a run that stopped so reads in a sentence about many runs (:func:`tally`).
+ENDINGS = {"criterion met": "converged", "stalled": "stalled", "budget spent": "ran out of steps",
+           "diverged": "diverged"}
+# The order in which :func:`tally` counts the endings it knows (any other after them).
+_ENDING_ORDER = ("fitted", "converged", "stuck", "stalled", "ran out of steps", "diverged")
 
 
 @dataclass
@@ -233,12 +238,62 @@ class Convergence:
         head = "converged" if self.converged else "NOT converged"
         return f"{head} after {self.epochs:g} epochs ({self.steps} steps): {self.reason}"
 
+    @property
+    def ending(self) -> str:
+        """How the run ended, as :func:`tally` counts it: "converged", "stalled", "ran out of
+        steps" or "diverged"."""
+        return ENDINGS.get(self.stopped, self.stopped)
+
     def to_json(self) -> dict:
         return asdict(self)
 
     @classmethod
     def from_json(cls, data: Mapping) -> Convergence:
         return cls(**data)
+
+
+def tally(endings: Iterable[str], continued: Iterable[str] = ()) -> str:
+    """A page's training runs in one sentence, each way of ending counted (the line per run is
+    for the notes: :meth:`~course_rnn.experiments.replication.Replication.convergence_report`).
+
+    ``endings``: one word per run — an experiment's own ("fitted", "stuck") or a record's
+    :attr:`Convergence.ending`; the library's stops (:data:`STOPS`, "diverged") are put in
+    words (:data:`ENDINGS`). ``continued``: the endings of the runs continued to twice their
+    budget, counted apart::
+
+        >>> tally(["fitted"] * 14 + ["stuck"] * 5 + ["budget spent"])
+        '20 runs: 14 fitted, 5 stuck, 1 ran out of steps'
+        >>> tally(["converged"] * 4, continued=["stuck", "fitted"])
+        '4 runs, all converged; 2 continued to twice their budget: 1 fitted, 1 stuck'
+    """
+    first = _counted([ENDINGS.get(e, e) for e in endings])
+    again = _counted([ENDINGS.get(e, e) for e in continued])
+    sentence = _sentence(first, "run", "runs") if first else "no runs"
+    if again:
+        n = sum(again.values())
+        whose = "its" if n == 1 else "their"
+        sentence += "; " + _sentence(again, *[f"continued to twice {whose} budget"] * 2)
+    return sentence
+
+
+def _counted(endings: list[str]) -> dict[str, int]:
+    """``{ending: count}``, the known endings first (:data:`_ENDING_ORDER`), then the others in
+    the order they first appear."""
+    order = [e for e in _ENDING_ORDER if e in endings]
+    order += [e for e in dict.fromkeys(endings) if e not in order]
+    return {e: endings.count(e) for e in order}
+
+
+def _sentence(counts: dict[str, int], one: str, many: str) -> str:
+    """"20 runs: 14 fitted, 6 stuck", "20 runs, all fitted", "1 run: fitted" (``one`` and
+    ``many``: what follows the count for one run and for more)."""
+    n = sum(counts.values())
+    head = f"{n} {one if n == 1 else many}"
+    if n == 1:
+        return f"{head}: {next(iter(counts))}"
+    if len(counts) == 1:
+        return f"{head}, all {next(iter(counts))}"
+    return f"{head}: " + ", ".join(f"{k} {e}" for e, k in counts.items())
 
 
 def all_converged(runs) -> bool:

@@ -270,6 +270,12 @@ class RunScore(Record):
     clipped_share: float
     outcome: str
 
+    @property
+    def ending(self) -> str:
+        """How the run ended, as :func:`~course_rnn.training.tally` counts it: "fitted",
+        "stuck" (converged above the optimum) or how it stopped without converging."""
+        return "fitted" if self.fitted else "stuck" if self.converged else self.stopped
+
 
 @dataclass
 class DoubledRun(RunScore):
