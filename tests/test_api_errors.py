@@ -52,7 +52,7 @@ BAD_CALLS = {
     "build_model kwarg": (lambda: srn(hiddn_size=3), TypeError, "hiddn_size"),
     "model seed": (lambda: srn(seed=-1), ValueError, "seed must be an integer ≥ 0"),
     "FLNN init_range": (lambda: M.build_model("flnn", vocab_size=5, init_range=INF), ValueError,
-                        "init_range must be a finite number ≥ 0, got inf"),
+                        "init_range must be a finite number ≥ 0 and ≤ 10, got inf"),
     "FLNN rbf_variance": (lambda: M.build_model("flnn", vocab_size=5, rbf_variance="1"),
                           ValueError, "rbf_variance"),
     "URN init_range": (lambda: M.build_model("urn", vocab_size=4, hidden_size=4,
@@ -88,8 +88,9 @@ BAD_CALLS = {
     "fit task": (lambda: fit(task=5), TypeError, "task (the second argument of fit)"),
     "fit train str": (lambda: fit(train="aabb"), TypeError, "train set"),
     "fit valid int": (lambda: fit(valid=5), TypeError, "valid set"),
-    "fit lr inf": (lambda: fit(lr=INF), ValueError, "lr must be a positive number"),
-    "fit clip inf": (lambda: fit(clip=INF), ValueError, "clip must be a positive number"),
+    "fit lr inf": (lambda: fit(lr=INF), ValueError, "lr must be a finite number > 0 and ≤ 100"),
+    "fit clip inf": (lambda: fit(clip=INF), ValueError,
+                     "clip must be a finite number > 0 and ≤ 1e+06 or None, got inf"),
     "fit weight_decay": (lambda: fit(weight_decay=INF), ValueError, "weight_decay"),
     "fit lr_factors": (lambda: fit(lr_factors=["rnn"]), TypeError, "lr_factors must be a mapping"),
     "fit init": (lambda: fit(init=5), TypeError, "init must be a function"),
@@ -140,6 +141,58 @@ BAD_CALLS = {
     "dyck no closer": (lambda: X.dyck_closing_accuracy(
         M.build_model("srn", vocab_size=len(L.Vocab(L.Dyck().alphabet))), L.Dyck(),
         L.Vocab(L.Dyck().alphabet), [""]), ValueError, "no closing bracket"),
+    # absurd settings (issue 42 item 6: 1e12 was taken without a word); each names its range
+    "fit lr 1e12": (lambda: fit(lr=1e12), ValueError,
+                    "lr must be a finite number > 0 and ≤ 100, got 1000000000000.0"),
+    "fit weight_decay 1e12": (lambda: fit(weight_decay=1e12), ValueError,
+                              "weight_decay must be a finite number ≥ 0 and ≤ 1, got 1000"),
+    "fit clip 1e12": (lambda: fit(clip=1e12), ValueError,
+                      "clip must be a finite number > 0 and ≤ 1e+06 or None, got 1000000000000.0"),
+    "fit patience 1e12": (lambda: fit(patience=10**12), ValueError,
+                          "patience must be a positive integer ≤ 100,000,000, got 10"),
+    "fit eval_every 1e12": (lambda: fit(eval_every=10**12), ValueError,
+                            "eval_every must be a positive integer ≤ 100,000,000"),
+    "fit batch_size 1e12": (lambda: fit(batch_size=10**12), ValueError,
+                            "batch_size must be a positive integer ≤ 100,000,000"),
+    "fit step_every 1e12": (lambda: fit(step_every=10**12), ValueError,
+                            "step_every must be a positive integer ≤ 100,000,000"),
+    "fit step_every 0": (lambda: fit(step_every=0), ValueError,
+                         "step_every must be a positive integer ≤ 100,000,000, got 0"),
+    "fit min_epochs 1e12": (lambda: fit(min_epochs=1e12), ValueError,
+                            "min_epochs must be a finite number ≥ 0 and ≤ 1e+08, got 1000"),
+    "fit epochs 1e12": (lambda: fit(epochs=10**12), ValueError,
+                        "epochs must be a positive integer ≤ 100,000,000"),
+    "fit steps 1e12": (lambda: fit(epochs=None, steps=10**12), ValueError,
+                       "steps must be a positive integer ≤ 100,000,000"),
+    "fit lr_factors 1e12": (lambda: fit(lr_factors={"rnn": 1e12}), ValueError,
+                            "lr_factors['rnn'] must be a finite number > 0 and ≤ 100000"),
+    "Plateau patience 1e12": (lambda: T.Plateau(patience=10**12), ValueError,
+                              "patience must be a positive integer ≤ 100,000,000"),
+    "Plateau min_delta 1e12": (lambda: T.Plateau(min_delta=1e12), ValueError,
+                               "min_delta must be a finite number ≥ 0 and ≤ 1, got 1000"),
+    "Plateau min_delta negative": (lambda: T.Plateau(min_delta=-0.1), ValueError,
+                                   "min_delta must be a finite number ≥ 0 and ≤ 1, got -0.1"),
+    "StepDecay every 1e12": (lambda: fit(schedule=T.StepDecay(every=10**12)), ValueError,
+                             "StepDecay.every must be a positive integer ≤ 100,000,000"),
+    "ReduceOnPlateau patience 1e12": (lambda: fit(schedule=T.ReduceOnPlateau(patience=10**12)),
+                                      ValueError, "ReduceOnPlateau.patience must be a "
+                                      "non-negative integer ≤ 100,000,000"),
+    "Cosine min_lr 1e12": (lambda: fit(schedule=T.Cosine(min_lr=1e12)), ValueError,
+                           "Cosine.min_lr must be a finite number ≥ 0 and ≤ 100"),
+    "FLNN init_range 1e12": (lambda: M.build_model("flnn", vocab_size=5, init_range=1e12),
+                             ValueError, "init_range must be a finite number ≥ 0 and ≤ 10"),
+    "URN init_range 1e12": (lambda: M.build_model("urn", vocab_size=4, hidden_size=4,
+                                                  init_range=1e12), ValueError,
+                            "init_range must be a finite number ≥ 0 and ≤ 10"),
+    "MatrixRNN init_range 1e12": (lambda: M.build_model("matrix_rnn", vocab_size=4, hidden_size=4,
+                                                        init_range=1e12), ValueError,
+                                  "init_range must be a finite number ≥ 0 and ≤ 10"),
+    "normal_embeddings 1e12": (lambda: T.normal_embeddings(1e12), ValueError,
+                               "std must be a finite number > 0 and ≤ 10, got 1000000000000.0"),
+    "PDDA1 step nan": (lambda: L.PDDA1().step((NAN, NAN), "a"), ValueError,
+                       "z, a PDDA 1 state, must be a point (z1, z2) of two finite numbers"),
+    "PDDA1 step text": (lambda: L.PDDA1().step("ab", "a"), ValueError,
+                        "z, a PDDA 1 state, must be a point"),
     # corpus
     "read_corpus": (lambda: C.read_corpus("/no/such/file"), FileNotFoundError, "/no/such/file"),
     "split fractions": (lambda: C.split_corpus([["a"]] * 10, fractions=(NAN, 0.5, 0.5)),
@@ -155,6 +208,24 @@ def test_a_bad_call_names_its_argument(call, error, message):
     with pytest.raises(error) as raised:
         call()
     assert message in str(raised.value)
+
+
+@pytest.mark.parametrize("option, named", [
+    (dict(lr=1e12), "lr"), (dict(weight_decay=1e12), "weight_decay"), (dict(clip=1e12), "clip"),
+    (dict(patience=10**12), "patience"), (dict(eval_every=10**12), "eval_every"),
+    (dict(batch_size=10**12), "batch_size"), (dict(step_every=10**12), "step_every"),
+    (dict(min_epochs=1e12), "min_epochs"), (dict(momentum=2.0, optimizer="sgd"), "momentum"),
+    (dict(optimizer="magic"), "optimizer"),
+    (dict(schedule=T.StepDecay(every=10**12)), "StepDecay.every")])
+def test_fit_refuses_an_absurd_setting_before_any_work(option, named, monkeypatch):
+    """The range is checked before the device is chosen, the data moved or the model seeded."""
+    def no_work(*args, **kwargs):
+        raise AssertionError("fit started its work before checking its arguments")
+
+    monkeypatch.setattr("course_rnn.training.loop.pick_device", no_work)
+    with pytest.raises(ValueError) as raised:
+        fit(**option)
+    assert named in str(raised.value)
 
 
 def test_a_wrong_file_is_no_checkpoint_and_a_bad_save_names_its_argument(tmp_path):

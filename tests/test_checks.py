@@ -32,3 +32,15 @@ def test_check_at_least_follows_pythons_convention():
         check_at_least(False, "k", 0)
     with pytest.raises(ValueError, match="n must be at least 2, got 1"):
         check_at_least(1, "n", 2)
+
+
+def test_a_count_of_training_has_a_ceiling_that_is_said():
+    from course_rnn.checks import MAX_COUNT, check_training_count
+
+    assert check_training_count(MAX_COUNT, "steps") == MAX_COUNT
+    assert check_training_count(0, "patience", minimum=0) == 0
+    with pytest.raises(ValueError, match="steps must be a positive integer ≤ 100,000,000, got "
+                                         "1000000000000"):
+        check_training_count(10**12, "steps")
+    with pytest.raises(ValueError, match="jobs must be an integer from 2 to 8, got 9"):
+        check_integer(9, "jobs", 2, 8)

@@ -13,7 +13,9 @@ but ``hidden_size=True`` is a mistake); NumPy integers are.
 * :func:`check_number` – a finite real number (never NaN or ±inf, never a bool), with optional
   bounds, as a float;
 * :func:`check_flag`, :func:`check_callable`, :func:`check_items` – a bool, a function, a
-  non-empty collection of items (strings, pairs …; a bare string is not one).
+  non-empty collection of items (strings, pairs …; a bare string is not one);
+* the widest value training's numbers may take (:data:`MAX_LR`, :data:`MAX_COUNT` …), past
+  which a value is a slip and not a setting, and :func:`check_training_count` for the counts.
 
 Each is called once per public call (a constructor, ``fit``), never inside a training step.
 """
@@ -30,11 +32,17 @@ def is_integer(value) -> bool:
     return isinstance(value, Integral) and not isinstance(value, bool)
 
 
-def check_integer(value, what: str, minimum: int = 1) -> int:
-    """``int(value)`` for an integer ≥ ``minimum``, else a ValueError naming ``what``."""
-    if not is_integer(value) or value < minimum:
-        wanted = {1: "a positive integer", 0: "a non-negative integer"}.get(
-            minimum, f"an integer ≥ {minimum}")
+def check_integer(value, what: str, minimum: int = 1, maximum: int | None = None) -> int:
+    """``int(value)`` for an integer ≥ ``minimum`` (and ≤ ``maximum`` when given), else a
+    ValueError naming ``what`` and the range: "patience must be a positive integer ≤
+    100,000,000, got 1000000000000"."""
+    if not is_integer(value) or value < minimum or (maximum is not None and value > maximum):
+        wanted = {1: "a positive integer", 0: "a non-negative integer"}.get(minimum)
+        if maximum is None:
+            wanted = wanted or f"an integer ≥ {minimum}"
+        else:
+            wanted = f"{wanted} ≤ {maximum:,}" if wanted else \
+                f"an integer from {minimum:,} to {maximum:,}"
         raise ValueError(f"{what} must be {wanted}, got {value!r}")
     return int(value)
 
@@ -123,5 +131,39 @@ def check_items(value, what: str, items: str = "strings", *, empty: bool = False
     return value
 
 
+# -- how far training's numbers may go --------------------------------------------------------
+# Past these bounds a setting is a slip (1e12 typed for 1e-12, a count in the wrong unit), not a
+# choice, and it would otherwise be taken without a word and train nonsense for hours. Each lies
+# far beyond the largest value any chapter, experiment (at every scale), exercise, benchmark or
+# committed run uses, given in brackets, so that no real run meets it. The light settings of
+# the experiments read them too (no torch here).
+
+#: A learning rate (largest used: 5, a test's SGD whose loss jumps; 0.5 in an experiment).
+MAX_LR = 100.0
+#: ``weight_decay`` λ: a penalty ½ λ |w|² above |w|² itself is no regulariser (0.5, a test).
+MAX_WEIGHT_DECAY = 1.0
+#: A cap on the gradient norm (1.0; ``clip=None`` is the way to say "no cap").
+MAX_CLIP = 1e6
+#: A weight scale: ``init_range`` of a uniform draw, ``std`` of a normal one; weights beyond
+#: ±10 saturate every tanh and sigmoid (largest used: 1.0).
+MAX_INIT_SCALE = 10.0
+#: A relative improvement (``Plateau.min_delta``): a loss cannot improve by more than all of it
+#: (0.9, a test; 0.05 in an experiment).
+MAX_MIN_DELTA = 1.0
+#: A count of optimizer steps, evaluations, epochs or examples: ``epochs``, ``steps``,
+#: ``min_epochs``, ``batch_size``, ``patience``, ``eval_every``, ``step_every``, a schedule's
+#: ``every`` and ``patience`` (largest used: 10**6 steps, Delétang et al.'s protocol; 50,000
+#: epochs; 4,096 examples): a hundred times the longest protocol of the course.
+MAX_COUNT = 10**8
+
+
+def check_training_count(value, what: str, minimum: int = 1) -> int:
+    """``int(value)`` for an integer from ``minimum`` to :data:`MAX_COUNT` (a count of steps,
+    evaluations, epochs or examples), else a ValueError naming ``what`` and the range."""
+    return check_integer(value, what, minimum, MAX_COUNT)
+
+
 __all__ = ["is_integer", "check_integer", "check_positive", "check_count", "check_at_least",
-           "check_seed", "check_number", "check_flag", "check_callable", "check_items"]
+           "check_seed", "check_number", "check_flag", "check_callable", "check_items",
+           "check_training_count", "MAX_LR", "MAX_WEIGHT_DECAY", "MAX_CLIP", "MAX_INIT_SCALE",
+           "MAX_MIN_DELTA", "MAX_COUNT"]

@@ -179,8 +179,10 @@ def test_pdda_step_errors_and_rejections():
         pdda.trajectory("b")
     with pytest.raises(ValueError, match="'x'"):
         pdda.accepts("a x")
-    with pytest.raises(ValueError, match="shape"):
-        pdda.step((0.0, 0.0, 0.0), "a")
+    for z in [(0.0, 0.0, 0.0), (float("nan"), float("nan")), (0.0, float("inf")), "ab", None]:
+        with pytest.raises(ValueError, match=r"z, a PDDA 1 state, must be a point \(z1, z2\) "
+                                             r"of two finite numbers"):
+            pdda.step(z, "a")
     assert not pdda.accepts("") and not pdda.accepts("a b") and not pdda.accepts("c")
 
 

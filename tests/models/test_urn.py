@@ -291,7 +291,7 @@ def test_same_seed_same_model_and_same_dropout():
         (dict(hidden_size=4.0), TypeError, "hidden_size \\(the state size n\\) must be an integer"),
         (dict(hidden_size=4, k=2.5), TypeError, "k \\(the truncation\\) must be an integer"),
         (dict(dropout=1.0), ValueError, "dropout must be in \\[0, 1\\)"),
-        (dict(init_range=-0.1), ValueError, "init_range must be non-negative"),
+        (dict(init_range=-0.1), ValueError, "init_range must be a finite number ≥ 0"),
         (dict(seed=-1), ValueError, "seed must be at least 0"),
     ],
 )

@@ -340,9 +340,14 @@ class PDDA1:
 
     def step(self, z: Sequence[float], symbol: str) -> np.ndarray:
         """The state after reading ``symbol`` at ``z`` (Table 1, third column)."""
-        z = np.asarray(z, dtype=float)
-        if z.shape != (2,):
-            raise ValueError(f"a PDDA 1 state is a point (z1, z2), got shape {z.shape}")
+        try:
+            point = np.asarray(z, dtype=float)
+        except (TypeError, ValueError):
+            point = None
+        if point is None or point.shape != (2,) or not np.isfinite(point).all():
+            raise ValueError(f"z, a PDDA 1 state, must be a point (z1, z2) of two finite "
+                             f"numbers, got {z!r:.60}")
+        z = point
         if not self.can_read(z, symbol):
             where = "z1 < 0 and z2 < 0" if symbol == "b" else "z1 < 0 and z2 > 0"
             raise ValueError(

@@ -37,7 +37,7 @@ from collections.abc import Sequence
 import torch
 from torch import nn
 
-from ..checks import check_number, check_positive
+from ..checks import MAX_INIT_SCALE, check_number, check_positive
 from ..languages.base import as_symbols
 from ..languages.tabor import TaborGrammar, tabor_percent_correct, tabor_rmse
 from ..languages.vocab import Vocab, make_batch
@@ -91,7 +91,7 @@ class FLNN(RecurrentModel):
                 f"got {vocab_size}"
             )
         check_number(rbf_variance, "rbf_variance", above=0)
-        check_number(init_range, "init_range", at_least=0)
+        check_number(init_range, "init_range", at_least=0, at_most=MAX_INIT_SCALE)
         self.vocab_size, self.hidden_size, self.rbf_size = vocab_size, hidden_size, rbf_size
         self.rbf_variance = float(rbf_variance)
         words, outputs = vocab_size - FIRST_WORD, vocab_size - EOS  # outputs: </s> + alphabet

@@ -61,7 +61,7 @@ from collections.abc import Sequence
 import torch
 from torch import nn
 
-from ..checks import check_at_least, is_integer
+from ..checks import MAX_INIT_SCALE, check_at_least, check_number, is_integer
 from .base import Parts, Recurrence, RecurrentModel, check_time_steps, seeded
 
 # -- sizes and shapes ---------------------------------------------------------------------------
@@ -194,10 +194,7 @@ class SymbolMatrixRNN(RecurrentModel):
             raise TypeError(f"dropout must be a number in [0, 1), got {dropout!r}")
         if not 0.0 <= dropout < 1.0:
             raise ValueError(f"dropout must be in [0, 1), got {dropout}")
-        if isinstance(init_range, bool) or not isinstance(init_range, (int, float)):
-            raise TypeError(f"init_range must be a number, got {init_range!r}")
-        if not 0 <= init_range < math.inf:
-            raise ValueError(f"init_range must be non-negative and finite, got {init_range}")
+        check_number(init_range, "init_range", at_least=0, at_most=MAX_INIT_SCALE)
         if seed is not None:
             check_at_least(seed, "seed", 0)
         self.vocab_size = vocab_size

@@ -21,20 +21,10 @@ training history.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 
-
-def _check_number(value, name: str, *, positive: bool = False, integer: bool = False) -> None:
-    ok_type = (int,) if integer else (int, float)
-    if isinstance(value, bool) or not isinstance(value, ok_type) or not math.isfinite(value):
-        kind = "an integer" if integer else "a number"
-        raise ValueError(f"{name} must be {kind}, got {value!r}")
-    if positive and not value > 0:
-        raise ValueError(f"{name} must be positive, got {value!r}")
-    if not positive and value < 0:
-        raise ValueError(f"{name} must not be negative, got {value!r}")
+from ..checks import MAX_MIN_DELTA, check_number, check_training_count
 
 
 def _check_metric(metric, optional: bool = False) -> None:
@@ -70,13 +60,10 @@ class Plateau:
 
     def __post_init__(self):
         _check_metric(self.metric, optional=True)
-        _check_number(self.patience, "patience", positive=True, integer=True)
-        _check_number(self.min_delta, "min_delta")
+        check_training_count(self.patience, "patience")
+        check_number(self.min_delta, "min_delta", at_least=0, at_most=MAX_MIN_DELTA)
         _mode(self.mode)
-        if self.floor is not None and (isinstance(self.floor, bool)
-                                       or not isinstance(self.floor, (int, float))
-                                       or not math.isfinite(self.floor)):
-            raise ValueError(f"floor must be a finite number or None, got {self.floor!r}")
+        check_number(self.floor, "floor", optional=True)
 
     def describe(self, monitor: str) -> str:
         floor = "" if self.floor is None else \
@@ -113,9 +100,7 @@ class Target:
     def __post_init__(self):
         if not isinstance(self.metric, str) or not self.metric:
             raise ValueError(f"metric must be a name such as 'train_accuracy', got {self.metric!r}")
-        if isinstance(self.value, bool) or not isinstance(self.value, (int, float)) \
-                or not math.isfinite(self.value):
-            raise ValueError(f"value must be a finite number, got {self.value!r}")
+        check_number(self.value, "value")
         if self.metric.endswith("accuracy") and not 0 <= self.value <= 1:
             raise ValueError(f"value must lie in [0, 1] for {self.metric!r} (an accuracy is a "
                              f"share, never met at {self.value!r})")
@@ -141,8 +126,8 @@ class Optimum:
     metric: str = "train_loss"
 
     def __post_init__(self):
-        _check_number(self.optimum, "optimum")
-        _check_number(self.tolerance, "tolerance", positive=True)
+        check_number(self.optimum, "optimum", at_least=0)
+        check_number(self.tolerance, "tolerance", above=0)
         _check_metric(self.metric)
 
     def describe(self, monitor: str) -> str:

@@ -36,7 +36,15 @@ from dataclasses import dataclass
 
 import torch
 
-from ..checks import check_callable, check_flag, check_positive, check_seed
+from ..checks import (
+    MAX_CLIP,
+    MAX_COUNT,
+    check_callable,
+    check_flag,
+    check_number,
+    check_seed,
+    check_training_count,
+)
 from ..utils import pick_device, seed_everything
 from .convergence import (
     AnyOf,
@@ -49,7 +57,14 @@ from .convergence import (
     watched,
 )
 from .history import History, ResumeState, check_resume, restore
-from .optim import make_optimizer, make_schedule, parameter_groups, step_schedule
+from .optim import (
+    check_optimizer,
+    check_schedule,
+    make_optimizer,
+    make_schedule,
+    parameter_groups,
+    step_schedule,
+)
 from .progress import EpochProgress
 from .tasks import Task, task_for
 
@@ -238,21 +253,20 @@ class _Options:
 
 
 def _check_arguments(o: _Options) -> None:
-    """The numbers among fit's arguments (once per call, before any work)."""
+    """The numbers among fit's arguments, each within its range (``checks.MAX_COUNT``,
+    ``MAX_LR`` …; once per call, before any work), and the optimizer and schedule named."""
     for value, name in ((o.epochs, "epochs"), (o.steps, "steps"), (o.batch_size, "batch_size"),
                         (o.patience, "patience"), (o.eval_every, "eval_every")):
         if value is not None:  # None: the default budget, the whole set, no stall rule, …
-            check_positive(value, name)
+            check_training_count(value, name)
     if o.epochs is not None and o.steps is not None:
         raise ValueError(f"give the budget as epochs= or as steps=, not both (got "
                          f"epochs={o.epochs!r}, steps={o.steps!r})")
-    if isinstance(o.min_epochs, bool) or not isinstance(o.min_epochs, (int, float)) \
-            or not 0 <= o.min_epochs < math.inf:
-        raise ValueError(f"min_epochs must be a number >= 0, got {o.min_epochs!r}")
-    check_positive(o.step_every, "step_every")
-    if o.clip is not None and (isinstance(o.clip, bool) or not isinstance(o.clip, (int, float))
-                               or not 0 < o.clip < math.inf):
-        raise ValueError(f"clip must be a positive number (finite) or None, got {o.clip!r}")
+    check_number(o.min_epochs, "min_epochs", at_least=0, at_most=MAX_COUNT)
+    check_training_count(o.step_every, "step_every")
+    check_number(o.clip, "clip", above=0, at_most=MAX_CLIP, optional=True)
+    check_optimizer(o.optimizer, o.lr, o.momentum, o.weight_decay, o.fused)
+    check_schedule(o.schedule)
 
 
 def _check_hooks(o: _Options) -> None:

@@ -29,40 +29,23 @@ far too large for a word-embedding table trained with a small learning rate).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import torch
 from torch import nn
 
-from ..checks import check_count, check_positive
+from ..checks import (
+    MAX_INIT_SCALE,
+    MAX_LR,
+    MAX_WEIGHT_DECAY,
+    check_flag,
+    check_number,
+    check_training_count,
+)
 
 OPTIMIZERS = {"adam": torch.optim.Adam, "sgd": torch.optim.SGD, "rmsprop": torch.optim.RMSprop}
 FUSED = ("adam", "sgd")  # the optimizers PyTorch has a fused kernel for, on CPU and CUDA
-
-
-def _positive(value, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) \
-            or not 0 < value < math.inf:
-        raise ValueError(f"{name} must be a positive number (finite), got {value!r}")
-    return float(value)
-
-
-def _non_negative(value, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) \
-            or not 0 <= value < math.inf:
-        raise ValueError(f"{name} must be a number ≥ 0 (finite), got {value!r}")
-    return float(value)
-
-
-def _fraction(value, name: str, *, closed: bool = False) -> float:
-    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and (
-        0 <= value <= 1 if closed else 0 < value < 1)
-    if not ok:
-        raise ValueError(f"{name} must be a number in {'[0, 1]' if closed else '(0, 1)'}, "
-                         f"got {value!r}")
-    return float(value)
 
 
 def parameter_groups(model: nn.Module, lr: float, lr_factors: Mapping[str, float] | None):
@@ -71,12 +54,14 @@ def parameter_groups(model: nn.Module, lr: float, lr_factors: Mapping[str, float
     if lr_factors is not None and not isinstance(lr_factors, Mapping):
         raise TypeError(f"lr_factors must be a mapping {{parameter name prefix: factor}}, got "
                         f"{type(lr_factors).__name__}: {lr_factors!r:.60}")
+    check_number(lr, "lr", above=0, at_most=MAX_LR)
     if not lr_factors:
         return [{"params": [p for p in model.parameters() if p.requires_grad], "lr": lr}]
     named = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
     groups, used = [], set()
     for prefix, factor in lr_factors.items():
-        factor = _positive(factor, f"lr_factors[{prefix!r}]")
+        # the rate it makes, lr × factor, stays within MAX_LR
+        factor = check_number(factor, f"lr_factors[{prefix!r}]", above=0, at_most=MAX_LR / lr)
         chosen = [p for n, p in named if n.startswith(prefix) and n not in used]
         if not chosen:
             raise ValueError(f"lr_factors: no parameter of {type(model).__name__} is named "
@@ -89,27 +74,32 @@ def parameter_groups(model: nn.Module, lr: float, lr_factors: Mapping[str, float
     return groups
 
 
+def check_optimizer(name: str, lr: float, momentum: float = 0.0, weight_decay: float = 0.0,
+                    fused: bool = False) -> None:
+    """The optimizer's settings, each within its range (:data:`~course_rnn.checks.MAX_LR` …):
+    a ValueError naming the first that is not. :func:`fit` calls it before any work."""
+    if name not in OPTIMIZERS:
+        raise ValueError(f"unknown optimizer {name!r}: choose one of {', '.join(OPTIMIZERS)}")
+    check_number(lr, "lr", above=0, at_most=MAX_LR)
+    check_number(momentum, "momentum", at_least=0, at_most=1)
+    check_number(weight_decay, "weight_decay", at_least=0, at_most=MAX_WEIGHT_DECAY)
+    check_flag(fused, "fused")
+    if fused and name not in FUSED:
+        raise ValueError(f"fused=True: PyTorch has a fused kernel for {' and '.join(FUSED)}, "
+                         f"not for {name!r}")
+    if name == "adam" and momentum:
+        raise ValueError("momentum is for 'sgd' and 'rmsprop'; Adam keeps its own moments")
+
+
 def make_optimizer(name: str, groups, lr: float, momentum: float = 0.0,
                    weight_decay: float = 0.0, fused: bool = False) -> torch.optim.Optimizer:
     """The optimizer ``name`` (see :data:`OPTIMIZERS`) over parameter ``groups`` (or an
     iterable of parameters); ``fused``: PyTorch's fused kernel (see the module docstring)."""
-    if name not in OPTIMIZERS:
-        raise ValueError(f"unknown optimizer {name!r}: choose one of {', '.join(OPTIMIZERS)}")
-    _positive(lr, "lr")
-    _fraction(momentum, "momentum", closed=True)
-    _non_negative(weight_decay, "weight_decay")
-    if not isinstance(fused, bool):
-        raise ValueError(f"fused must be True or False, got {fused!r}")
-    if fused and name not in FUSED:
-        raise ValueError(f"fused=True: PyTorch has a fused kernel for {' and '.join(FUSED)}, "
-                         f"not for {name!r}")
+    check_optimizer(name, lr, momentum, weight_decay, fused)
     options = {"lr": lr, "weight_decay": weight_decay}
     if fused:
         options["fused"] = True
-    if name == "adam":
-        if momentum:
-            raise ValueError("momentum is for 'sgd' and 'rmsprop'; Adam keeps its own moments")
-    else:
+    if name != "adam":
         options["momentum"] = momentum
     return OPTIMIZERS[name](groups, **options)
 
@@ -144,10 +134,12 @@ class StepDecay:
 
     __repr__ = _repr
 
-    def build(self, optimizer, length: int):
-        check_positive(self.every, "StepDecay.every")
-        _fraction(self.factor, "StepDecay.factor")
+    def check(self) -> None:
+        check_training_count(self.every, "StepDecay.every")
+        check_number(self.factor, "StepDecay.factor", above=0, below=1)
         _check_unit(self)
+
+    def build(self, optimizer, length: int):
         return torch.optim.lr_scheduler.StepLR(optimizer, self.every, self.factor)
 
 
@@ -161,9 +153,11 @@ class Cosine:
 
     __repr__ = _repr
 
-    def build(self, optimizer, length: int):
-        _non_negative(self.min_lr, "Cosine.min_lr")
+    def check(self) -> None:
+        check_number(self.min_lr, "Cosine.min_lr", at_least=0, at_most=MAX_LR)
         _check_unit(self)
+
+    def build(self, optimizer, length: int):
         return torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, max(1, length), self.min_lr)
 
 
@@ -176,10 +170,12 @@ class ReduceOnPlateau:
     patience: int = 3
     min_lr: float = 0.0
 
+    def check(self) -> None:
+        check_number(self.factor, "ReduceOnPlateau.factor", above=0, below=1)
+        check_training_count(self.patience, "ReduceOnPlateau.patience", minimum=0)
+        check_number(self.min_lr, "ReduceOnPlateau.min_lr", at_least=0, at_most=MAX_LR)
+
     def build(self, optimizer, length: int):
-        _fraction(self.factor, "ReduceOnPlateau.factor")
-        check_count(self.patience, "ReduceOnPlateau.patience")
-        _non_negative(self.min_lr, "ReduceOnPlateau.min_lr")
         return torch.optim.lr_scheduler.ReduceLROnPlateau(
             optimizer, factor=self.factor, patience=self.patience, min_lr=self.min_lr)
 
@@ -189,23 +185,34 @@ SCHEDULES = {"constant": None, "step": StepDecay(), "cosine": Cosine(),
 Schedule = StepDecay | Cosine | ReduceOnPlateau
 
 
-def make_schedule(schedule, optimizer, evaluations: int, steps: int | None = None):
-    """``(torch scheduler, counts_steps)`` for ``schedule`` (a name of :data:`SCHEDULES` or a
-    schedule object; None or "constant": ``(None, False)``) over a run of ``evaluations``
-    evaluations and ``steps`` optimizer steps. ``counts_steps``: the loop steps the scheduler
-    before every optimizer step (``unit="step"``) rather than at every evaluation."""
+def check_schedule(schedule):
+    """The schedule object ``schedule`` names (a name of :data:`SCHEDULES` or a schedule
+    object; None for none or "constant"), its values checked: a ValueError or TypeError naming
+    the first that is wrong. :func:`fit` calls it before any work."""
     if schedule is None:
-        return None, False
+        return None
     if isinstance(schedule, str):
         if schedule not in SCHEDULES:
             raise ValueError(f"unknown schedule {schedule!r}: choose one of "
                              f"{', '.join(SCHEDULES)}")
         schedule = SCHEDULES[schedule]
         if schedule is None:
-            return None, False
+            return None
     if not isinstance(schedule, (StepDecay, Cosine, ReduceOnPlateau)):
         raise TypeError(f"schedule must be a name or a StepDecay/Cosine/ReduceOnPlateau, got "
                         f"{type(schedule).__name__}")
+    schedule.check()
+    return schedule
+
+
+def make_schedule(schedule, optimizer, evaluations: int, steps: int | None = None):
+    """``(torch scheduler, counts_steps)`` for ``schedule`` (a name of :data:`SCHEDULES` or a
+    schedule object; None or "constant": ``(None, False)``) over a run of ``evaluations``
+    evaluations and ``steps`` optimizer steps. ``counts_steps``: the loop steps the scheduler
+    before every optimizer step (``unit="step"``) rather than at every evaluation."""
+    schedule = check_schedule(schedule)
+    if schedule is None:
+        return None, False
     counts_steps = getattr(schedule, "unit", "evaluation") == "step"
     length = steps if counts_steps and steps is not None else evaluations
     return schedule.build(optimizer, length), counts_steps
@@ -223,7 +230,7 @@ def step_schedule(scheduler, monitored: float) -> None:
 # -- initialisation hooks ------------------------------------------------------------------------
 def normal_embeddings(std: float = 0.01) -> Callable[[nn.Module], None]:
     """An ``init=`` hook: every ``nn.Embedding`` of the model drawn again from N(0, std²)."""
-    std = _positive(std, "std")
+    std = check_number(std, "std", above=0, at_most=MAX_INIT_SCALE)
 
     def init(model: nn.Module) -> None:
         tables = [m for m in model.modules() if isinstance(m, nn.Embedding)]
