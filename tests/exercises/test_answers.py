@@ -3,6 +3,7 @@ sandbox and the measuring one, and the record/replay of a probe's reads of the a
 
 from __future__ import annotations
 
+import ast
 import json
 import math
 from types import SimpleNamespace
@@ -16,6 +17,7 @@ from course_rnn.grading.answers import (
     Replayer,
     ReplayError,
     Unreportable,
+    bound_names,
     decode,
     encode,
     rewrite_probe,
@@ -89,6 +91,23 @@ def test_probes_read_answers_through_one_door():
     assert "__answer__('kn_unigram')(train)" in rewritten
     assert "__answer__('perplexity')(x)" in rewritten
     assert "__answer__('p')" not in rewritten  # bound by the probe itself
+
+
+def test_the_names_code_binds_are_read_one_way_for_provided_code_and_probes():
+    code = ("import torch.nn as tnn\nfrom math import log as ln\nx, (y, *z) = 1, (2, 3)\n"
+            "def train(model, *args, lr=0.1, **options):\n    inner = model\n"
+            "async def fetch(): pass\nclass Net: pass\nfor i in range(3): pass\n"
+            "with open('f') as handle: pass\ndel gone\nscore = lambda run: run.loss\n"
+            "print(answer)\n")
+    provided = {"tnn", "ln", "x", "y", "z", "train", "inner", "fetch", "Net", "i", "handle",
+                "gone", "score"}
+    # the provided code's functions' arguments are theirs alone: an answer may share a name
+    assert bound_names(code) == provided
+    # a probe's own arguments (a lambda's) are never read as an answer
+    assert bound_names(code, arguments=True) == provided | {"model", "args", "lr", "options",
+                                                            "run"}
+    assert bound_names(ast.parse(code)) == provided  # a parsed tree reads the same
+    assert bound_names("def broken(:") == set()  # code that does not parse binds nothing
 
 
 def test_recorded_answers_replay_with_the_course_code_measuring():

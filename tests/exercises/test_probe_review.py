@@ -21,6 +21,7 @@ import re
 
 import pytest
 
+from course_rnn.grading.answers import bound_names
 from course_rnn.grading.assignments import ANSWER_TAG, load_assignment, provided_code
 from course_rnn.grading.handout import packed_tests
 
@@ -38,35 +39,19 @@ def _reference_cells(name: str) -> list[dict]:
             if c["cell_type"] == "code"]
 
 
-def _bound(code: str) -> set[str]:
-    """Names a piece of code binds at its top level (assignments, defs, imports, loops)."""
-    names: set[str] = set()
-    for node in ast.walk(ast.parse(code)):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            names.add(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
-            names.add(node.name)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
-    return names
-
-
 def _read(code: str) -> set[str]:
     """Names a probe reads that it does not bind itself (its lambdas' arguments aside)."""
-    tree = ast.parse(code)
-    arguments = {a.arg for node in ast.walk(tree) if isinstance(node, ast.arguments)
-                 for a in node.args + node.kwonlyargs}
-    loaded = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)
+    loaded = {n.id for n in ast.walk(ast.parse(code)) if isinstance(n, ast.Name)
               and isinstance(n.ctx, ast.Load)}
-    return loaded - _bound(code) - arguments
+    return loaded - bound_names(code, arguments=True)
 
 
 @pytest.mark.parametrize("name", ASSIGNMENTS)
 def test_probes_read_only_answers_restored_code_and_builtins(name):
     cells = _reference_cells(name)
-    answers = set().union(*(_bound("".join(c["source"])) for c in cells
+    answers = set().union(*(bound_names("".join(c["source"])) for c in cells
                             if ANSWER_TAG in c["metadata"].get("tags", ())))
-    restored = set().union(*map(_bound, provided_code(
+    restored = set().union(*map(bound_names, provided_code(
         EXERCISES / "autograder" / name / "solution.ipynb")))
     for case in load_assignment(name, EXERCISES).cases:
         unknown = _read(case.code) - answers - restored - set(dir(builtins))

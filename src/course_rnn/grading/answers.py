@@ -53,15 +53,30 @@ def names_read(code: str) -> set[str]:
             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
 
-def _bound_in(tree: ast.AST) -> set[str]:
+def bound_names(code: str | ast.AST, *, arguments: bool = False) -> set[str]:
+    """The names ``code`` binds anywhere in it: assigned or deleted, defined (``def``,
+    ``class``), imported (``import a.b`` binds ``a``) and, with ``arguments``, taken as a
+    function's or a lambda's arguments. Code that does not parse binds nothing.
+
+    Two readings: the names the course's provided code binds are never a submission's
+    answers (its functions' arguments are local to them, so ``arguments=False``); the names a
+    probe binds itself, its lambdas' arguments included (``arguments=True``), are never read
+    as an answer (:func:`rewrite_probe`)."""
+    if isinstance(code, str):
+        try:
+            code = ast.parse(code)
+        except SyntaxError:
+            return set()
     bound = set()
-    for node in ast.walk(tree):
+    for node in ast.walk(code):
         if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
             bound.add(node.id)
-        elif isinstance(node, ast.arg):
+        elif isinstance(node, ast.arg) and arguments:
             bound.add(node.arg)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             bound.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound |= {(a.asname or a.name).split(".")[0] for a in node.names}
     return bound
 
 
@@ -69,7 +84,7 @@ def rewrite_probe(code: str, answers) -> str:
     """``code`` with every read of a name in ``answers`` (one the probe does not bind itself)
     written as ``__answer__("name")``."""
     tree = ast.parse(code)
-    wanted = set(answers) - _bound_in(tree)
+    wanted = set(answers) - bound_names(tree, arguments=True)
 
     class Rewrite(ast.NodeTransformer):
         def visit_Name(self, node):

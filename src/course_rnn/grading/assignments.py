@@ -13,6 +13,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .answers import bound_names
 from .handout import make_standalone, packed_tests
 from .intake import without_magics
 from .locate import find_exercises
@@ -136,10 +137,8 @@ def forbidden_uses(assignment: Assignment, cells: list[list]) -> list[str]:
     not the course's provided code), read from the source, never run: ``set_reverser_actions``
     as a word, ``course_rnn.models.urn`` as written, a class's method (``Dyck.attractors``) as
     ``.attractors``. Flags only: the score is what the answers earn."""
-    from .runner import _bound
-
     provided = {_normalised(code) for code in assignment.helpers}
-    given = set().union(set(), *map(_bound, assignment.helpers))  # the course hands these out
+    given = set().union(set(), *map(bound_names, assignment.helpers))  # the course hands these out
     own = "\n".join(source for _, source in cells
                     if isinstance(source, str) and _normalised(source) not in provided)
     used = []

@@ -41,6 +41,7 @@ from .sandbox import (
 TIME_LIMIT = 60.0  # seconds of wall clock per submission, sandbox start-up included
 TIME_LIMIT_RANGE = (10.0, 3600.0)  # what --time-limit accepts: the least is well above a
 # sandbox's start-up (≈ 2 s with torch imported), so that no limit zeroes a class by itself
+MAX_JOBS = 64  # submissions graded at once (--jobs), each in its own sandbox
 CELL_TIMEOUT = 20.0  # per cell or probe, at most half the time limit (soft: SIGALRM)
 KILL_WAIT = 20.0  # seconds to wait for a killed sandbox to be gone (then: an error, loudly)
 CHILD = "from course_rnn.grading.child import main; main()"
@@ -98,7 +99,7 @@ def run_notebook(data: bytes, cases, *, time_limit: float = TIME_LIMIT, sandboxe
     same children without bubblewrap: for trusted notebooks only."""
     import builtins
 
-    from .answers import names_read, rewrite_probe
+    from .answers import bound_names, names_read, rewrite_probe
 
     try:
         cells = (submission or parse_submission(data)).cells
@@ -107,7 +108,7 @@ def run_notebook(data: bytes, cases, *, time_limit: float = TIME_LIMIT, sandboxe
     if answers is None:
         provided: set[str] = set()
         for source in helpers:
-            provided |= _bound(source)
+            provided |= bound_names(source)
         answers = ({n for c in cases for n in names_read(c.code)} - provided
                    - set(dir(builtins)))
     probes = [{"id": c.id, "code": rewrite_probe(c.code, answers)} for c in cases]
@@ -133,25 +134,6 @@ def run_notebook(data: bytes, cases, *, time_limit: float = TIME_LIMIT, sandboxe
     if second.status != "ok" and second.output.strip():
         notes.append("measuring said: " + escape(second.output.strip()[-300:], 300))
     return RunInfo(status, time.perf_counter() - start, first.output, notes, second.records)
-
-
-def _bound(source: str) -> set[str]:
-    """The names a piece of the course's code binds at its top level."""
-    import ast
-
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return set()
-    names: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            names.add(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(node.name)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
-    return names
 
 
 def _spawn(spec: bytes, ids: list[str], *, time_limit: float, public_tests: Path | None,
