@@ -97,8 +97,13 @@ def test_jobs_beyond_the_usable_cores_are_capped_with_a_warning(graded, tmp_path
     monkeypatch.setattr(batch, "usable_cores", lambda: 2)
     subs, calls = graded
     assert grade(subs, "--csv", str(tmp_path / "g.csv"), "--jobs", "24") == 0
-    assert "2 at a time" in capsys.readouterr().err
-    assert calls[0][0][4] == 2
+    assert calls[0][0][4] == 24  # the command passes it on; grade_folder caps it, once
+    assert batch.usable_jobs(24) == 2 and batch.usable_jobs(2) == 2
+    assert "grade: warning: 24 jobs on 2 usable core(s): grading 2 at a time" in \
+        capsys.readouterr().err
+    for jobs in (0, 65, 2.5, True):  # a caller of grade_folder gets the command's range
+        with pytest.raises(ValueError, match="jobs must be a positive integer ≤ 64"):
+            batch.usable_jobs(jobs)
 
 
 @pytest.mark.parametrize("where", ["device", "symlink", "inside", "notebook", "submission"])

@@ -14,12 +14,11 @@ from pathlib import Path
 
 from .assignments import assign, check_up_to_date
 from .locate import ENV_VAR, ExercisesNotFound, find_exercises
-from .runner import TIME_LIMIT, TIME_LIMIT_RANGE, SandboxError, check_time_limit
+from .runner import MAX_JOBS, TIME_LIMIT, TIME_LIMIT_RANGE, SandboxError, check_time_limit
 from .sandbox import SandboxUnavailable
 
 # What each command reads from the exercises folder.
 NEEDS = {"assign": "source", "check": "source", "grade": "autograder", "archives": "student"}
-MAX_JOBS = 64
 EXERCISES_HELP = (f"the exercises folder, holding source/, student/ and autograder/ (default: "
                   f"${ENV_VAR}, else the nearest exercises/ at or above the current folder)")
 
@@ -141,14 +140,6 @@ def grade(args: argparse.Namespace, root: Path) -> int:
     except ValueError as e:
         print(f"grade: {e}", file=sys.stderr)
         return 2
-    from .batch import usable_cores
-
-    cores = usable_cores()
-    if args.jobs > cores:
-        print(f"grade: warning: --jobs {args.jobs} on {cores} usable core(s): grading "
-              f"{cores} at a time (more would share cores, and a submission's time "
-              "limit is wall-clock time)", file=sys.stderr)
-        args.jobs = cores
     if args.unsafe_no_sandbox:
         print("WARNING: --unsafe-no-sandbox: submissions run unisolated, as this user",
               file=sys.stderr)
