@@ -297,15 +297,30 @@ HIDDEN_CLASSES = NOTE_CLASSES | {"dropdown", "tag_hide-cell", "cell_input", "mat
 HIDDEN_TAGS = frozenset({"details", "script", "style", "code", "nav", "footer"})
 
 
-class _MainLineNumbers(HTMLParser):
-    """Counts the numbers in the visible text of a built page's article, outside collapsed
-    boxes, code and formulas; numbers inside a table are counted apart too."""
+# Elements that start a new line of text (so that a paragraph, a list item or a table row does not
+# run into the next when the main line is read line by line).
+BLOCKS = frozenset("p div pre li tr h1 h2 h3 h4 h5 h6 table section dt dd blockquote".split())
+
+
+@dataclass(frozen=True)
+class Shown:
+    """A piece of a built page's main line: its text, whether it lies in a table, and whether in
+    a cell's output (printed or displayed by the code; the rest is the page's own prose)."""
+
+    text: str
+    in_table: bool
+    in_output: bool
+
+
+class _MainLine(HTMLParser):
+    """The visible text of a built page's article, outside collapsed boxes, code and formulas,
+    piece by piece (:class:`Shown`)."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         # (tag, hidden, in the article, in a cell's output)
         self.stack: list[tuple[str, bool, bool, bool]] = []
-        self.numbers = self.in_tables = 0
+        self.shown: list[Shown] = []
 
     def handle_starttag(self, tag, attrs):
         if tag in VOID:
@@ -318,6 +333,8 @@ class _MainLineNumbers(HTMLParser):
         hidden = (hidden or tag in HIDDEN_TAGS or bool(classes & HIDDEN_CLASSES)
                   or (tag == "pre" and not in_output))
         self.stack.append((tag, hidden, in_article, in_output))
+        if tag in BLOCKS and not hidden and in_article:
+            self.shown.append(Shown("\n", False, in_output))
 
     def handle_endtag(self, tag):
         for i in range(len(self.stack) - 1, -1, -1):  # tolerate unclosed tags
@@ -328,17 +345,29 @@ class _MainLineNumbers(HTMLParser):
     def handle_data(self, data):
         if not self.stack or self.stack[-1][1] or not self.stack[-1][2]:
             return
-        found = len(NUMBER.findall(data))
-        self.numbers += found
-        if any(entry[0] == "table" for entry in self.stack):
-            self.in_tables += found
+        self.shown.append(Shown(data, any(entry[0] == "table" for entry in self.stack),
+                                self.stack[-1][3]))
+
+
+def main_line(page: Path) -> list[Shown]:
+    """What a reader sees of a built chapter page without opening anything, piece by piece."""
+    parser = _MainLine()
+    parser.feed(page.read_text(encoding="utf-8"))
+    return parser.shown
+
+
+def main_line_outputs(page: Path) -> list[str]:
+    """The lines the code of a built page prints or displays in its main line (not the prose;
+    not what a collapsed note or a prompt's answer holds), blank lines left out."""
+    text = "".join(piece.text for piece in main_line(page) if piece.in_output)
+    return [line.strip() for line in text.splitlines() if line.strip()]
 
 
 def numbers_shown(page: Path) -> tuple[int, int]:
     """(numbers in the main line, of which in tables) of one built chapter page."""
-    parser = _MainLineNumbers()
-    parser.feed(page.read_text(encoding="utf-8"))
-    return parser.numbers, parser.in_tables
+    shown = main_line(page)
+    return (sum(len(NUMBER.findall(piece.text)) for piece in shown),
+            sum(len(NUMBER.findall(piece.text)) for piece in shown if piece.in_table))
 
 
 def main() -> None:
