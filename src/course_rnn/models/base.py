@@ -83,7 +83,11 @@ def seeded(seed: int | None) -> Iterator[None]:
 #: allocates anything, so that ``vocab_size=10**9`` is an error naming it, not the allocator's
 MAX_WEIGHTS = 2**30
 #: the constructor arguments that size a weight matrix (or a stack: depth × width per string)
-SIZE_ARGUMENTS = ("vocab_size", "hidden_size", "input_size", "embedding_dim", "stack_depth")
+SIZE_ARGUMENTS = ("vocab_size", "hidden_size", "input_size", "embedding_dim", "stack_depth",
+                  "stack_width", "n_stacks", "rbf_size")
+#: the most layers a stacked recurrent model may have (the course's deepest has 2): each is a
+#: module of its own, so 10**12 of them would be built one by one for hours
+MAX_LAYERS = 100
 
 
 def check_weight_sizes(**sizes) -> None:

@@ -50,6 +50,9 @@ from .base import (
     seeded,
 )
 
+#: the widest RBF variance b² (eq. 5; the paper's 0.25): far past the states' spread every RBF
+#: is flat, and the network cannot tell one state from another
+MAX_RBF_VARIANCE = 100.0
 #: logit of the symbols that can never come next (``<pad>``, ``<s>``): softmax gives them 0.
 IMPOSSIBLE_LOGIT = -1e4
 #: vocabulary indices with fixed roles (see :class:`Vocab`); the alphabet starts at FIRST_WORD.
@@ -90,7 +93,7 @@ class FLNN(RecurrentModel):
                 f"vocab_size must exceed {FIRST_WORD} (<pad> <s> </s> plus at least one word), "
                 f"got {vocab_size}"
             )
-        check_number(rbf_variance, "rbf_variance", above=0)
+        check_number(rbf_variance, "rbf_variance", above=0, at_most=MAX_RBF_VARIANCE)
         check_number(init_range, "init_range", at_least=0, at_most=MAX_INIT_SCALE)
         self.vocab_size, self.hidden_size, self.rbf_size = vocab_size, hidden_size, rbf_size
         self.rbf_variance = float(rbf_variance)

@@ -24,8 +24,9 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from ..checks import check_positive
+from ..checks import check_integer, check_positive
 from .base import (
+    MAX_LAYERS,
     Parts,
     Recurrence,
     RecurrentModel,
@@ -227,7 +228,7 @@ class RecurrentLanguageModel(RecurrentModel):
         super().__init__()
         self.vocab_size = check_positive(vocab_size, "vocab_size")
         self.hidden_size = check_positive(hidden_size, "hidden_size")
-        self.num_layers = check_positive(num_layers, "num_layers")
+        self.num_layers = check_integer(num_layers, "num_layers", 1, MAX_LAYERS)
         if not isinstance(dropout, (int, float)) or not 0.0 <= dropout < 1.0:
             raise ValueError(f"dropout must be a probability in [0, 1), got {dropout!r}")
         with seeded(seed):
