@@ -12,13 +12,22 @@ negative, NaN, ±inf, an empty input, a bad shape or dtype), runs it and files t
 
 * ``clear``: a ValueError or TypeError raised by course_rnn's own code (the innermost frame is
   in ``src/course_rnn``) whose message names the argument;
-* ``deep``: any other exception (raised inside torch, NumPy or Python, or one whose message
-  does not name the argument);
+* ``deep``: an exception raised inside torch, NumPy or Python (the innermost frame is not
+  course_rnn's): the allocator, an AttributeError three calls down;
+* ``unclear``: an exception raised by course_rnn's own code that is not a ValueError or
+  TypeError naming the argument (an IndexError, a message about something else);
 * ``garbage``: no error, but a non-finite number (or a wrong-shaped result) comes back;
-* ``accepted``: a bad value taken without an error;
+* ``accepted``: a bad value taken without an error (accepted nonsense);
 * ``ok``: a valid edge case (``expect="ok"``) that worked; ``refused``: one that raised.
 
-A good library has deep = garbage = accepted = refused = 0. The run also times how long
+Two groups generate the classes of issue 42's "last 97": ``extremes`` gives every numeric
+setting of training, the criteria, the schedules, the init hooks and the models an absurd
+value (1e12, or 10**12 for a count or a size; PDDA 1 a point of NaNs), and ``inputs`` the calls
+that once failed deep or unclearly (``fit(device='meta')``, checkpoint files that are not one,
+a cell's step on a long or float64 input, metrics given None). Language sizes
+(``max_n=10**12``), ``Optimum``'s numbers and a loss ``Target`` are not given extremes yet.
+
+A good library has deep = unclear = garbage = accepted = refused = 0. The run also times how long
 ``python -m course_rnn replicate anbn --set models=[]`` takes to refuse (the refusal must come
 before torch is imported). Results: ``benchmarks/results/api_audit.md`` and ``.json``.
 """
@@ -56,6 +65,9 @@ BAD_SIZES = (0, -3, 2.5, True, "4", None, NAN)       # for a positive integer
 BAD_COUNTS = (-1, 2.5, True, "3", NAN)                # for an integer ≥ 0
 BAD_NUMBERS = (NAN, INF, -INF, "0.1", True, None)     # for any finite number
 BAD_SEEDS = (-1, 2.5, "x", True)
+HUGE, HUGE_INT = 1e12, 10**12                         # an absurd setting, a size to allocate
+OUTCOMES = ("clear", "deep", "unclear", "garbage", "accepted", "ok", "refused")
+BAD = ("deep", "unclear", "garbage", "accepted", "refused")  # each should be 0
 
 
 @dataclass
@@ -109,7 +121,8 @@ def classify(case: Case) -> tuple[str, str]:
         if isinstance(err, (ValueError, TypeError, FileNotFoundError)) and ours and named:
             return "clear", message
         where = traceback.extract_tb(err.__traceback__)[-1]
-        return "deep", f"{message} [at {Path(where.filename).name}:{where.lineno}]"
+        return "unclear" if ours else "deep", \
+            f"{message} [at {Path(where.filename).name}:{where.lineno}]"
     if _non_finite(result):
         return "garbage", f"returned {str(result)[:100]}"
     if case.expect == "ok":
@@ -328,7 +341,7 @@ def training_cases():
         "eval_every": (0, -1, 2.5, "1", True), "seed": BAD_SEEDS,
         "device": ("bogus", 5, "cuda:x"), "metrics": (5, {"m": 5}, ["m"], {5: len}),
         "step_metrics": (5, {"m": 5}), "step_every": (0, -1, 2.5, True),
-        "checkpoint": (5, 2.5), "progress": ("yes", 2), "resume": (5, "history"),
+        "progress": ("yes", 2), "resume": (5, "history"),
     }
     names = {"schedule": ("schedule", "StepDecay", "Cosine", "ReduceOnPlateau", "every",
                           "factor", "min_lr"),
@@ -548,8 +561,159 @@ def settings_cases():
                (), expect="ok")
 
 
+def extreme_cases():
+    """Every numeric setting given an absurd value (issue 42: 1e12 was taken in 21 settings)."""
+    from course_rnn import languages as L
+    from course_rnn import models as M
+    from course_rnn import training as T
+    from course_rnn.models.gru import GRUCell
+    from course_rnn.models.lstm import LSTMCell
+    from course_rnn.models.srn import SRNCell
+
+    lang = L.AnBn(max_n=3)
+    vocab = L.Vocab(lang.alphabet)
+    train = lang.sample(6, seed=0)
+
+    def fit(**kw):
+        model = M.build_model("srn", vocab_size=len(vocab), hidden_size=2, seed=0)
+        args = {"epochs": 1, "progress": False, "until": T.Plateau(patience=1), **kw}
+        return T.fit(model, vocab, train, **args)
+
+    for arg, value in (("lr", HUGE), ("weight_decay", HUGE), ("clip", HUGE),
+                       ("momentum", HUGE), ("min_epochs", HUGE), ("patience", HUGE_INT),
+                       ("eval_every", HUGE_INT), ("batch_size", HUGE_INT),
+                       ("step_every", HUGE_INT), ("epochs", HUGE_INT)):
+        yield Case("extremes", f"fit({arg}={value:g})", lambda arg=arg, value=value:
+                   fit(**{arg: value}), (arg,))
+    yield Case("extremes", "fit(steps=1e12)", lambda: fit(epochs=None, steps=HUGE_INT),
+               ("steps",))
+    yield Case("extremes", "fit(momentum=1e12, optimizer='sgd')",
+               lambda: fit(momentum=HUGE, optimizer="sgd"), ("momentum",))
+    yield Case("extremes", "fit(lr_factors={'rnn': 1e12})",
+               lambda: fit(lr_factors={"rnn": HUGE}), ("lr_factors",))
+    for name, make, arg in (("StepDecay(every=1e12)", lambda: T.StepDecay(every=HUGE_INT),
+                             "every"),
+                            ("ReduceOnPlateau(patience=1e12)",
+                             lambda: T.ReduceOnPlateau(patience=HUGE_INT), "patience"),
+                            ("Cosine(min_lr=1e12)", lambda: T.Cosine(min_lr=HUGE), "min_lr"),
+                            ("ReduceOnPlateau(min_lr=1e12)",
+                             lambda: T.ReduceOnPlateau(min_lr=HUGE), "min_lr")):
+        yield Case("extremes", f"fit(schedule={name})",
+                   lambda make=make: fit(schedule=make()), (arg,))
+    yield Case("extremes", "Plateau(patience=1e12)", lambda: T.Plateau(patience=HUGE_INT),
+               ("patience",))
+    yield Case("extremes", "Plateau(min_delta=1e12)", lambda: T.Plateau(min_delta=HUGE),
+               ("min_delta",))
+    for metric in ("train_accuracy", "valid_accuracy"):
+        yield Case("extremes", f"Target({metric!r}, 1e12)",
+                   lambda metric=metric: T.Target(metric, HUGE), ("value",))
+    yield Case("extremes", "normal_embeddings(std=1e12)", lambda: T.normal_embeddings(HUGE),
+               ("std",))
+    # the models: every size (a tensor torch would try to allocate) and every scale
+    sizes = {"srn": ("vocab_size", "hidden_size", "embedding_dim", "num_layers"),
+             "gru": ("vocab_size", "hidden_size", "embedding_dim", "num_layers"),
+             "lstm": ("vocab_size", "hidden_size", "embedding_dim", "num_layers"),
+             "decay_rnn": ("vocab_size", "hidden_size", "embedding_dim"),
+             "flnn": ("vocab_size", "hidden_size", "rbf_size"),
+             "urn": ("vocab_size", "hidden_size", "k"),
+             "matrix_rnn": ("vocab_size", "hidden_size"),
+             "stack_rnn": ("vocab_size", "hidden_size", "embedding_dim", "stack_width",
+                           "stack_depth", "n_stacks"),
+             "jm_stack_rnn": ("vocab_size", "hidden_size", "embedding_dim", "n_stacks",
+                              "stack_depth", "read_depth")}
+    for kind, args in sizes.items():
+        base = {"vocab_size": 5, "hidden_size": 4}
+        for arg in args:
+            yield Case("extremes", f"build_model({kind!r}, {arg}=1e12)",
+                       lambda kind=kind, arg=arg, base=base:
+                       M.build_model(kind, **{**base, arg: HUGE_INT}), (arg,))
+    for kind, arg in (("flnn", "init_range"), ("urn", "init_range"),
+                      ("matrix_rnn", "init_range"), ("flnn", "rbf_variance")):
+        yield Case("extremes", f"build_model({kind!r}, {arg}=1e12)",
+                   lambda kind=kind, arg=arg: M.build_model(kind, vocab_size=5, hidden_size=4,
+                                                             **{arg: HUGE}), (arg,))
+    for cell in (SRNCell, GRUCell, LSTMCell):
+        yield Case("extremes", f"{cell.__name__}(10**9, 4)",
+                   lambda cell=cell: cell(10**9, 4), ("input_size",))
+    pdda = L.PDDA1()
+    for z in ((NAN, NAN), (INF, 0.0), (0.0, -INF)):
+        yield Case("extremes", f"PDDA1.step({z}, 'a')", lambda z=z: pdda.step(z, "a"), ("z",))
+
+
+def input_cases():
+    """The calls issue 42 found failing deep or unclearly: a device without numbers, files that
+    are no checkpoint, a step on another dtype, metrics given None."""
+    import tempfile
+
+    from course_rnn import languages as L
+    from course_rnn import metrics as X
+    from course_rnn import models as M
+    from course_rnn import training as T
+    from course_rnn.models.gru import GRUCell
+    from course_rnn.models.lstm import LSTMCell
+    from course_rnn.models.srn import SRNCell
+
+    lang = L.AnBn(max_n=3)
+    vocab = L.Vocab(lang.alphabet)
+    train = lang.sample(6, seed=0)
+    model = M.build_model("srn", vocab_size=len(vocab), hidden_size=2, seed=0)
+    yield Case("inputs", "fit(device='meta')",
+               lambda: T.fit(model, vocab, train, epochs=1, device="meta", progress=False),
+               ("device",))
+    folder = Path(tempfile.mkdtemp(prefix="api_audit_"))
+    saved = T.save_checkpoint(model, vocab, folder / "ok.pt")
+    (folder / "text.pt").write_text("not a checkpoint\n")
+    torch.save(torch.zeros(3), folder / "tensor.pt")
+    torch.save({"kind": "srn"}, folder / "partial.pt")
+    payload = torch.load(saved, weights_only=True)
+    payload["state_dict"] = {k: torch.zeros(1) for k in payload["state_dict"]}
+    torch.save(payload, folder / "shapes.pt")
+    (folder / "folder.pt").mkdir()
+    for name in ("text.pt", "tensor.pt", "partial.pt", "shapes.pt", "folder.pt"):
+        yield Case("inputs", f"load_checkpoint({name})",
+                   lambda name=name: T.load_checkpoint(folder / name), (name, "checkpoint"))
+    yield Case("inputs", "load_checkpoint(None)", lambda: T.load_checkpoint(None), ("path",))
+    for args, named in (((5, vocab, folder / "a.pt"), "model"),
+                        ((model, None, folder / "a.pt"), "vocab"),
+                        ((model, vocab, None), "path"),
+                        ((model, vocab, folder / "a.pt", 5), "history")):
+        yield Case("inputs", f"save_checkpoint({named} wrong)",
+                   lambda args=args: T.save_checkpoint(*args), (named,))
+    yield Case("inputs", "load_checkpoint(a real one)", lambda: T.load_checkpoint(saved), (),
+               expect="ok")
+    for cell in (SRNCell, GRUCell, LSTMCell):
+        for dtype in (torch.long, torch.float64, torch.bool):
+            x = torch.zeros(1, 2, dtype=dtype)
+            yield Case("inputs", f"{cell.__name__}.step(x: {dtype})",
+                       lambda cell=cell, x=x: cell(2, 3).step(None, x), ("x_t",))
+    dyck = L.Dyck()
+    dvocab = L.Vocab(dyck.alphabet)
+    dmodel = M.build_model("srn", vocab_size=len(dvocab), hidden_size=2, seed=0)
+    for name, call, named in (
+            ("next_symbol_validity(language=None)",
+             lambda: X.next_symbol_validity(model, None, vocab, train), "language"),
+            ("next_symbol_validity(vocab=None)",
+             lambda: X.next_symbol_validity(model, lang, None, train), "vocab"),
+            ("anbn_generalisation(vocab=None)",
+             lambda: X.anbn_generalisation(model, None, 3), "vocab"),
+            ("dyck_closing_accuracy(dyck=None)",
+             lambda: X.dyck_closing_accuracy(dmodel, None, dvocab, ["()"]), "dyck"),
+            ("dyck_closing_accuracy(vocab=None)",
+             lambda: X.dyck_closing_accuracy(dmodel, dyck, None, ["()"]), "vocab"),
+            ("cross_serial_accuracy(language=None)",
+             lambda: X.cross_serial_accuracy(model, None, vocab, train), "language"),
+            ("next_symbol_logits(vocab=None)",
+             lambda: X.next_symbol_logits(model, None, train), "vocab"),
+            ("pooled_accuracy(result=None)",
+             lambda: X.pooled_accuracy(None, "attractors", bool), "result"),
+            ("pooled_accuracy(keep=None)",
+             lambda: X.pooled_accuracy({}, "attractors", None), "keep")):
+        yield Case("inputs", name, call, (named,))
+
+
 GROUPS = {"languages": language_cases, "models": model_cases, "training": training_cases,
-          "metrics": metric_cases, "corpus": corpus_cases, "settings": settings_cases}
+          "metrics": metric_cases, "corpus": corpus_cases, "settings": settings_cases,
+          "extremes": extreme_cases, "inputs": input_cases}
 
 
 def refusal_time(repeats: int = 3) -> dict:
@@ -586,6 +750,13 @@ def run_audit() -> dict:
                          for g in GROUPS}}
 
 
+def summary(counts: dict) -> str:
+    """Issue 42's four figures: "0 deep / 0 unclear / 0 silent garbage / 0 accepted nonsense"."""
+    return (f"{counts.get('deep', 0)} deep / {counts.get('unclear', 0)} unclear / "
+            f"{counts.get('garbage', 0)} silent garbage / {counts.get('accepted', 0)} accepted "
+            f"nonsense / {counts.get('refused', 0)} valid calls refused")
+
+
 def write(audit: dict, refusal: dict, before: dict | None) -> None:
     from course_rnn.utils import machine_facts
 
@@ -595,7 +766,7 @@ def write(audit: dict, refusal: dict, before: dict | None) -> None:
               "rows": audit["rows"]}
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "api_audit.json").write_text(json.dumps(record, indent=1, default=str) + "\n")
-    outcomes = ("clear", "deep", "garbage", "accepted", "ok", "refused")
+    outcomes = OUTCOMES
     lines = [
         "# Bad and odd calls to the public API (`benchmarks/api_audit.py`)", "",
         f"{record['date']}, {facts.get('cpu', '?')}, torch {facts.get('torch', '?')}. "
@@ -605,10 +776,12 @@ def write(audit: dict, refusal: dict, before: dict | None) -> None:
         lines.append(f"| {group} | " + " | ".join(str(counts.get(o, 0)) for o in outcomes) + " |")
     lines.append("| **all** | " + " | ".join(f"**{audit['counts'].get(o, 0)}**"
                                             for o in outcomes) + " |")
+    lines += ["", summary(audit["counts"]) + " (each should be 0)."]
     if before:  # {"counts", "commit", "refusal_seconds_median"}: the same script on older code
-        lines += ["", f"Before the fixes of issue 27 part 6 (the same script on commit "
-                  f"{before.get('commit', '?')}, this machine): " +
-                  ", ".join(f"{o} {before['counts'].get(o, 0)}" for o in outcomes) +
+        lines += ["", f"Before the fixes of issue 27 part 6 (the script of then, on commit "
+                  f"{before.get('commit', '?')}): " +
+                  ", ".join(f"{o} {before['counts'].get(o, 0)}" for o in outcomes
+                            if o in before["counts"]) +
                   f"; the bad `--set` below was refused after "
                   f"{before.get('refusal_seconds_median', '?')} s, torch imported and the "
                   "banner printed."]
@@ -618,8 +791,7 @@ def write(audit: dict, refusal: dict, before: dict | None) -> None:
               f"{'yes' if refusal['torch_imported'] else 'no'}, banner printed: "
               f"{'yes' if refusal['banner_printed'] else 'no'}.", "",
               f"> {refusal['message'].strip()}"]
-    bad = [r for r in audit["rows"] if r["outcome"] in ("deep", "garbage", "accepted",
-                                                         "refused")]
+    bad = [r for r in audit["rows"] if r["outcome"] in BAD]
     if bad:
         lines += ["", "## Calls still to fix", "", "| group | call | outcome | what happened |",
                   "|---|---|---|---|"]
@@ -631,7 +803,7 @@ def write(audit: dict, refusal: dict, before: dict | None) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--no-write", action="store_true", help="print the counts only")
-    parser.add_argument("--show", default="deep,garbage,accepted,refused",
+    parser.add_argument("--show", default=",".join(BAD),
                         help="outcomes to list (comma-separated)")
     parser.add_argument("--before", type=Path, default=None,
                         help="a JSON file {counts, commit, refusal_seconds_median} from a run "
@@ -644,10 +816,15 @@ def main() -> None:
             print(f"{r['outcome']:9s} {r['group']:9s} {r['call']}: {r['detail']}")
     print(json.dumps(audit["by_group"], indent=1))
     print("all:", audit["counts"], "of", len(audit["rows"]))
+    print(summary(audit["counts"]))
     refusal = refusal_time()
     print("refusal:", refusal)
     if not args.no_write:
-        before = json.loads(args.before.read_text()) if args.before else None
+        if args.before:
+            before = json.loads(args.before.read_text())
+        else:  # the last record's, kept
+            last = RESULTS / "api_audit.json"
+            before = json.loads(last.read_text()).get("before") if last.exists() else None
         write(audit, refusal, before)
 
 
