@@ -96,7 +96,13 @@ def test_unconverged_runs_get_no_verdict(xs):
 
 
 def test_figures_and_settings(dyck, xs):
-    assert set(dyck.figures) == {"dyck_curves", "dyck_accuracy"}
+    # the runs continued to twice their epochs are drawn apart, for the notes (none here)
+    assert set(dyck.figures) == {"dyck_curves", "dyck_accuracy"} and not dyck.artefacts.doubled
+    name, history = next(iter(dyck.runs.items()))
+    apart = urn.dyck_figures(dyck.numbers, dyck.settings.depth,
+                             {**dyck.runs, f"{name} (2× budget)": history})
+    assert len(apart["dyck_curves"].axes[0].lines) == len(dyck.runs)  # the training loss of each
+    assert len(apart["dyck_curves_2x"].axes[0].lines) == 1
     assert set(xs.figures) == {"cross_serial_errors", "cross_serial_curves"}
     # one accuracy curve per model (+ chance) in each of the three panels
     panels = dyck.figures["dyck_accuracy"].axes

@@ -65,6 +65,7 @@ from ...models import SequenceModel, build_model, named_models
 from ...training import History, Plateau, ReduceOnPlateau, evaluate_loss, fit
 from ..records import Record, mean_se, saved_if_set
 from ..replication import (
+    CONTINUED,
     Claim,
     Experiment,
     Replication,
@@ -595,12 +596,20 @@ def dyck_rows(claims: list[Claim], numbers: DyckNumbers, doubled: DyckNumbers | 
 
 
 def dyck_figures(numbers: DyckNumbers, depth: int, runs: Mapping) -> dict[str, Figure]:
-    """``dyck_curves`` (learning curves, every run) and ``dyck_accuracy`` (accuracy by
-    attractors | inner nesting | outer depth)."""
+    """``dyck_curves`` (learning curves, every run of the first budget), ``dyck_curves_2x``
+    (the runs continued to twice their epochs, for the notes; only when some were) and
+    ``dyck_accuracy`` (accuracy by attractors | inner nesting | outer depth)."""
     unseen = probe_metric("unseen_outer", depth)
-    curves = learning_curves(runs, ("train_loss", "valid_loss", unseen),
-                             title="Dyck: training, validation (depth 3) and the probe of "
-                                   "unseen outer depths", size=(13, 3.4))
+    metrics = ("train_loss", "valid_loss", unseen)
+    first = {name: h for name, h in runs.items() if not CONTINUED.search(name)}
+    curves = {"dyck_curves": learning_curves(
+        first, metrics, title="Dyck: training, validation (depth 3) and the probe of unseen "
+                              "outer depths", size=(13, 3.4))}
+    continued = {name: h for name, h in runs.items() if CONTINUED.search(name)}
+    if continued:
+        curves["dyck_curves_2x"] = learning_curves(
+            continued, metrics, title="Dyck: the runs continued to twice their epochs (each "
+                                      "retraces its first run, then goes on)", size=(13, 3.4))
     accuracy = Figure(figsize=(13, 3.4), layout="constrained")
     axes = accuracy.subplots(1, 3, sharey=True)
     panels = [("by_attractors", "attractors inside the pair", None),
@@ -616,7 +625,7 @@ def dyck_figures(numbers: DyckNumbers, depth: int, runs: Mapping) -> dict[str, F
         ax.set_xlabel(label)
     axes[0].set_ylabel("closing-bracket accuracy")
     axes[2].legend(fontsize=7)
-    return {"dyck_curves": curves, "dyck_accuracy": accuracy}
+    return {**curves, "dyck_accuracy": accuracy}
 
 
 def run_name(name: str, seed: int, doubled: bool = False) -> str:
