@@ -249,7 +249,7 @@ SETTINGS_NAME = re.compile(r"^(?:\w+_)?(?:settings|cfg|config)$", re.IGNORECASE)
 RECORD_FIELDS = frozenset({"convergence", "stopped", "reason"})
 RUN_LOG_WORDS = re.compile(r"NOT converged|budget spent")
 # Pages whose run logs are still to be moved (being measured elsewhere): see the site test.
-PENDING_MAIN_LINE = frozenset({"04_agreement", "05_dynamical_automata_training", "07_syntax_gym"})
+PENDING_MAIN_LINE = frozenset()
 
 
 def _names_settings(node) -> bool:
