@@ -155,6 +155,10 @@ MAX_MIN_DELTA = 1.0
 #: ``every`` and ``patience`` (largest used: 10**6 steps, Delétang et al.'s protocol; 50,000
 #: epochs; 4,096 examples): a hundred times the longest protocol of the course.
 MAX_COUNT = 10**8
+#: A layer's width: a hidden state's or an embedding's size (largest used: 650, Bhatt et al.'s
+#: language model). An LSTM this wide already holds 4 · 2**28 = 2**30 weights in one matrix, the
+#: most a model here may hold (``models.base.MAX_WEIGHTS``).
+MAX_WIDTH = 2**14
 
 
 def check_training_count(value, what: str, minimum: int = 1) -> int:
@@ -166,4 +170,4 @@ def check_training_count(value, what: str, minimum: int = 1) -> int:
 __all__ = ["is_integer", "check_integer", "check_positive", "check_count", "check_at_least",
            "check_seed", "check_number", "check_flag", "check_callable", "check_items",
            "check_training_count", "MAX_LR", "MAX_WEIGHT_DECAY", "MAX_CLIP", "MAX_INIT_SCALE",
-           "MAX_MIN_DELTA", "MAX_COUNT"]
+           "MAX_MIN_DELTA", "MAX_COUNT", "MAX_WIDTH"]

@@ -65,6 +65,10 @@ def test_list(capsys):
      "setting 'hidden_size' must be an integer, got 'many'"),
     (["replicate", "decay-rnn-agreement", "--set", "gram_models=LSTM,Transformer", "--out",
       "{tmp}"], "setting 'gram_models': every element must be one of"),
+    (["replicate", "anbn", "--set", "lr=1e12", "--out", "{tmp}"],
+     "setting 'lr' must be at most 100 (a learning rate"),
+    (["replicate", "decay-rnn-agreement", "--set", "n_train=1000000000", "--out", "{tmp}"],
+     "setting 'n_train' must be at most 100,000,000 (a count"),
 ])
 def test_bad_input_is_a_clear_error(args, message, capsys, tmp_path):
     with pytest.raises(SystemExit) as exit_:

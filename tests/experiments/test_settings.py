@@ -66,11 +66,25 @@ def test_a_settings_instance_is_checked_and_normalised():
     ({"hidden": 200}, "setting 'hidden' = 200 is too big for an srn"),
     ({"lr": "fast"}, "setting 'lr' must be a number, got 'fast'"),
     ({"seed": "1.5"}, "setting 'seed' must be an integer, got 1.5"),
+    ({"lr": 1e12}, "setting 'lr' must be at most 100 (a learning rate"),
+    ({"cap": 10**9}, "setting 'cap' must be at most 100,000,000 (a count"),
+    ({"regime": (10**9, 0.1)}, "setting 'regime' must be at most 100,000,000 (a count"),
 ])
 def test_a_bad_value_is_named(overrides, message):
     with pytest.raises(ValueError) as error:
         QUICK.replace(overrides)
     assert message in str(error.value)
+
+
+def test_a_seed_may_be_any_integer_and_every_scale_is_under_its_ceilings():
+    assert QUICK.replace(seed=10**12).seed == 10**12  # a seed is no count
+    from course_rnn.experiments import NAMES, check_overrides
+    from course_rnn.experiments.settings import ceiling
+
+    assert ceiling("lm_hidden_size")[1] == "a layer's width" and ceiling("data_seed") is None
+    for name in NAMES:  # every experiment's own scales pass their ceilings
+        for scale in ("quick", "paper"):
+            check_overrides(name, scale, {})
 
 
 def test_text_is_read_by_the_fields_type():

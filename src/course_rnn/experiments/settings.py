@@ -21,7 +21,8 @@ their rule, and names one instance per scale::
                       paper=ElmanSettings(hidden_size=150, ...))
     cfg = SETTINGS.at("quick", {"hidden_size": 8})        # ElmanSettings(hidden_size=8, ...)
 
-Construction checks every field (its type, then its rule, then :meth:`Settings.check` for rules
+Construction checks every field (its type, then its rule, then its ceiling — :func:`ceiling`, by
+the field's name: a learning rate, a width, a count — then :meth:`Settings.check` for rules
 between fields), so a bad value is a ValueError naming the setting and the value before any
 work. :meth:`Settings.replace` takes overrides as Python values or as the text of the command
 line's ``--set KEY=VALUE``, read by the field's type (``"8"`` for an int, ``"[64, 0.02]"`` or
@@ -44,7 +45,17 @@ from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 
-from ..checks import check_positive, is_integer
+from ..checks import (
+    MAX_CLIP,
+    MAX_COUNT,
+    MAX_INIT_SCALE,
+    MAX_LR,
+    MAX_MIN_DELTA,
+    MAX_WEIGHT_DECAY,
+    MAX_WIDTH,
+    check_positive,
+    is_integer,
+)
 
 #: The scales, in this order. Every experiment has "quick" and "paper" (:data:`REQUIRED`);
 #: "full" only where the paper's size is out of a 2-core CPU's reach in an hour: as close to
@@ -138,6 +149,49 @@ class _Rule:
                 what = f"setting {name!r}: every element" if elements else f"setting {name!r}"
                 raise ValueError(f"{what} must be {self.describe()}, got {item!r}"
                                  + (f" in {value!r}" if elements else ""))
+
+
+# -- the widest values: no setting may ask for more than the library can sensibly train ---------
+def ceiling(name: str) -> tuple[float, str] | None:
+    """The largest value setting ``name`` may take and what it is, by the setting's name (the
+    limits of :mod:`course_rnn.checks`, each far beyond anything the course uses); None for a
+    seed, which may be any integer. Every other integer is a count: at most ``MAX_COUNT``."""
+    if name == "lr" or name.endswith("_lr"):
+        return MAX_LR, "a learning rate"
+    if name in ("hidden_size", "hidden_sizes", "embedding", "embedding_dim", "stack_width") \
+            or name.endswith("_hidden_size"):
+        return MAX_WIDTH, "a layer's width"
+    if name.endswith("_std"):
+        return MAX_INIT_SCALE, "a weight scale"
+    if name == "clip":
+        return MAX_CLIP, "a cap on the gradient norm"
+    if name == "weight_decay":
+        return MAX_WEIGHT_DECAY, "a weight decay"
+    if name.endswith("min_delta"):
+        return MAX_MIN_DELTA, "a relative improvement"
+    if name == "seed" or name.endswith("_seed"):
+        return None
+    return MAX_COUNT, "a count"
+
+
+def check_ceiling(name: str, value) -> None:
+    """ValueError naming the setting when ``value`` (or a number inside it) is past
+    :func:`ceiling`: ``--set lr=1e12`` is refused with the other settings, before any work.
+    The count limit applies to integers; the named limits to any number."""
+    limit = ceiling(name)
+    if limit is None or (name == "seeds" and isinstance(value, tuple)):  # the seeds themselves
+        return
+    top, what = limit
+    numbers = value if isinstance(value, tuple) else (value,)
+    for number in numbers:
+        if isinstance(number, bool) or not isinstance(number, (int, float)):
+            continue
+        if isinstance(number, float) and what == "a count":
+            continue
+        if number > top:
+            shown = f"{top:,}" if isinstance(top, int) else f"{top:g}"
+            raise ValueError(f"setting {name!r} must be at most {shown} ({what}: far beyond "
+                             f"any run of the course), got {number!r}")
 
 
 # -- types: checking a value, reading a text ------------------------------------------------------
@@ -267,6 +321,7 @@ class Settings:
                 elements = typing.get_origin(_optional(kinds[f.name])[1]) is tuple \
                     and typing.get_args(_optional(kinds[f.name])[1])[1:] == (Ellipsis,)
                 rule.apply(f.name, value, elements)
+            check_ceiling(f.name, value)
             object.__setattr__(self, f.name, value)
         self.check()
 
