@@ -16,6 +16,7 @@ from course_rnn.metrics import (
     dyck_closing_accuracy,
     next_symbol_validity,
     pooled_accuracy,
+    validity_scores,
 )
 from course_rnn.models.base import SequenceModel
 
@@ -59,6 +60,12 @@ def test_oracle_is_always_valid_and_a_blind_model_is_not():
     blind = next_symbol_validity(Oracle(lang, vocab, blind_after=3), lang, vocab, strings)
     assert 0 < blind["positions"] < 1 and blind["strings"] < 1
 
+
+def test_validity_scores_count_positions_and_whole_strings():
+    """One wrong prediction costs its string entirely but only one position of the pool."""
+    assert validity_scores([[True, True, False], [True, True, True]]) == {
+        "positions": 5 / 6, "strings": 0.5}
+    assert validity_scores([[1, 1], [1]]) == {"positions": 1.0, "strings": 1.0}
 
 def test_anbn_generalisation_finds_the_first_failure():
     lang = AnBn()

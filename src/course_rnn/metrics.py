@@ -103,21 +103,31 @@ def _summary(correct: Iterable[bool]) -> float:
     return float(np.mean(correct)) if correct else float("nan")
 
 
-def next_symbol_validity(model, language, vocab: Vocab, strings: Sequence) -> dict:
-    """Share of positions (and of whole strings) where the top prediction is in ``valid_next``."""
-    check_scoring(model, vocab, strings)
-    _check_language(language, "language", ("valid_next",))
-    symbols = vocab.output_symbols
+def validity_scores(correct_by_string: Iterable[Iterable[bool]]) -> dict:
+    """From whether each prediction of each string was right: the share of right positions (every
+    prediction of every string counted once) and the share of strings right at every position."""
     positions, whole = [], []
-    for s, logits in zip(strings, next_symbol_logits(model, vocab, strings)):
-        s = as_symbols(s)
-        ok = [
-            symbols[int(np.argmax(row))] in language.valid_next(s[:t])
-            for t, row in enumerate(logits)
-        ]
+    for ok in correct_by_string:
+        ok = [bool(x) for x in ok]
         positions.extend(ok)
         whole.append(all(ok))
     return {"positions": _summary(positions), "strings": _summary(whole)}
+
+
+def next_symbol_validity(model, language, vocab: Vocab, strings: Sequence) -> dict:
+    """Share of positions (and of whole strings) where the top prediction is in ``valid_next``
+    (:func:`validity_scores` of the right predictions)."""
+    check_scoring(model, vocab, strings)
+    _check_language(language, "language", ("valid_next",))
+    symbols = vocab.output_symbols
+    correct = []
+    for s, logits in zip(strings, next_symbol_logits(model, vocab, strings)):
+        s = as_symbols(s)
+        correct.append([
+            symbols[int(np.argmax(row))] in language.valid_next(s[:t])
+            for t, row in enumerate(logits)
+        ])
+    return validity_scores(correct)
 
 
 # -- a^n b^n --------------------------------------------------------------------------------------
