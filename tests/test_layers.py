@@ -24,7 +24,7 @@ LAYERS = (
     ("corpus",),
     ("models", "metrics"),
     ("training", "analysis", "widgets"),
-    ("experiments", "grading"),
+    ("experiments", "grading", "practice"),
     ("cli",),
     ("__main__",),
 )
