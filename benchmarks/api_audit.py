@@ -141,12 +141,12 @@ def language_cases():
                lambda: L.make_language("cross_serial", max_n=3), ("max_n",))
     yield Case("languages", "make_language('anbn', maxn=3)",
                lambda: L.make_language("anbn", maxn=3), ("maxn",))
-    for v in BAD_SIZES:
+    for v in (*BAD_SIZES, HUGE_INT):
         yield Case("languages", f"AnBn(max_n={v!r})", lambda v=v: L.AnBn(max_n=v), ("max_n",))
         yield Case("languages", f"AnBn(min_n={v!r})", lambda v=v: L.AnBn(min_n=v), ("min_n",))
         yield Case("languages", f"AnBnCn(max_n={v!r})", lambda v=v: L.AnBnCn(max_n=v),
                    ("max_n",))
-    for v in BAD_COUNTS:
+    for v in (*BAD_COUNTS, HUGE_INT):
         yield Case("languages", f"Agreement(max_pps={v!r})", lambda v=v: L.Agreement(max_pps=v),
                    ("max_pps",))
     for v in (0, -1, "", [], [("(", "(")], 2.5, None):
@@ -159,8 +159,19 @@ def language_cases():
     yield Case("languages", "TaborGrammar1(end_marker='yes')",
                lambda: L.TaborGrammar1(end_marker="yes"), ("end_marker",))
     anbn = L.AnBn(max_n=4)
-    for v in (*BAD_COUNTS, None, "x"):
+    for v in (*BAD_COUNTS, None, "x", HUGE_INT):
         yield Case("languages", f"AnBn().sample(n={v!r})", lambda v=v: anbn.sample(v), ("n",))
+    # a string's length or depth past MAX_LENGTH, an enumeration past its own limit
+    yield Case("languages", "AnBn.string(10**12)", lambda: L.AnBn.string(HUGE_INT), ("n",))
+    yield Case("languages", "CrossSerial.string(10**12, 1)",
+               lambda: L.CrossSerial.string(HUGE_INT, 1), ("m",))
+    yield Case("languages", "Dyck().sample(2, length=10**12)",
+               lambda: L.Dyck().sample(2, length=HUGE_INT), ("length",))
+    yield Case("languages", "Palindrome().sample(2, max_half=10**12)",
+               lambda: L.Palindrome().sample(2, max_half=HUGE_INT), ("max_half",))
+    yield Case("languages", "TaborGrammar2().sentences(30)",
+               lambda: L.TaborGrammar2().sentences(30), ("max_depth",))
+    yield Case("languages", "PDDA1().stack_map(40)", lambda: L.PDDA1().stack_map(40), ("depth",))
     for v in BAD_SEEDS:
         yield Case("languages", f"AnBn().sample(3, seed={v!r})", lambda v=v: anbn.sample(3, v),
                    ("seed",))
@@ -518,7 +529,7 @@ def _settings_check():
 
 def settings_cases():
     from course_rnn.experiments import NAMES, get_experiment
-    from course_rnn.experiments.settings import _optional
+    from course_rnn.experiments.settings import _optional, ceiling
 
     check = _settings_check()
     for name in NAMES:
@@ -546,6 +557,8 @@ def settings_cases():
                 bad = [] if type(cfg).__dataclass_fields__[field].metadata.get(
                     "rule") is None else bad
             rule = type(cfg).__dataclass_fields__[field].metadata.get("rule")
+            if kind in (int, float) and ceiling(field) is not None:  # an absurd size or rate
+                bad = [*bad, "1000000000000" if kind is int else "1e12"]
             for text in bad:
                 # an empty list where the settings allow one skips that part of the experiment
                 odd = text == "[]" and origin is tuple and not (rule and rule.non_empty) \

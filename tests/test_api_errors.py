@@ -48,6 +48,17 @@ BAD_CALLS = {
     "make_batch seqs": (lambda: L.make_batch(VOCAB, None), TypeError, "seqs"),
     "iterate_batches size": (lambda: list(L.iterate_batches(VOCAB, TRAIN, 2.5)), ValueError,
                              "batch_size must be a positive integer, got 2.5"),
+    # a language's sizes: past MAX_LENGTH (or an enumeration's own limit) refused, not sampled
+    "AnBn max_n": (lambda: L.AnBn(max_n=10**12), ValueError,
+                   "max_n must be a positive integer ≤ 1,000,000, got 1000000000000"),
+    "Dyck length": (lambda: L.Dyck().sample(2, length=10**8), ValueError, "length must be"),
+    "Palindrome max_half": (lambda: L.Palindrome().sample(2, max_half=10**9), ValueError,
+                            "max_half must be"),
+    "Tabor sentences depth": (lambda: L.TaborGrammar2().sentences(30), ValueError,
+                              "max_depth must be a positive integer ≤ 8, got 30"),
+    "stack_map depth": (lambda: L.PDDA1().stack_map(40), ValueError, "depth must be"),
+    "sample count": (lambda: LANG.sample(10**12, seed=0), ValueError,
+                     "n must be a non-negative integer ≤ 100,000,000"),
     # models
     "build_model kwarg": (lambda: srn(hiddn_size=3), TypeError, "hiddn_size"),
     "model seed": (lambda: srn(seed=-1), ValueError, "seed must be an integer ≥ 0"),

@@ -19,7 +19,7 @@ def test_what_is_not_a_positive_integer_is_named(value):
 
 
 def test_the_bound_is_said_in_words():
-    with pytest.raises(ValueError, match="n must be a non-negative integer, got -1"):
+    with pytest.raises(ValueError, match="n must be a non-negative integer ≤ 100,000,000, got -1"):
         check_count(-1)
     with pytest.raises(ValueError, match="vocab_size must be an integer ≥ 2, got 1"):
         check_integer(1, "vocab_size", 2)

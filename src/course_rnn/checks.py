@@ -53,8 +53,15 @@ def check_positive(value, what: str) -> int:
 
 
 def check_count(value, what: str = "n") -> int:
-    """``int(value)`` for an integer ≥ 0 (a number of samples, say), else a ValueError."""
-    return check_integer(value, what, 0)
+    """``int(value)`` for an integer from 0 to :data:`MAX_COUNT` (a number of samples, say),
+    else a ValueError."""
+    return check_integer(value, what, 0, MAX_COUNT)
+
+
+def check_length(value, what: str, minimum: int = 1) -> int:
+    """``int(value)`` for an integer from ``minimum`` to :data:`MAX_LENGTH`: a string's length,
+    a count inside one string (a^n b^n's n) or a nesting depth."""
+    return check_integer(value, what, minimum, MAX_LENGTH)
 
 
 def check_at_least(value, what: str, minimum: int) -> int:
@@ -159,6 +166,9 @@ MAX_COUNT = 10**8
 #: language model). An LSTM this wide already holds 4 · 2**28 = 2**30 weights in one matrix, the
 #: most a model here may hold (``models.base.MAX_WEIGHTS``).
 MAX_WIDTH = 2**14
+#: A string's length, a count inside one string (a^n b^n's n) or a nesting depth (largest used:
+#: 500 symbols, Delétang et al.'s test lengths): past it, one string alone fills memory.
+MAX_LENGTH = 10**6
 
 
 def check_training_count(value, what: str, minimum: int = 1) -> int:
@@ -170,4 +180,4 @@ def check_training_count(value, what: str, minimum: int = 1) -> int:
 __all__ = ["is_integer", "check_integer", "check_positive", "check_count", "check_at_least",
            "check_seed", "check_number", "check_flag", "check_callable", "check_items",
            "check_training_count", "MAX_LR", "MAX_WEIGHT_DECAY", "MAX_CLIP", "MAX_INIT_SCALE",
-           "MAX_MIN_DELTA", "MAX_COUNT", "MAX_WIDTH"]
+           "MAX_MIN_DELTA", "MAX_COUNT", "MAX_WIDTH", "MAX_LENGTH", "check_length"]

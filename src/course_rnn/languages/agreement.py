@@ -79,7 +79,7 @@ from .agreement_words import (
     random_verb,
     verb_phrase,
 )
-from .base import EOS, Language, Symbols, check_count, make_rng
+from .base import EOS, Language, Symbols, check_count, check_length, make_rng
 from .marvin_linzen import MARVIN_LINZEN_CATEGORIES, marvin_linzen_pairs
 
 
@@ -221,7 +221,7 @@ class Agreement(Language):
     words = True
 
     def __init__(self, max_pps: int = 2):
-        self.max_pps = check_count(max_pps, "max_pps")
+        self.max_pps = check_length(max_pps, "max_pps", 0)
         self.rules = agreement_grammar(self.max_pps)
         self._parser = Parser(self.rules)
         self.alphabet: Symbols = tuple(dict.fromkeys(

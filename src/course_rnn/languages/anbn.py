@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import EOS, Language, Symbols, check_count, check_positive, make_rng
+from .base import EOS, Language, Symbols, check_count, check_length, make_rng
 
 
 class AnBn(Language):
@@ -26,8 +26,8 @@ class AnBn(Language):
     letters: Symbols = ("a", "b")
 
     def __init__(self, min_n: int = 1, max_n: int = 20):
-        self.min_n = check_positive(min_n, "min_n")
-        self.max_n = check_positive(max_n, "max_n")
+        self.min_n = check_length(min_n, "min_n")
+        self.max_n = check_length(max_n, "max_n")
         if self.min_n > self.max_n:
             raise ValueError(f"min_n ({min_n}) must not exceed max_n ({max_n})")
         self.alphabet = self.letters
@@ -38,7 +38,7 @@ class AnBn(Language):
     @classmethod
     def string(cls, n: int) -> Symbols:
         """The member with count ``n``: ``AnBn.string(2) == ('a', 'a', 'b', 'b')``."""
-        n = check_positive(n, "n")
+        n = check_length(n, "n")
         return tuple(letter for letter in cls.letters for _ in range(n))
 
     def sample(self, n: int, seed: int | np.random.Generator | None = None) -> list[Symbols]:

@@ -25,6 +25,8 @@ import numpy as np
 
 from ..checks import (  # noqa: F401  (the languages' checks, re-exported)
     check_count,
+    check_integer,
+    check_length,
     check_positive,
     check_seed,
 )

@@ -40,7 +40,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from ..checks import check_integer, check_items
+from ..checks import MAX_LENGTH, check_integer, check_items
 from .base import Symbols, as_symbols, check_count, make_rng
 
 #: the end marker of an output shorter than its output positions (the rest is padding)
@@ -109,7 +109,8 @@ class Transduction(ABC):
 
     # -- checks --------------------------------------------------------------------------------
     def check_length(self, length) -> int:
-        return check_integer(length, f"length (of a {self.name} input)", self.min_length)
+        return check_integer(length, f"length (of a {self.name} input)", self.min_length,
+                             MAX_LENGTH)
 
     def check_input(self, string: str | Iterable[str]) -> Symbols:
         """The input as symbols; a ValueError names a symbol outside the input alphabet."""

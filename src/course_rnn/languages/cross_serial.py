@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import EOS, Language, Symbols, check_count, check_positive, make_rng
+from .base import EOS, Language, Symbols, check_count, check_length, make_rng
 
 LETTERS = ("a", "b", "c", "d")
 
@@ -43,14 +43,14 @@ class CrossSerial(Language):
     @staticmethod
     def string(m: int, n: int) -> Symbols:
         """``string(2, 1) == ('a', 'a', 'b', 'c', 'c', 'd')``."""
-        m, n = check_positive(m, "m"), check_positive(n, "n")
+        m, n = check_length(m, "m"), check_length(n, "n")
         return ("a",) * m + ("b",) * n + ("c",) * m + ("d",) * n
 
     @staticmethod
     def family(k: int) -> list[Symbols]:
         """All strings of C_k = {a^m b^n c^m d^n | m, n ≥ 1, m + n < k}, shortest first
         (then by m). ``len(family(8)) == 21``, ``len(family(10)) == 36``."""
-        k = check_count(k, "k")
+        k = check_length(k, "k", 0)
         return [CrossSerial.string(m, total - m) for total in range(2, k) for m in range(1, total)]
 
     def sample(
@@ -65,8 +65,8 @@ class CrossSerial(Language):
         training set); max_total=9 is C_10 (its test set); raise min_total to keep only
         strings longer than any seen in training."""
         n = check_count(n)
-        max_total = check_positive(max_total, "max_total")
-        min_total = check_positive(min_total, "min_total")
+        max_total = check_length(max_total, "max_total")
+        min_total = check_length(min_total, "min_total")
         if not 2 <= min_total <= max_total:
             raise ValueError(
                 f"need 2 <= min_total <= max_total (m, n >= 1), got min_total={min_total}, "

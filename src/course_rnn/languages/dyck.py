@@ -33,7 +33,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from .base import EOS, Language, Symbols, check_count, make_rng
+from .base import EOS, Language, Symbols, check_count, check_length, make_rng
 
 #: The five pairs of the seed experiments, in their order.
 DEFAULT_PAIRS = "() [] {} <> +-"
@@ -257,7 +257,7 @@ class Dyck(Language):
 # -- the samplers' machinery ------------------------------------------------------------------
 def _check_shape(length, depth, max_depth) -> tuple[int, int, bool]:
     """Validate a sampling request; return (length, height cap, must the cap be reached)."""
-    length = check_count(length, "length")
+    length = check_length(length, "length", 0)
     if length % 2:
         raise ValueError(f"Dyck strings have even length, got length={length}")
     if depth is not None and max_depth is not None:
@@ -267,7 +267,7 @@ def _check_shape(length, depth, max_depth) -> tuple[int, int, bool]:
     what = "depth" if depth is not None else "max_depth"
     if bound is None:
         return int(length), half, False
-    check_count(bound, what)
+    check_length(bound, what, 0)
     if bound == 0 and length > 0:
         raise ValueError(f"a non-empty Dyck string has depth at least 1, got {what}=0")
     if depth is not None and depth > half:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import EOS, Language, Symbols, as_symbols, check_count, make_rng
+from .base import EOS, Language, Symbols, as_symbols, check_count, check_length, make_rng
 
 
 class Palindrome(Language):
@@ -61,7 +61,8 @@ class Palindrome(Language):
     ) -> list[Symbols]:
         """``n`` strings: |w| uniform in [min_half, max_half], then each symbol of w uniform."""
         n = check_count(n)
-        min_half, max_half = check_count(min_half, "min_half"), check_count(max_half, "max_half")
+        min_half = check_length(min_half, "min_half", 0)
+        max_half = check_length(max_half, "max_half", 0)
         if min_half > max_half:
             raise ValueError(f"min_half ({min_half}) must not exceed max_half ({max_half})")
         rng = make_rng(seed)

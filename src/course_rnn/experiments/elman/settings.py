@@ -52,7 +52,7 @@ class ElmanSettings(Settings):
     probe: int = setting(at_least=1)
     data_seed: int = setting()
     probe_seed: int = setting()
-    tolerance: float = setting(above=0)
+    tolerance: float = setting(between=(0, 10))  # nats above the optimum
     patience: int = setting(at_least=1)
     lr_patience: int = setting(at_least=1)
 
