@@ -82,6 +82,10 @@ def test_there_are_nine_chapters():
                        for k, t in enumerate(titles, 1)), titles
 
 
+#: A page's main line, read at benchmarks/reading.py's rates (issue 43: a chapter is a sitting).
+MAX_READING_MINUTES = 35
+
+
 @pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
 def test_the_chapter_opens_with_its_outcomes_and_times(path: Path):
     notebook = json.loads(path.read_text(encoding="utf-8"))
@@ -111,6 +115,19 @@ def test_the_chapter_opens_with_its_outcomes_and_times(path: Path):
         f"{path.name}: the running time must be benchmarks/results/chapters.json's "
         f"{round(WALL_S[path.stem])} s"
     )
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
+def test_a_page_is_at_most_35_minutes_of_main_line_reading_and_its_box_says_no_internals(
+        path: Path):
+    measured = reading.measure(path).reading_minutes
+    assert measured <= MAX_READING_MINUTES, (
+        f"{path.name}: {measured} minutes of main-line reading by benchmarks/reading.py, more "
+        f"than {MAX_READING_MINUTES}: move detail into the notes or cut it")
+    notebook = json.loads(path.read_text(encoding="utf-8"))
+    box = boxes(markdown_cells(notebook)[0][1], reading.OUTCOMES_CLASS)[0]
+    assert "benchmarks/" not in box and "`" not in box.split("**Time:**")[1], (
+        f"{path.name}: the Time line speaks to readers, not about the repository's tools")
 
 
 @pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
