@@ -30,6 +30,8 @@ EXPECTED = {
                      "offsets"],
     "urn_step": ["generator", "rotation", "softmax", "no nonlinearity", "$h_{t-1}$",
                  "a rotation keeps"],
+    "stack_actions": ["before", "push $v$", "pop", "no-op", "soft:", "top",
+                      "what a Stack-RNN computes"],
 }
 
 
@@ -138,3 +140,26 @@ def test_rotations_turn_the_states_below_and_contractions_put_each_top_in_its_ow
         diagrams.rotation_vs_contraction(ratio=0.5)
     with pytest.raises(ValueError, match="depth"):
         diagrams.rotation_vs_contraction(depth=0)
+
+
+def test_the_stack_actions_show_each_hard_action_and_their_weighted_mixture():
+    fig = diagrams.stack_actions(stack=(0.9, 0.4, 0.7, 0.2), pushed=1.0, actions=(0.6, 0.3, 0.1))
+    numbers = [float(t) for t in diagrams.labels(fig) if t.replace(".", "").isdigit()]
+    before, push, pop, no_op, mixed = (numbers[i:i + 4] for i in range(0, 20, 4))
+    assert before == [0.9, 0.4, 0.7, 0.2] == no_op
+    assert push == [1.0, 0.9, 0.4, 0.7], "v on top, every cell one down, the bottom lost"
+    assert pop == [0.4, 0.7, 0.2, 0.0], "the top gone, every cell one up, 0 at the bottom"
+    np.testing.assert_allclose(mixed, [0.81, 0.79, 0.37, 0.44], atol=0.005)
+    np.testing.assert_allclose(mixed, 0.6 * np.array(push) + 0.3 * np.array(pop)
+                               + 0.1 * np.array(no_op), atol=0.005)
+    hard = diagrams.stack_actions(stack=(1, 2), pushed=3, actions=(0, 1, 0))
+    assert [t for t in diagrams.labels(hard) if t[0].isdigit()][-2:] == ["2.00", "0.00"], \
+        "a hard pop's mixture is the popped stack"
+    with pytest.raises(ValueError, match="sum to 1"):
+        diagrams.stack_actions(actions=(0.5, 0.3, 0.1))
+    with pytest.raises(ValueError, match="three probabilities"):
+        diagrams.stack_actions(actions=(0.5, 0.5))
+    with pytest.raises(ValueError, match="depth"):
+        diagrams.stack_actions(stack=(0.1,) * 7)
+    with pytest.raises(ValueError, match="stack\\[1\\]"):
+        diagrams.stack_actions(stack=(0.1, float("nan")))

@@ -17,7 +17,9 @@ displays:
 * :func:`padded_batch` – a batch of strings of different lengths as the models read it: inputs,
   targets and the mask that keeps the padding out of the loss (chapter 0);
 * :func:`stack_map_triangles` – Tabor's stack map drawn as his Figure 1a draws it, a triangle
-  from every stack state to its two children (chapter 5).
+  from every stack state to its two children (chapter 5);
+* :func:`stack_actions` – a stack before and after push, pop and no-op, and the soft mixture of
+  the three that a Stack-RNN computes (chapter 8).
 
 The diagrams are pictures of the equations in the models' files, not of the code's tensors: every
 box names the quantity the chapter's equations name. Every figure has an opaque white background
@@ -38,7 +40,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.patches import Circle, FancyArrowPatch, FancyBboxPatch, Polygon
 
-from ..checks import is_integer
+from ..checks import check_number, is_integer
 
 #: fill colours by the role of a box, light enough for black text; the figure stays white
 FILL = {
@@ -618,4 +620,73 @@ def rotation_vs_contraction(depth: int = 5, angles: tuple[float, float] = (100.0
         ax.set_title(title, fontsize=9)
         for side in ("top", "right", "left"):
             ax.spines[side].set_visible(False)
+    return fig
+
+
+# -- chapter 8 -------------------------------------------------------------------------------------
+
+
+def stack_actions(stack: Sequence[float] = (0.9, 0.4, 0.7, 0.2), pushed: float = 1.0,
+                  actions: Sequence[float] = (0.6, 0.3, 0.1)) -> Figure:
+    """A Stack-RNN's three stack actions and their soft mixture (chapter 8), on a stack of
+    single numbers, the top first: the stack before; after push (``pushed`` on top, every cell
+    one down, the bottom one lost); after pop (the top gone, every cell one up, an empty 0 at
+    the bottom); after no-op (unchanged); and the stack the action probabilities ``actions``
+    = (push, pop, no-op) give, each cell the weighted sum of the three cells level with it —
+    computed by :func:`~course_rnn.models.stack_rnn.soft_stack_update`, the models' own."""
+    _check_drawn(len(stack) if isinstance(stack, Sequence) else stack, "the stack's depth", 6,
+                 " cells")
+    values = [check_number(v, f"stack[{i}]", at_least=-99, at_most=99)
+              for i, v in enumerate(stack)]
+    pushed = check_number(pushed, "pushed", at_least=-99, at_most=99)
+    if not isinstance(actions, Sequence) or len(actions) != 3:
+        raise ValueError("actions must be three probabilities (push, pop, no-op), "
+                         f"got {actions!r}")
+    probs = [check_number(a, f"actions[{i}]", at_least=0, at_most=1)
+             for i, a in enumerate(actions)]
+    if abs(sum(probs) - 1) > 1e-6:
+        raise ValueError(f"actions must sum to 1 (a softmax's output), got {actions!r}")
+    import torch
+
+    from ..models.stack_rnn import soft_stack_update
+
+    depth = len(values)
+
+    def as_tensor(numbers, *shape):
+        return torch.tensor(numbers, dtype=torch.float64).view(*shape)
+
+    mixed = soft_stack_update(as_tensor(values, 1, depth, 1, 1), as_tensor(probs, 1, 1, 3),
+                              as_tensor([pushed], 1, 1, 1)).flatten().tolist()
+    push, pop = [pushed, *values[:-1]], [*values[1:], 0.0]
+    # each cell's role: "state" kept from before, "output" newly pushed, "input" newly empty
+    kept = ["state"] * depth
+    p_push, p_pop, p_noop = probs
+    columns = [
+        ("before", values, kept, f"the stack; $v$ = {pushed:.2f}\nwould be pushed"),
+        ("push $v$", push, ["output", *kept[1:]],
+         "$v$ on top, the rest one\ndown, the bottom lost"),
+        ("pop", pop, [*kept[1:], "input"], "the top gone, the rest\none up, 0 at the bottom"),
+        ("no-op", values, kept, "unchanged"),
+        (f"soft: {p_push:.2g} push + {p_pop:.2g} pop\n+ {p_noop:.2g} no-op", mixed,
+         ["layer"] * depth,
+         f"top: {p_push:.2g}·{push[0]:.2f} + {p_pop:.2g}·{pop[0]:.2f} + {p_noop:.2g}·"
+         f"{values[0]:.2f}\n= {mixed[0]:.2f}; each cell likewise")]
+    step, top = 0.62, 0.0
+    bottom = top - step * (depth - 1)
+    fig, ax = _canvas((11.0, 2.1 + 0.55 * depth), (-0.9, 13.4), (bottom - 1.2, top + 1.4))
+    xs = (0.8, 3.55, 6.05, 8.45, 11.6)
+    for x, (title, cells, roles, note) in zip(xs, columns):
+        ax.text(x, top + 0.55, title, ha="center", va="center", fontsize=9, color=INK)
+        for i, (value, role) in enumerate(zip(cells, roles)):
+            _box(ax, x, top - i * step, f"{value:.2f}", w=1.1, h=0.5, kind=role, size=9)
+        ax.text(x, bottom - 0.75, note, ha="center", va="center", fontsize=7.5, color=INK)
+    ax.text(xs[0] - 0.75, top, "top", ha="right", va="center", fontsize=8, color=INK)
+    middle = (top + bottom) / 2
+    _arrow(ax, (xs[0] + 0.65, middle), (xs[1] - 0.7, middle), color="#9a9a9a")
+    _line(ax, [(xs[1] - 0.55, top + 1.0), (xs[3] + 0.55, top + 1.0)], color="#9a9a9a")
+    ax.text(xs[2], top + 1.18, "one step: each action alone", ha="center", va="center",
+            fontsize=8.5, color=INK)
+    ax.text(xs[4], top + 1.18, "what a Stack-RNN computes", ha="center", va="center",
+            fontsize=8.5, color=ACCENT)
+    _line(ax, [(10.0, top + 1.1), (10.0, bottom - 1.15)], dashed=True, color="#9a9a9a")
     return fig
