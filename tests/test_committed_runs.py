@@ -159,3 +159,50 @@ def test_a_missing_or_failed_run_is_a_clear_error(tmp_path):
         (tmp_path / "y-paper" / name).write_text(json.dumps({"returncode": 1}))
     with pytest.raises(ValueError, match="failed"):
         committed.load("y", root=tmp_path)
+
+
+# -- chapter 8's width runs: what the page says about them ---------------------------------------
+
+
+def test_chapter_8_s_width_runs_say_what_the_page_says():
+    """Chapter 8's section "More room" reads the committed runs chomsky-width16/64/256
+    (`widths.WIDTH_RUNS`) and claims, of those files: five seeds of every network trained on
+    reverse string at the page's scale (N = 8, tested to 3N) at 16, 64 and 256 units, each run
+    until it fitted or was stuck; every SRN and LSTM run that fitted, at every width, keeps 90 %
+    of the output symbols right up to N or one length past it, no further ("the break does not
+    move", the prompt's answer); the larger LSTMs' tails fall more slowly (their mean beyond N
+    rises with the width) while the LSTM's median reach does not move past N + 1; the runs that
+    did not fit: at 16 units the SRN and LSTM stuck just short of 99 % (≥ 95 %), at 256 units
+    most SRN runs stuck, some far below (< 80 %); the Stack-RNN fitted every run, and at every
+    width some of its runs keep 90 % to 2N or beyond, not all; the figure's alt text: every
+    mean ends between 0.58 and 0.7 at the longest length."""
+    from course_rnn.experiments.chomsky import widths
+
+    runs = widths.load()
+    quick = get_experiment("chomsky").settings["quick"]
+    assert [r.results["settings"]["hidden_size"] for r in runs] == [16, 64, 256]
+    for run in runs:
+        settings = run.results["settings"]
+        assert settings["tasks"] == ["reverse_string"] and run.results["seeds"] == [0, 1, 2, 3, 4]
+        assert settings["max_train_length"] == quick.max_train_length == 8
+        assert settings["max_test_length"] == 3 * settings["max_train_length"]
+        assert all(r["status"] in ("fitted", "stuck") for r in run.results["numbers"]["runs"])
+    n = quick.max_train_length
+    low, high = widths.fitted_reach(runs)
+    assert n <= low and high <= n + 1, (low, high)
+    cells = {(c.model, c.hidden_size): c for c in widths.width_cells(
+        runs, ("SRN", "LSTM", "Stack-RNN"))}
+    lstm_means = [r.results["numbers"]["cells"]["reverse_string"]["LSTM"]["mean"] for r in runs]
+    assert lstm_means == sorted(lstm_means) and cells["LSTM", 256].median <= n + 1
+    small = [r for r in runs[0].results["numbers"]["runs"]
+             if r["model"] in ("SRN", "LSTM") and r["status"] != "fitted"]
+    assert small and all(0.95 <= r["train_accuracy"] < 0.99 for r in small)
+    large_srn = [r for r in runs[2].results["numbers"]["runs"] if r["model"] == "SRN"]
+    stuck = [r["train_accuracy"] for r in large_srn if r["status"] == "stuck"]
+    assert len(stuck) >= 3 and min(stuck) < 0.8, stuck
+    stack = [cells["Stack-RNN", w] for w in (16, 64, 256)]
+    assert all(c.fitted == c.runs for c in stack)
+    assert all(max(c.reaches) >= 2 * n for c in stack)
+    assert min(min(c.reaches) for c in stack) < 2 * n, "not all"
+    for model in ("SRN", "LSTM"):
+        assert all(0.58 <= cells[model, w].accuracy[-1] <= 0.7 for w in (16, 64, 256))

@@ -94,3 +94,16 @@ def test_a_disagreement_is_judged_on_the_doubled_measurement_given_as_data():
         again = {("reverse_string", "SRN"): measure(replace(cell, best=doubled), 62.0, [True])}
         rows = {r.quantity: r for r in chomsky.table_rows(numbers, runs, cfg, "quick", again)}
         assert rows["reverse_string: SRN"].verdict == verdict
+
+
+def test_the_counting_bound_and_a_run_s_reach():
+    from course_rnn.experiments.chomsky import widths
+
+    # 32 units of 32 bits take 2^1024 values: at most 1,024 binary symbols, 512 over 4 symbols
+    assert widths.counting_bound(32) == 1024
+    assert widths.counting_bound(32, bits=24, symbols=4) == 384
+    # a run reaches the longest length up to which every accuracy is ≥ 0.9
+    assert widths.reach([1, 2, 3, 4, 5], [1.0, 0.95, 0.9, 0.89, 0.95]) == 3
+    assert widths.reach([1, 2], [0.5, 1.0]) == 0 and widths.reach([1, 2], [1, 1]) == 2
+    with pytest.raises(ValueError, match="symbols"):
+        widths.counting_bound(32, symbols=1)
