@@ -40,6 +40,9 @@ It records, per chapter:
     python benchmarks/robustness.py --chapters 03_gates            # 5 fresh offsets × 2 + avx2
     python benchmarks/robustness.py --chapters 03_gates --offsets 1000 --fresh 5 --jobs 2
     python benchmarks/robustness.py --list-weak                    # the weak-claims ledger
+    python benchmarks/robustness.py --merge-from WT/benchmarks/results/robustness.json
+                                    # a chapter measured in a worktree WT (git worktree add):
+                                    # merge its entry here before removing WT
 
 Writes ``benchmarks/results/robustness.json`` and ``robustness.md`` (``--out`` elsewhere); a run
 over some chapters replaces only their entries. Variants measured before on the same code (kept
@@ -719,6 +722,9 @@ def parse(argv):
     parser.add_argument("--chapters", nargs="*", help="chapter stems (default: all)")
     parser.add_argument("--list-weak", action="store_true",
                         help="run nothing: write benchmarks/weak_claims.json from the record")
+    parser.add_argument("--merge-from", type=Path, metavar="RECORD",
+                        help="run nothing: copy the chapters measured in another robustness.json "
+                             "(a worktree's: measure there, merge here) into this record")
     parser.add_argument("--offsets", nargs="*", type=int, default=[],
                         help="seed offsets chosen by name (recorded as chosen), e.g. the CI's 1000")
     parser.add_argument("--fresh", type=int, default=FRESH_DEFAULT,
@@ -767,12 +773,35 @@ def run_all(paths, variants, jobs: int, tmp: Path) -> dict:
     return runs
 
 
+def merge(source: Path, out: Path, chapters: list[str] | None) -> int:
+    """Copy chapters' entries (``chapters``, or those of ``source``'s last run) from the record
+    ``source`` into ``out``'s, with its ``last_run``; rewrite the Markdown and the weak list."""
+    other = json.loads(Path(source).read_text())
+    chapters = chapters or other["last_run"]["chapters"]
+    missing = [c for c in chapters if c not in other["chapters"]]
+    if missing:
+        print(f"{source} has no record of {missing}", file=sys.stderr)
+        return 2
+    json_path = out / "robustness.json"
+    record = json.loads(json_path.read_text())
+    for chapter in chapters:
+        record["chapters"][chapter] = other["chapters"][chapter]
+    record["last_run"] = other["last_run"]
+    json_path.write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n")
+    (out / "robustness.md").write_text(markdown(record))
+    print("merged", {c: record["chapters"][c]["failed"] for c in chapters}, "(failed checks);",
+          "weak claims per chapter:", write_weak_list(record), flush=True)
+    return 0
+
+
 def main(argv=None) -> int:
     args, paths = parse(argv)
     if args.list_weak:
         record = json.loads((args.out / "robustness.json").read_text())
         print("weak claims per chapter:", write_weak_list(record), WEAK, flush=True)
         return 0
+    if args.merge_from:
+        return merge(args.merge_from, args.out, args.chapters)
     args.out.mkdir(parents=True, exist_ok=True)
     tmp = args.out / ".robustness-runs"
     tmp.mkdir(exist_ok=True)
