@@ -62,7 +62,7 @@ class AnbnSettings(Settings):
     lr_patience: int = setting(at_least=1)
     min_lr: float = setting(at_least=0)
     clip: float | None = setting(above=0)
-    tolerance: float = setting(between=(0, 10))  # nats above the optimum
+    tolerance: float = setting(between=(0, 1000))  # nats above the optimum (tests: 2, 5)
     patience: int = setting(at_least=1)
     min_delta: float = setting(at_least=0)
     epochs: int = setting(at_least=1)

@@ -52,7 +52,7 @@ class ElmanSettings(Settings):
     probe: int = setting(at_least=1)
     data_seed: int = setting()
     probe_seed: int = setting()
-    tolerance: float = setting(between=(0, 10))  # nats above the optimum
+    tolerance: float = setting(between=(0, 1000))  # nats above the optimum (tests: 2, 5)
     patience: int = setting(at_least=1)
     lr_patience: int = setting(at_least=1)
 

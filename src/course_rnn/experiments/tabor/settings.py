@@ -47,8 +47,8 @@ class TaborSettings(Settings):
     hc_seeds: int = setting(at_least=1)
     hc_grammars: tuple[int, ...] = setting(one_of=(1, 2), says="Tabor's grammars 1 and 2")
     lr: float = setting(above=0)
-    scale_lr_factor: float = setting(between=(0, 10))  # the self-weights' lr: this × lr
-    kl_target: float = setting(between=(0, 10))  # nats per position
+    scale_lr_factor: float = setting(between=(0, 1000))  # the self-weights' lr: this × lr
+    kl_target: float = setting(between=(0, 1000))  # nats per position (a test sets 10: met at once)
     epochs: int = setting(at_least=1)
     equal_rate_epochs: int = setting(at_least=1)
     eval_every: int = setting(at_least=1)
