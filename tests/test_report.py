@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from course_rnn.analysis.report import keras_lstm_parameter_count, markdown_table
@@ -29,6 +30,13 @@ def test_markdown_table_columns_digits_numpy_and_escaping():
     assert table.splitlines()[0] == "| c | a |"
     assert table.splitlines()[2] == "| x\\|y | 0.3 |"
     assert "7" not in table
+
+
+def test_markdown_table_shows_pandas_missing_values_as_a_dash():
+    # a nullable column (convert_dtypes) holds pd.NA, whose str() is "<NA>"
+    frame = pd.DataFrame({"n": [1, None]}).convert_dtypes()
+    table = markdown_table(frame.to_dict("records"))
+    assert table.splitlines()[2:] == ["| 1 |", "| — |"]
 
 
 @pytest.mark.parametrize("bad", [[], [3], ])

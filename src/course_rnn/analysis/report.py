@@ -14,11 +14,13 @@ import math
 from collections.abc import Mapping, Sequence
 from numbers import Integral, Real
 
+import pandas as pd
+
 from ..checks import check_count, check_positive
 
 
 def _format(value, digits: int) -> str:
-    if value is None:
+    if value is None or value is pd.NA:
         return "—"
     if isinstance(value, bool):
         return str(value)
@@ -37,7 +39,8 @@ def markdown_table(rows: Sequence[Mapping], columns: Sequence[str] | None = None
     """Rows (dicts) as a Markdown table.
 
     ``columns`` picks and orders the columns (default: keys in order of first appearance).
-    Integers print as they are, other numbers with ``digits`` decimals, None and NaN as "—",
+    Integers print as they are, other numbers with ``digits`` decimals, None, NaN and pandas'
+    ``NA`` as "—",
     and a ``|`` inside a cell is escaped.
 
     >>> print(markdown_table([{"model": "URN", "acc": 0.5}, {"model": "LSTM", "acc": 1}]))
