@@ -29,7 +29,10 @@ Reads the chapter notebooks (no execution, no built site) and writes, per chapte
 - numbers shown in the main line (``--site book/_build/html``): the numbers in the visible text
   of each built page's article — printed outputs, tables, prose — outside collapsed notes, the
   prompts' answers, code and formulas; those inside tables are counted apart. They need the
-  executed outputs, so they are read from the built site, not from the (cleared) notebooks.
+  executed outputs, so they are read from the built site, not from the (cleared) notebooks;
+- reading as a reader reads (``--site``): the reading time above plus the words the code puts
+  in the main line — printed lines, generated Markdown, figure captions — at the same 150 words
+  a minute (a displayed table is already counted as one table).
 
 Writes ``benchmarks/results/reading.md`` and ``reading.json``.
 
@@ -123,6 +126,8 @@ class Page:
     # from the built site (``--site``), None without it
     numbers_shown: int | None = None
     numbers_in_tables: int | None = None
+    output_words: int | None = None
+    reader_minutes: float | None = None
 
 
 def prose_lines(markdown: str) -> list[str]:
@@ -262,12 +267,16 @@ def markdown(pages: list[Page]) -> str:
         "tables in the prose and code cells that display one). Numbers shown: the numbers in "
         "the visible text of the built page's main line (printed outputs, tables and prose; not "
         "code, formulas, collapsed notes or prompts' answers), counted with `--site "
-        "book/_build/html`, in brackets those inside tables; – where the site was not read.",
+        "book/_build/html`, in brackets those inside tables; – where the site was not read. "
+        "As a reader reads (also `--site`): the reading time plus the words the code puts in the "
+        "main line (printed lines, generated Markdown, figure captions; tables counted as tables) "
+        f"at {WORDS_PER_MINUTE} a minute.",
         "",
         "| chapter | prose words | main line | code lines | figures | tables | reading (min) "
         "| notes: words, code lines, figures + tables, min "
-        "| prompts | outcomes | key ideas | machinery : ideas | numbers shown (in tables) |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| prompts | outcomes | key ideas | machinery : ideas | numbers shown (in tables) "
+        "| output words | as a reader reads (min) |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for p in pages:
         lines.append(
@@ -277,13 +286,16 @@ def markdown(pages: list[Page]) -> str:
             f"{p.notes_minutes:.1f} | {p.prompts} | "
             f"{'yes' if p.outcomes_box else 'no'} | {'yes' if p.key_ideas_box else 'no'} | "
             f"{p.machinery_words} : {p.idea_words} = {p.machinery_to_ideas:.2f} | "
-            + (f"{p.numbers_shown:,} ({p.numbers_in_tables:,}) |" if p.numbers_shown is not None
-               else "– |")
+            + (f"{p.numbers_shown:,} ({p.numbers_in_tables:,}) | {p.output_words:,} | "
+               f"{p.reader_minutes:.1f} |" if p.numbers_shown is not None else "– | – | – |")
         )
     total = sum(p.reading_minutes for p in pages)
     notes = sum(p.notes_minutes for p in pages)
     lines += ["", f"All chapters: {total:.0f} minutes of reading in the main line by the formula, "
-              f"and {notes:.0f} more in the notes.", ""]
+              f"and {notes:.0f} more in the notes"
+              + (f"; {sum(p.reader_minutes for p in pages):.0f} minutes in the main line as a "
+                 "reader reads, outputs included."
+                 if all(p.reader_minutes is not None for p in pages) else "."), ""]
     return "\n".join(lines)
 
 
@@ -370,6 +382,21 @@ def numbers_shown(page: Path) -> tuple[int, int]:
             sum(len(NUMBER.findall(piece.text)) for piece in shown if piece.in_table))
 
 
+def output_words(page: Path) -> int:
+    """Words the code of one built chapter page puts in its main line — printed lines, generated
+    Markdown, figure captions — outside tables (counted as tables) and collapsed notes."""
+    return sum(len(words(piece.text)) for piece in main_line(page)
+               if piece.in_output and not piece.in_table)
+
+
+def as_a_reader_reads(page: Page, built: Path) -> None:
+    """Fill in what only the built page knows: the numbers it shows and the reading time with its
+    outputs counted."""
+    page.numbers_shown, page.numbers_in_tables = numbers_shown(built)
+    page.output_words = output_words(built)
+    page.reader_minutes = round(page.reading_minutes + page.output_words / WORDS_PER_MINUTE, 1)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--chapters", type=Path, default=ROOT / "chapters")
@@ -386,7 +413,7 @@ def main() -> None:
             built = args.site / "chapters" / f"{page.chapter}.html"
             if not built.is_file():
                 parser.error(f"{built} is missing: build the book first (make book)")
-            page.numbers_shown, page.numbers_in_tables = numbers_shown(built)
+            as_a_reader_reads(page, built)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "reading.json").write_text(
         json.dumps({"pages": [asdict(p) for p in pages]}, indent=2) + "\n", encoding="utf-8"

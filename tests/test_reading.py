@@ -256,6 +256,25 @@ def test_numbers_shown_are_counted_in_the_main_line_only(tmp_path: Path):
     assert reading.numbers_shown(page) == (8, 2)
 
 
+def test_a_reader_reads_the_outputs_too(tmp_path: Path):
+    """``--site`` adds the words the code puts in the main line (printed lines, generated Markdown,
+    captions) to the reading time; tables, prose, code and collapsed notes are counted elsewhere."""
+    page = tmp_path / "page.html"
+    page.write_text(
+        '<article class="bd-article"><p>prose is counted from the notebook</p>'
+        '<div class="cell_input"><pre>print(x)</pre></div>'
+        '<div class="cell_output"><pre>three printed words</pre><p>two generated</p>'
+        '<figure><figcaption>a caption of six words here</figcaption></figure>'
+        '<table><tr><td>a table cell</td></tr></table></div>'
+        '<div class="cell_output tag_hide-cell">hidden output words</div></article>',
+        encoding="utf-8")
+    assert reading.output_words(page) == 3 + 2 + 6
+    measured = reading.Page(**{**{f: 0 for f in reading.Page.__dataclass_fields__},
+                               "chapter": "x", "reading_minutes": 10.0})
+    reading.as_a_reader_reads(measured, page)
+    assert measured.reader_minutes == round(10 + 11 / reading.WORDS_PER_MINUTE, 1)
+
+
 # -- one line per experiment (issue 43, item 2): no run log or settings dump in the main line ------
 # What the code of a main-line cell must not print: a run's record (``history.convergence``, its
 # ``stopped`` or ``reason``), every run's line (``convergence_report()``), or an experiment's
