@@ -14,13 +14,13 @@ import math
 from collections.abc import Mapping, Sequence
 from numbers import Integral, Real
 
-import pandas as pd
-
 from ..checks import check_count, check_positive
 
 
 def _format(value, digits: int) -> str:
-    if value is None or value is pd.NA:
+    # pandas' NA (a nullable column's missing value) is known by its type's name: pandas is not a
+    # dependency of the library
+    if value is None or type(value).__name__ == "NAType":
         return "—"
     if isinstance(value, bool):
         return str(value)
