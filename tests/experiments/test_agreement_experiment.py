@@ -369,3 +369,10 @@ def test_table2_at_ceiling_is_not_comparable():
     rows = agreement.table2_rows(numbers, runs, first={}, doubled={})
     assert [r.verdict for r in rows] == ["not comparable", "not comparable"]
     assert "ceiling" in rows[0].note
+
+
+def test_a_continued_run_gets_twice_the_cap():
+    # a first run: the cap; a continued one: twice it, and at least `patience` past its minimum
+    assert agreement.continued_cap(150, 0, 10) == 150
+    assert agreement.continued_cap(150, 134, 10) == 300  # room to improve past the minimum
+    assert agreement.continued_cap(150, 300, 10) == 310  # a run that spent its whole first cap

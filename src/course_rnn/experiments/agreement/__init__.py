@@ -238,15 +238,24 @@ def _alpha_metric(classifier) -> float:
     return classifier.model.alpha.item()
 
 
+def continued_cap(cap: int, min_epochs: int, patience: int) -> int:
+    """The most epochs a run may take: ``cap`` for a first run; for a run continued to twice its
+    budget (``min_epochs`` > 0) twice the cap, and at least ``patience`` epochs past its minimum.
+    The minimum is where the run is asked to get to; the criterion may need some epochs beyond
+    it, and a run still improving slowly must not be cut just short of it (measured: an Ab-DRNN
+    continued from 67 to 134 epochs improved until epoch 142, and a cap of ``min_epochs +
+    patience`` = 150 cut it two epochs before its plateau rule could stop it)."""
+    return max(2 * cap, min_epochs + patience) if min_epochs else cap
+
+
 def train_classifier(name: str, train: Sequence, valid: Sequence, vocab: Vocab,
                      settings: AgreementSettings, seed: int, device=None,
                      alpha_init: float = 0.8, alpha_parametrisation: str = "sigmoid",
                      min_epochs: int = 0, resume=None):
     """``(classifier, history)``: model ``name`` under a linear head,
     ``p(y | w_1 … w_n) = softmax(V h_n + c)``, trained on ``(string, label)`` pairs until
-    :func:`classifier_criterion` is met (at most ``max_epochs``, at least ``min_epochs``: a run
-    continued to twice its budget may then go on for ``patience`` epochs more to meet its
-    criterion, so that it is not cut at the very epoch it was asked to reach); the
+    :func:`classifier_criterion` is met (at most ``max_epochs``; a run continued to twice its
+    budget trains at least ``min_epochs`` and at most :func:`continued_cap`); the
     model returned is the one that met it (the criterion watches accuracy, so the weights of
     the best validation *loss* are not put back). A Decay RNN records ``α`` every
     ``alpha_every`` optimizer steps (``history.step_values("alpha")``). ``resume``: the
@@ -255,7 +264,7 @@ def train_classifier(name: str, train: Sequence, valid: Sequence, vocab: Vocab,
                   alpha_parametrisation=alpha_parametrisation)
     clf = SequenceClassifier(model, n_classes=2, seed=seed)
     track = {"alpha": _alpha_metric} if MODELS[name][0] == "decay_rnn" else None
-    cap = max(settings.max_epochs, min_epochs + settings.patience if min_epochs else 0)
+    cap = continued_cap(settings.max_epochs, min_epochs, settings.patience)
     history = fit(clf, vocab, train, valid=valid, epochs=cap,
                   min_epochs=min_epochs, batch_size=settings.batch_size, lr=settings.lr,
                   until=classifier_criterion(settings), restore_best=False, seed=seed,
@@ -269,11 +278,10 @@ def train_lm(name: str, train: Sequence, valid: Sequence, vocab: Vocab,
              resume=None):
     """``(model, history)``: model ``name`` trained as a language model (``lm_*`` settings)
     until its validation loss stops improving (best weights kept); ``resume``: the History of
-    the run to continue (at least ``min_epochs``, then up to ``lm_patience`` more)."""
+    the run to continue (at least ``min_epochs``, at most :func:`continued_cap`)."""
     model = build(name, vocab, settings, seed, hidden=settings.lm_hidden_size)
     history = fit(model, vocab, train, valid=valid,
-                  epochs=max(settings.lm_max_epochs,
-                             min_epochs + settings.lm_patience if min_epochs else 0),
+                  epochs=continued_cap(settings.lm_max_epochs, min_epochs, settings.lm_patience),
                   min_epochs=min_epochs,
                   batch_size=settings.lm_batch_size, lr=settings.lm_lr,
                   until=Plateau(patience=settings.lm_patience), seed=seed, device=device,

@@ -103,7 +103,7 @@ SETTINGS = Scales(
         n_train=3000, valid_share=0.1, hidden_size=24, embedding=16, batch_size=128, lr=1e-2,
         max_epochs=150, target=0.995, patience=10, n_test=600, alpha_inits=(0.2, 0.95),
         alpha_every=10, gram_models=("SRN", "LSTM", "DRNN"), gram_seeds=1,
-        gram_pair_seeds=8, lm_sentences=3000,
+        gram_pair_seeds=12, lm_sentences=3000,
         lm_hidden_size=32, lm_max_epochs=100, lm_patience=10, lm_batch_size=64, lm_lr=1e-2,
         n_pairs=200),
     paper=_PAPER,
