@@ -89,14 +89,23 @@ def machine_class(facts: dict | None = None) -> dict:
 
 
 def pick_device(device: str | torch.device | None = None) -> torch.device:
-    """``device`` if given, else ``$COURSE_RNN_DEVICE``, else CUDA when present, else CPU."""
+    """``device`` if given, else ``$COURSE_RNN_DEVICE``, else CUDA when present, else CPU.
+
+    ``"checked"`` is the CPU acting as a GPU (:mod:`course_rnn.device_check`): the same
+    numbers as the CPU, but ``.numpy()`` of a tensor left on it, or a CPU tensor mixed with
+    one, fails as it would on a GPU."""
     device = device or os.environ.get("COURSE_RNN_DEVICE") or None
     if device is None:
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if str(device) == "checked":
+        from .device_check import switch_on
+
+        return switch_on()
     try:
         device = torch.device(device)
     except RuntimeError as err:
-        raise ValueError(f"unknown device {device!r}: use 'cpu', 'cuda' or 'cuda:N'") from err
+        raise ValueError(f"unknown device {device!r}: use 'cpu', 'cuda', 'cuda:N' or 'checked'"
+                         ) from err
     if device.type == "cuda" and not torch.cuda.is_available():
         raise ValueError("device 'cuda' was requested but no CUDA GPU is available")
     return device
