@@ -66,7 +66,8 @@ def test_classifier_early_stopping_restores_the_best_weights():
                   patience=2, progress=False)
     task = Classification(VOCAB)
     task.check_model(clf)
-    best = task.evaluate(clf, task.prepare(TRAIN[:6]))["loss"]
+    device = next(clf.parameters()).device  # fit leaves the model on its device
+    best = task.evaluate(clf, task.prepare(TRAIN[:6]).to(device))["loss"]
     assert best == pytest.approx(min(history["valid_loss"]), rel=1e-5)
 
 
