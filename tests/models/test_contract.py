@@ -139,7 +139,8 @@ def test_one_step_at_a_time_is_the_forward_pass(kind, registered):
 @pytest.mark.parametrize("kind", EVERY_KIND)
 def test_checkpoints_rebuild_the_same_model(kind, registered, tmp_path):
     model = build(kind)
-    loaded, vocab = load_checkpoint(save_checkpoint(model, VOCAB, tmp_path / f"{kind}.pt"))
+    loaded, vocab = load_checkpoint(save_checkpoint(model, VOCAB, tmp_path / f"{kind}.pt"),
+                                    device="cpu")  # beside the CPU model (default: a GPU)
     assert type(loaded) is type(model) and loaded.config() == model.config()
     assert vocab.alphabet == VOCAB.alphabet
     torch.testing.assert_close(loaded(INPUTS), model(INPUTS), rtol=0, atol=0)
