@@ -3,6 +3,8 @@
 Each test switches the check on for itself (``checking()``), so that the rest of the suite in
 this process runs as it would without it. What CUDA does in each case is written beside it."""
 
+import pickle
+
 import matplotlib
 import numpy as np
 import pytest
@@ -164,6 +166,15 @@ def test_a_checkpoint_saves_and_loads(device, tmp_path):
     on_cpu, _ = load_checkpoint(path, device="cpu")
     for a, b in zip(loaded.parameters(), on_cpu.parameters()):
         assert torch.equal(a.cpu(), b.detach())
+
+
+def test_a_pickled_device_tensor_comes_back_on_the_device(device):
+    """As a GPU worker's result does (experiments' worker processes pickle their results)."""
+    model = torch.nn.Linear(2, 2).to(device)
+    again = pickle.loads(pickle.dumps(model))
+    assert all(isinstance(p, CheckedTensor) and isinstance(p, torch.nn.Parameter)
+               for p in again.parameters())
+    assert torch.equal(again.weight.cpu(), model.weight.cpu())
 
 
 def test_outside_the_check_nothing_changes():

@@ -71,6 +71,7 @@ def checked_device() -> torch.device:
         torch.utils.rename_privateuse1_backend(NAME)
         # PyTorch asks a device type's module whether it has an accelerator: not this one.
         torch._register_device_module(NAME, _NoAccelerator(f"torch.{NAME}"))
+        torch.serialization.add_safe_globals([restored])  # torch.load(weights_only=True)
     elif current != NAME:
         raise RuntimeError(f"the checked device needs PyTorch's spare device type, but it is "
                            f"already named {current!r} in this process")
@@ -120,12 +121,14 @@ class CheckedTensor(torch.Tensor):
         return False
 
     def __reduce_ex__(self, protocol):
-        """Pickled (``torch.save``, worker processes) as the plain CPU tensor, so that files
-        and results are the same as a CPU run's."""
-        plain = _plain_copy(self)
+        """Pickled as a plain CPU tensor that :func:`restored` puts back on the device: a
+        worker process's result comes back on the device, as from a GPU worker. ``torch.save``
+        of one writes a file that loads only where the check is on, as a GPU tensor's needs a
+        GPU: save ``.cpu()`` tensors (the library's checkpoints do)."""
+        plain = _plain_copy(self).detach()
         if getattr(self, "_is_param", False):
-            plain = torch.nn.Parameter(plain, self.requires_grad)
-        return plain.__reduce_ex__(protocol)
+            return restored, (torch.nn.Parameter(plain, self.requires_grad),)
+        return restored, (plain.requires_grad_(self.requires_grad),)
 
     def __deepcopy__(self, memo):
         """A copy on the device (``copy.deepcopy`` of a model or an optimizer's state)."""
@@ -140,6 +143,14 @@ class CheckedTensor(torch.Tensor):
         result.__dict__.update(copy.deepcopy(self.__dict__, memo))
         memo[id(self)] = result
         return result
+
+
+def restored(tensor: torch.Tensor) -> torch.Tensor:
+    """An unpickled device tensor: on the checked device where this process has one, else the
+    plain CPU tensor it holds."""
+    if torch._C._get_privateuse1_backend_name() == NAME:
+        _move_class(tensor, to_device=True)
+    return tensor
 
 
 class _DeviceCheck(TorchFunctionMode):
@@ -326,14 +337,20 @@ def _set_data(func, args, kwargs):
     """``p.data = new`` (how ``model.to`` moves a parameter): ``p`` moves with its data."""
     tensor, data = args
     func(tensor, data)
-    if isinstance(data, CheckedTensor) and not isinstance(tensor, CheckedTensor):
+    _move_class(tensor, to_device=isinstance(data, CheckedTensor))
+
+
+def _move_class(tensor, to_device: bool) -> None:
+    """Make ``tensor`` a device tensor, or a plain one, in place; a parameter stays one (a
+    device parameter is marked as PyTorch marks a parameter of a tensor subclass)."""
+    if to_device and not isinstance(tensor, CheckedTensor):
         is_param = isinstance(tensor, torch.nn.Parameter)
         tensor.__class__ = CheckedTensor
         if is_param:
-            tensor._is_param = True  # how PyTorch marks a parameter of a tensor subclass
-    elif not isinstance(data, CheckedTensor) and isinstance(tensor, CheckedTensor):
-        tensor.__class__ = torch.nn.Parameter if getattr(tensor, "_is_param", False) else (
-            torch.Tensor)
+            tensor._is_param = True
+    elif not to_device and isinstance(tensor, CheckedTensor):
+        is_param = getattr(tensor, "_is_param", False)
+        tensor.__class__ = torch.nn.Parameter if is_param else torch.Tensor
 
 
 def _indexing(func, args, kwargs):
