@@ -16,16 +16,18 @@ refuses. This module is that device. :func:`course_rnn.utils.pick_device` return
   ("Expected all tensors to be on the same device"), except where CUDA allows it: a 0-dim CPU
   tensor as an operand, CPU index tensors, copies (``.to``, ``.cpu()``, ``copy_``,
   ``t[...] = x`` with plain slices) — and a CPU random generator, which CUDA refuses;
-* comes back as a plain tensor from ``.cpu()`` / ``.to("cpu")`` (a copy, as from a GPU), and is
-  saved by ``torch.save`` as one.
+* comes back as a plain tensor from ``.cpu()`` / ``.to("cpu")`` (a copy, as from a GPU), and
+  from a pickle on the device again (a worker process's result, as from a GPU worker).
 
 The mechanism is PyTorch's own for such checks (``torch.overrides``): a tensor subclass whose
 ``__torch_function__`` looks at every call before running it unchanged, plus a
 ``TorchFunctionMode`` for what starts on the CPU — ``torch.zeros(…, device=d)``, ``x.to(d)``,
-``model.to(d)``. The mode belongs to the thread that switched the check on (the main one:
-pytest, a notebook, ``replicate``); a worker process switches it on itself, since it inherits
-the variable. Below PyTorch's Python layer nothing is checked (the autograd engine, a function
-while it runs), and what only a GPU shows is out of reach: its numerics, memory, speed, cuDNN.
+``model.to(d)``. The name ``"checked"`` is PyTorch's one spare device type, renamed for the
+rest of the process. The mode belongs to the thread that switched the check on (the main one:
+pytest, a notebook, ``replicate``); ``parallel_map``'s workers switch it on themselves. Below
+PyTorch's Python layer nothing is checked (the autograd engine, a PyTorch function while it
+runs); packed sequences (``pack_padded_sequence``, whose lengths stay on the CPU) are not
+modelled; and what only a GPU shows is out of reach: its numerics, memory, speed, cuDNN.
 """
 
 from __future__ import annotations
@@ -76,6 +78,12 @@ def checked_device() -> torch.device:
         raise RuntimeError(f"the checked device needs PyTorch's spare device type, but it is "
                            f"already named {current!r} in this process")
     return torch.device(NAME)
+
+
+def exists() -> bool:
+    """Whether this process has the checked device (named by :func:`checked_device`): then its
+    worker processes need it too, since the jobs' arguments and results may hold it."""
+    return torch._C._get_privateuse1_backend_name() == NAME
 
 
 def switch_on() -> torch.device:
@@ -148,7 +156,7 @@ class CheckedTensor(torch.Tensor):
 def restored(tensor: torch.Tensor) -> torch.Tensor:
     """An unpickled device tensor: on the checked device where this process has one, else the
     plain CPU tensor it holds."""
-    if torch._C._get_privateuse1_backend_name() == NAME:
+    if exists():
         _move_class(tensor, to_device=True)
     return tensor
 
@@ -168,9 +176,9 @@ def _handle(func, args, kwargs):
             return special(func, args, kwargs)
         if kwargs.get("device") is not None:  # a factory: the device named is the result's
             return _made_on(func, args, kwargs)
-        tensors = list(_tensors((args, kwargs)))
-        if not any(isinstance(t, CheckedTensor) for t in tensors):
+        if not _on_device(args, kwargs):
             return func(*args, **kwargs)  # plain CPU code runs untouched
+        tensors = _arguments(args, kwargs)
         _refuse_mixing(func, args, kwargs, tensors)
         return _mark(func(*args, **kwargs), tensors)
 
@@ -178,29 +186,44 @@ def _handle(func, args, kwargs):
 # -- the checks --------------------------------------------------------------------------------
 
 
-def _tensors(value):
-    """Every tensor in ``value``, looking into tuples, lists and dicts (the arguments)."""
-    if isinstance(value, torch.Tensor):
-        yield value
-    elif isinstance(value, (tuple, list)):
-        for item in value:
-            yield from _tensors(item)
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from _tensors(item)
+def _tensors(values):
+    """The tensors among ``values`` and in their lists and tuples (``torch.cat``'s list, an
+    LSTM's weights, a function's tuple of results): no PyTorch function nests them deeper, and
+    a long list of numbers is looked through once."""
+    for value in values:
+        if isinstance(value, torch.Tensor):
+            yield value
+        elif isinstance(value, (tuple, list)):
+            yield from (item for item in value if isinstance(item, torch.Tensor))
+
+
+def _arguments(args, kwargs) -> list:
+    return list(_tensors((*args, *kwargs.values())))
+
+
+def _on_device(args, kwargs) -> bool:
+    """Whether a device tensor is among the arguments (or in a list or tuple of them): asked of
+    every torch call while the check is on, so written for speed."""
+    for value in (*args, *kwargs.values()) if kwargs else args:
+        kind = type(value)
+        if kind is CheckedTensor:
+            return True
+        if (kind is tuple or kind is list) and any(type(v) is CheckedTensor for v in value):
+            return True
+    return False
 
 
 def _is_plain_cpu(tensor) -> bool:
-    return not isinstance(tensor, CheckedTensor) and tensor.device.type == "cpu"
+    return type(tensor) is not CheckedTensor and tensor.device.type == "cpu"
 
 
 def _refuse_mixing(func, args, kwargs, tensors):
     """CUDA's rule: the tensors of one operation are on one device, except a 0-dim CPU tensor
     read as a number (never one written to: an in-place op's ``self``, ``out=``). A CPU random
     generator is refused too."""
-    written = [kwargs.get("out"), args[0] if args and _writes_first(func) else None]
     for tensor in tensors:
-        if _is_plain_cpu(tensor) and (tensor.dim() > 0 or any(tensor is w for w in written)):
+        if _is_plain_cpu(tensor) and (tensor.dim() > 0 or tensor is kwargs.get("out") or (
+                tensor is args[0] and _writes_first(func))):
             raise _mixed(func)
     generator = kwargs.get("generator")
     if isinstance(generator, torch.Generator) and generator.device.type == "cpu":
@@ -275,7 +298,7 @@ def _mark(result, inputs):
     """Re-class the new tensors in ``result`` as :class:`CheckedTensor` in place: an operation
     on device tensors leaves its result on the device. A plain tensor that was an input (a
     ``copy_``'s target) is the caller's and stays as it is."""
-    for tensor in _tensors(result):
+    for tensor in (result,) if type(result) is torch.Tensor else _tensors((result,)):
         if type(tensor) is torch.Tensor and not any(tensor is t for t in inputs):
             tensor.__class__ = CheckedTensor
     return result
@@ -291,7 +314,8 @@ def _made_on(func, args, kwargs):
     """A factory (``zeros``, ``tensor``, ``*_like``, ``new_*``) with ``device=``: on the checked
     device, made on the CPU and marked."""
     if not _is_checked(kwargs["device"]):
-        return func(*args, **kwargs)
+        result = func(*args, **kwargs)  # as_tensor(t, device="cpu") may hand back t itself
+        return _plain_copy(result) if isinstance(result, CheckedTensor) else result
     generator = kwargs.get("generator")
     if isinstance(generator, torch.Generator) and generator.device.type == "cpu":
         raise _cpu_generator(func)
@@ -356,7 +380,7 @@ def _move_class(tensor, to_device: bool) -> None:
 def _indexing(func, args, kwargs):
     """``t[i]``, ``t[i] = x``, ``index_put``: checked by :func:`_refuse_mixed_indexing`; the
     result is on the indexed tensor's device."""
-    tensors = list(_tensors((args, kwargs)))
+    tensors = _arguments(args, kwargs)
     if not any(isinstance(t, CheckedTensor) for t in tensors):
         return func(*args, **kwargs)
     _refuse_mixed_indexing(func, args, kwargs)
@@ -366,7 +390,7 @@ def _indexing(func, args, kwargs):
 
 def _moved(func, args, kwargs):
     """Copies across devices, which CUDA allows: ``dst.copy_(src)``, ``t.new_tensor(data)``."""
-    tensors = list(_tensors((args, kwargs)))
+    tensors = _arguments(args, kwargs)
     result = func(*args, **kwargs)
     return _mark(result, tensors) if isinstance(args[0], CheckedTensor) else result
 

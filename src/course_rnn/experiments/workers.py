@@ -53,6 +53,8 @@ from pathlib import Path
 import torch
 
 from ..checks import check_count
+from ..device_check import NAME as CHECKED
+from ..device_check import exists as checked_device_exists
 from ..training.progress import describe_run, listen_to_runs, progress_enabled
 from ..utils import SEED_OFFSET_VARIABLE, pick_device, seed_offset
 from .jobstore import Failure, JobsFailed, JobStore
@@ -123,8 +125,10 @@ class _Throttled:
             self.send(report)
 
 
-def _start_worker(threads: int, reports=None) -> None:
+def _start_worker(threads: int, reports=None, checked: bool = False) -> None:
     torch.set_num_threads(threads)
+    if checked:  # the parent's checked device, which the jobs' arguments may name
+        pick_device(CHECKED)
     if reports is not None:  # progress on: this worker's runs report to the parent's bar
         pid = os.getpid()
         listen_to_runs(_Throttled(lambda report: reports.put((pid, report))))
@@ -140,13 +144,16 @@ class _Job:
     (an LSTM's weak references then fail, and a result Dask cannot send is recomputed for
     ever), and a result that cannot be pickled is this job's error, not the cluster's."""
 
-    def __init__(self, function: Callable, threads: int, offset: int):
+    def __init__(self, function: Callable, threads: int, offset: int, checked: bool = False):
         self.function, self.threads, self.offset = function, threads, offset
+        self.checked = checked  # the parent's checked device (COURSE_RNN_DEVICE=checked)
         self.__name__ = getattr(function, "__name__", "job")  # what Dask's dashboard shows
 
     def __call__(self, packed: bytes) -> bytes:
         torch.set_num_threads(self.threads)
         os.environ[SEED_OFFSET_VARIABLE] = str(self.offset)
+        if self.checked:
+            pick_device(CHECKED)  # before the arguments, which may name it, are unpickled
         return _pack(self.function(*pickle.loads(packed)))
 
 
@@ -244,7 +251,7 @@ def _run(outcomes: _Outcomes, missing: list[int], workers: int | None, threads: 
          executor: Executor | None) -> None:
     """Run the jobs ``missing`` (indices) on the executor, in this process or in workers."""
     if executor is not None:
-        call = _Job(outcomes.function, threads, seed_offset())
+        call = _Job(outcomes.function, threads, seed_offset(), checked_device_exists())
         futures = {executor.submit(call, _pack(outcomes.jobs[i])): i for i in missing}
         _collect(futures, outcomes, unpack=pickle.loads)
         return
@@ -276,7 +283,7 @@ def _in_workers(outcomes: _Outcomes, missing: list[int], count: int, threads: in
     bar = outcomes.bar
     reports = context.Queue() if bar is not None else None
     with ProcessPoolExecutor(count, mp_context=context, initializer=_start_worker,
-                             initargs=(threads, reports)) as pool:
+                             initargs=(threads, reports, checked_device_exists())) as pool:
         futures = {pool.submit(outcomes.function, *outcomes.jobs[i]): i for i in missing}
         _collect(futures, outcomes, (lambda: _drain(reports, bar)) if bar else None)
 
