@@ -20,7 +20,7 @@ from course_rnn.experiments.cluster import INSTALL, dask_executor, parse_executo
 from course_rnn.experiments.jobstore import JobsFailed, job_key
 from course_rnn.experiments.output import JOBS, stored_jobs
 from course_rnn.experiments.workers import keep_jobs, parallel_map, use_executor
-from course_rnn.utils import seed_offset
+from course_rnn.utils import pick_device, seed_offset
 
 from .test_cli import SMOKE, run_cli
 
@@ -222,8 +222,9 @@ def test_a_failed_job_is_named_the_others_kept_and_resume_trains_only_it(
     assert main([*GYM, "--out", str(out)]) == 1
     err = capsys.readouterr().err
     assert f"{DYCK_JOBS} of {GYM_JOBS} jobs failed" in err
+    device = str(pick_device())  # the job's own argument: 'cpu' here, 'cuda' on a GPU
     for model in DYCK_MODELS:
-        assert f"gym_run('dyck', '{model}', 0, <GymSettings>, 'cpu', 0, None): " \
+        assert f"gym_run('dyck', '{model}', 0, <GymSettings>, '{device}', 0, None): " \
                "RuntimeError: the stack overflowed" in err
     assert f"finished jobs are kept in {out / JOBS}; rerun with --resume" in err
     assert "the stack overflowed" in (out / "failed_jobs.txt").read_text()
