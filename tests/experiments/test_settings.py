@@ -15,6 +15,7 @@ from course_rnn.experiments.records import Record, Summary, saved_if_set, unsave
 from course_rnn.experiments.replication import Experiment, Replication, normalise_scale
 from course_rnn.experiments.settings import SCALES, Scales, Settings, setting
 from course_rnn.experiments.setup import begin
+from course_rnn.utils import pick_device
 
 
 @dataclass(frozen=True)
@@ -175,7 +176,7 @@ def test_begin_checks_every_argument_before_any_work():
     setup = begin(TOY, TOYS, None, {"hidden": 4}, seeds=None, default_seeds={"quick": 2,
                                                                                    "paper": 5})
     assert setup.scale == "quick" and setup.settings.hidden == 4 and setup.seeds == [0, 1]
-    assert str(setup.device) in ("cpu", "cuda")
+    assert setup.device == pick_device()  # the default device ($COURSE_RNN_DEVICE, a GPU …)
     assert begin(TOY, TOYS, "paper", seeds=[3, 7], device="cpu").seeds == [3, 7]
     # the default count may be a setting (the seeds are part of the settings, as in bengio)
     assert begin(TOY, TOYS, "quick", {"hidden": 3}, default_seeds="hidden",
