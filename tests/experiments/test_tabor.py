@@ -4,9 +4,11 @@ the verdict logic on hand-made runs."""
 import json
 import math
 
+import numpy as np
 import pytest
 import torch
 
+from course_rnn.device_check import checking
 from course_rnn.experiments import tabor
 from course_rnn.experiments.replication import Replication
 from course_rnn.models.flnn import FLNN
@@ -267,6 +269,17 @@ def test_cuda_matches_cpu(tiny):
     for group in ("G1 stream", "HC G2 stream"):
         ours, theirs = (r.numbers.summary[group].test.rmse[0] for r in (gpu, tiny))
         assert ours == pytest.approx(theirs, abs=1e-3)
+
+
+def test_the_checked_device_gives_the_cpu_numbers(tiny):
+    """The GPU's path without a GPU (course_rnn.device_check): every tensor of the runs on the
+    device, so a .numpy() or a CPU tensor mixed in fails as on CUDA; the numbers are the CPU's."""
+    with checking():
+        checked = tabor.run(seeds=1, settings=TINY, device="checked", progress=False, workers=1)
+    assert checked.device == "checked"
+    for group in ("G1 stream", "HC G2 stream"):
+        np.testing.assert_array_equal(checked.numbers.summary[group].test.rmse,
+                                      tiny.numbers.summary[group].test.rmse)
 
 
 def test_the_quick_scale_climbs_grammar_1_only():
