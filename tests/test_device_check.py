@@ -154,6 +154,8 @@ def test_a_model_moves_there_and_back(device):
     assert all(isinstance(p, CheckedTensor) for p in model.parameters())
     model.to("cpu")
     assert all(type(p) is torch.nn.Parameter for p in model.parameters())
+    like = torch.nn.Linear(2, 2).to(torch.zeros(1).to(device))  # to(tensor): where it is
+    assert isinstance(like.weight, CheckedTensor)
 
 
 def test_a_checkpoint_saves_and_loads(device, tmp_path):

@@ -395,6 +395,14 @@ def _moved(func, args, kwargs):
     return _mark(result, tensors) if isinstance(args[0], CheckedTensor) else result
 
 
+def _parsed_to(func, args, kwargs):
+    """``module.to(tensor)`` asks ``_parse_to`` where ``tensor`` is, which PyTorch reads off
+    its CPU data: a device tensor is on the device."""
+    device, *rest = func(*args, **kwargs)
+    first = args[0] if args else kwargs.get("tensor")
+    return (torch.device(NAME) if type(first) is CheckedTensor else device, *rest)
+
+
 def _asks(func, args, kwargs):
     """A question about tensors (their types, sizes), not an operation: any devices may meet."""
     return func(*args, **kwargs)
@@ -413,6 +421,7 @@ _SPECIAL = {
     torch.Tensor.index_put: _indexing,
     torch.Tensor.copy_: _moved,
     torch.Tensor.new_tensor: _moved,
+    torch._C._nn._parse_to: _parsed_to,
     torch._has_compatible_shallow_copy_type: _asks,  # model.to asks it of old and new
     torch.is_same_size: _asks,
     torch.result_type: _asks,
