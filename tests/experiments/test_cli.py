@@ -14,6 +14,7 @@ import course_rnn
 from course_rnn.cli import main
 from course_rnn.experiments import all_experiments, get_experiment
 from course_rnn.experiments.replication import VERDICTS, Replication, Row, report_markdown
+from course_rnn.utils import pick_device
 
 EXPERIMENTS = all_experiments()
 SEVEN = {"bengio-kn", "elman-clusters", "anbn", "decay-rnn-agreement", "tabor-table4",
@@ -267,7 +268,7 @@ def test_replicate_quick_smoke(name, tmp_path):
     results = json.loads((out / "results.json").read_text())
     assert results["experiment"] == name and results["scale"] == "quick"
     assert results["seeds"] == [0]
-    assert results["device"] == ("cuda" if torch.cuda.is_available() else "cpu")
+    assert results["device"] == str(pick_device())  # $COURSE_RNN_DEVICE, else a GPU, else cpu
     assert results["numbers"] and results["seconds"] > 0
     assert results["table"], "a paper-vs-ours table with at least one row"
     table = (out / "table.md").read_text()
