@@ -223,7 +223,7 @@ def _refuse_mixing(func, args, kwargs, tensors):
     generator is refused too."""
     for tensor in tensors:
         if _is_plain_cpu(tensor) and (tensor.dim() > 0 or tensor is kwargs.get("out") or (
-                tensor is args[0] and _writes_first(func))):
+                args and tensor is args[0] and _writes_first(func))):
             raise _mixed(func)
     generator = kwargs.get("generator")
     if isinstance(generator, torch.Generator) and generator.device.type == "cpu":
@@ -281,9 +281,8 @@ def _no_numpy(tensor) -> TypeError:
 
 
 def _name(func) -> str:
-    owner = getattr(func, "__self__", None)
-    name = getattr(func, "__name__", repr(func))
-    return f"{getattr(owner, '__name__', 'Tensor')}.{name}" if owner is not None else name
+    """``torch.Tensor.add``, ``torch.equal``: the function as a reader would call it."""
+    return torch.overrides.resolve_name(func) or getattr(func, "__name__", repr(func))
 
 
 # -- getting to and from the device ------------------------------------------------------------
