@@ -42,7 +42,7 @@ from torch.overrides import TorchFunctionMode
 
 #: The name the checked device goes by: ``torch.device("checked")``, ``$COURSE_RNN_DEVICE``.
 NAME = "checked"
-_state = threading.local()  # .on: the mode is on in this thread
+_threads_on: set[int] = set()  # the threads of this process where the check is on
 
 
 class _NoAccelerator(types.ModuleType):
@@ -80,18 +80,19 @@ def checked_device() -> torch.device:
     return torch.device(NAME)
 
 
-def exists() -> bool:
-    """Whether this process has the checked device (named by :func:`checked_device`): then its
-    worker processes need it too, since the jobs' arguments and results may hold it."""
-    return torch._C._get_privateuse1_backend_name() == NAME
+def is_on() -> bool:
+    """Whether the check is on in this process: then the worker processes of its jobs switch it
+    on too, and a device tensor unpickled here (a worker's result, read by a thread of the
+    pool) comes back on the device."""
+    return bool(_threads_on)
 
 
 def switch_on() -> torch.device:
     """Check this thread from now on (once; :func:`course_rnn.utils.pick_device` calls it)."""
     device = checked_device()
-    if not getattr(_state, "on", False):
+    if threading.get_ident() not in _threads_on:
         _DeviceCheck().__enter__()  # left on for the life of the thread, like a global setting
-        _state.on = True
+        _threads_on.add(threading.get_ident())
     return device
 
 
@@ -99,16 +100,16 @@ def switch_on() -> torch.device:
 def checking():
     """The checked device for one block (a test): yields it, and switches the check off after
     (unless it was on before)."""
-    device = checked_device()
-    if getattr(_state, "on", False):
+    device, thread = checked_device(), threading.get_ident()
+    if thread in _threads_on:
         yield device
         return
-    _state.on = True
+    _threads_on.add(thread)
     try:
         with _DeviceCheck():
             yield device
     finally:
-        _state.on = False
+        _threads_on.discard(thread)
 
 
 class CheckedTensor(torch.Tensor):
@@ -154,9 +155,9 @@ class CheckedTensor(torch.Tensor):
 
 
 def restored(tensor: torch.Tensor) -> torch.Tensor:
-    """An unpickled device tensor: on the checked device where this process has one, else the
-    plain CPU tensor it holds."""
-    if exists():
+    """An unpickled device tensor: on the checked device where the check is on, else the plain
+    CPU tensor it holds."""
+    if is_on():
         _move_class(tensor, to_device=True)
     return tensor
 

@@ -54,7 +54,7 @@ import torch
 
 from ..checks import check_count
 from ..device_check import NAME as CHECKED
-from ..device_check import exists as checked_device_exists
+from ..device_check import is_on as checking_devices
 from ..training.progress import describe_run, listen_to_runs, progress_enabled
 from ..utils import SEED_OFFSET_VARIABLE, pick_device, seed_offset
 from .jobstore import Failure, JobsFailed, JobStore
@@ -251,7 +251,7 @@ def _run(outcomes: _Outcomes, missing: list[int], workers: int | None, threads: 
          executor: Executor | None) -> None:
     """Run the jobs ``missing`` (indices) on the executor, in this process or in workers."""
     if executor is not None:
-        call = _Job(outcomes.function, threads, seed_offset(), checked_device_exists())
+        call = _Job(outcomes.function, threads, seed_offset(), checking_devices())
         futures = {executor.submit(call, _pack(outcomes.jobs[i])): i for i in missing}
         _collect(futures, outcomes, unpack=pickle.loads)
         return
@@ -283,7 +283,7 @@ def _in_workers(outcomes: _Outcomes, missing: list[int], count: int, threads: in
     bar = outcomes.bar
     reports = context.Queue() if bar is not None else None
     with ProcessPoolExecutor(count, mp_context=context, initializer=_start_worker,
-                             initargs=(threads, reports, checked_device_exists())) as pool:
+                             initargs=(threads, reports, checking_devices())) as pool:
         futures = {pool.submit(outcomes.function, *outcomes.jobs[i]): i for i in missing}
         _collect(futures, outcomes, (lambda: _drain(reports, bar)) if bar else None)
 
