@@ -326,7 +326,7 @@ def _to(func, args, kwargs):
     """``t.to(…)``, ``t.type_as(other)``: a move between the device and the CPU is a copy, as
     with a GPU; a change of dtype alone leaves the tensor where it is."""
     tensor, rest, options = args[0], list(args[1:]), dict(kwargs)
-    copy = options.pop("copy", False)
+    copying = options.pop("copy", False)
     other = options.pop("other", None)
     if other is None and rest and isinstance(rest[0], torch.Tensor):  # to(other), type_as
         other = rest.pop(0)
@@ -336,7 +336,7 @@ def _to(func, args, kwargs):
     here = isinstance(tensor, CheckedTensor)
     there = here if device is None else device.type == NAME
     result = torch.Tensor.to(tensor, "cpu" if there else device or tensor.device,
-                             dtype or tensor.dtype, non_blocking, copy or here != there,
+                             dtype or tensor.dtype, non_blocking, copying or here != there,
                              memory_format=memory_format)
     return _mark(result, (tensor,)) if there else result
 
