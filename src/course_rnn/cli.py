@@ -31,8 +31,9 @@ from pathlib import Path
 #: The scales (as in experiments.replication.SCALES; repeated here so that bad arguments are
 #: rejected before torch and the experiments are imported — a test keeps the two equal).
 SCALES = ("quick", "paper", "full")
-#: What --device accepts: the CPU, a CUDA GPU (optionally numbered) or Apple's MPS.
-DEVICE = re.compile(r"cpu|cuda(:\d+)?|mps")
+#: What --device accepts: the CPU, a CUDA GPU (optionally numbered), Apple's MPS, or the checked
+#: device (the CPU with a GPU's rules: course_rnn.device_check).
+DEVICE = re.compile(r"cpu|cuda(:\d+)?|mps|checked")
 
 
 def _names() -> dict[str, str]:
@@ -115,7 +116,8 @@ def _check_environment_offset() -> None:
 
 def _device(text: str) -> str:
     if not DEVICE.fullmatch(text):
-        raise argparse.ArgumentTypeError(f"unknown device {text!r}: use cpu, cuda, cuda:N or mps")
+        raise argparse.ArgumentTypeError(f"unknown device {text!r}: use cpu, cuda, cuda:N, mps or "
+                                         "checked")
     return text
 
 
@@ -189,8 +191,8 @@ def build_parser(names) -> argparse.ArgumentParser:
                                 "reach in an hour, as close to it as that hour allows (only "
                                 "some experiments have it)")
     replicate.add_argument("--device", type=_device, default=None,
-                           help="cpu, cuda or cuda:N (default: $COURSE_RNN_DEVICE, else a GPU "
-                                "when there is one)")
+                           help="cpu, cuda, cuda:N or checked (the CPU with a GPU's rules; "
+                                "default: $COURSE_RNN_DEVICE, else a GPU when there is one)")
     replicate.add_argument("--seeds", type=_bounded(MAX_SEEDS, "--seeds"), default=None,
                            metavar="N",
                            help="run seeds 0..N-1 (default: the experiment's own number)")

@@ -49,6 +49,16 @@ def test_list(capsys):
     assert all(name in out for name in EXPERIMENTS)
 
 
+def test_the_checked_device_is_a_device_choice():
+    """--device checked (the CPU with a GPU's rules, course_rnn.device_check) is accepted and
+    reaches pick_device as the checked device."""
+    from course_rnn.cli import _device
+    from course_rnn.utils import pick_device
+
+    assert _device("checked") == "checked"
+    assert pick_device(_device("checked")).type == "checked"
+
+
 @pytest.mark.parametrize("args, message", [
     (["replicate", "nope"], "invalid choice: 'nope'"),
     (["replicate", "anbn", "--scale", "huge"], "invalid choice: 'huge'"),
