@@ -226,6 +226,11 @@ def _refuse_mixing(func, args, kwargs, tensors):
         if _is_plain_cpu(tensor) and (tensor.dim() > 0 or tensor is kwargs.get("out") or (
                 args and tensor is args[0] and _writes_first(func))):
             raise _mixed(func)
+    _refuse_cpu_generator(func, kwargs)
+
+
+def _refuse_cpu_generator(func, kwargs):
+    """CUDA's rule: random numbers on the device are drawn with a generator on the device."""
     generator = kwargs.get("generator")
     if isinstance(generator, torch.Generator) and generator.device.type == "cpu":
         raise _cpu_generator(func)
@@ -316,9 +321,7 @@ def _made_on(func, args, kwargs):
     if not _is_checked(kwargs["device"]):
         result = func(*args, **kwargs)  # as_tensor(t, device="cpu") may hand back t itself
         return _plain_copy(result) if isinstance(result, CheckedTensor) else result
-    generator = kwargs.get("generator")
-    if isinstance(generator, torch.Generator) and generator.device.type == "cpu":
-        raise _cpu_generator(func)
+    _refuse_cpu_generator(func, kwargs)
     return _mark(func(*args, **{**kwargs, "device": "cpu"}), ())
 
 
