@@ -112,12 +112,14 @@ def write_table() -> None:
     total = sum(r["wall_s"] for r in paper)
     costs_file = TABLE.parent / "paper_costs.json"
     costs = json.loads(costs_file.read_text()) if costs_file.exists() else {}
-    why_full = [f"- `{folder}/`: " + "; ".join(
+    why_full = [f"- `{folder}/`: " + ("; ".join(
         f"`{label}` would take up to {c['projected_wall_s_upper'] / 3600:.1f} h here "
         f"({min(v['seconds_per_epoch'] for v in c['runs_per_seed'].values()):.1f}–"
         f"{max(v['seconds_per_epoch'] for v in c['runs_per_seed'].values()):.1f} s an epoch "
         f"× the caps, {c['paper_seeds']} seeds, over {c['workers']} workers)"
         for label, c in costs.items() if label.split(" (")[0] == r["experiment"])
+        or f"not projected by `paper_costs.py`; the settings of `{r['experiment']}` say why "
+           "its `full` scale is what it is")
         for folder, r in records.items() if folder.endswith("-full")]
     TABLE.write_text("\n".join([
         "# Paper-scale runs on this machine",
@@ -134,7 +136,7 @@ def write_table() -> None:
         *rows,
         *(["", "**Why a `full` scale.** Where the paper's size is out of a 2-core CPU's reach "
            "in an hour, the experiment's `full` scale keeps the paper's models and cuts the "
-           "data (its settings say what, and why). What the paper's size (or a larger "
+           "data, or keeps the book's sizes and adds seeds (its settings say what, and why). What the paper's size (or a larger "
            "candidate) would cost, from `paper_costs.md` (an upper bound: seconds per epoch × "
            "the epoch caps; a run that converges stops earlier):", "", *why_full]
           if why_full else []),

@@ -188,8 +188,9 @@ def build_parser(names) -> argparse.ArgumentParser:
     replicate.add_argument("--scale", choices=SCALES, default="quick",
                            help="quick: the book's CPU scale (default); paper: the paper's "
                                 "size; full: where the paper's size is out of a 2-core CPU's "
-                                "reach in an hour, as close to it as that hour allows (only "
-                                "some experiments have it)")
+                                "reach, the committed run: what about an hour allows, with "
+                                "every run trained to its own stop (only some experiments "
+                                "have it)")
     replicate.add_argument("--device", type=_device, default=None,
                            help="cpu, cuda, cuda:N or checked (the CPU with a GPU's rules; "
                                 "default: $COURSE_RNN_DEVICE, else a GPU when there is one)")
