@@ -75,3 +75,19 @@ def test_make_notebooks_elsewhere_runs_at_the_scripts_offset_and_prints_it():
     assert "scripts/ci_offset.py $(SEED_OFFSET)" in recipe
     assert "COURSE_RNN_SEED_OFFSET=$$offset" in recipe and "echo" in recipe
     assert "COURSE_RNN_SEED_OFFSET=1000" not in recipe
+
+
+def _recipe(target: str) -> str:
+    return (ROOT / "Makefile").read_text().split(f"\n{target}:")[1].split("\n\n")[0]
+
+
+def test_make_test_builds_the_book_afresh_at_the_scripts_offset_and_tests_that_site():
+    elsewhere = _recipe("book-elsewhere")
+    assert "scripts/ci_offset.py $(SEED_OFFSET)" in elsewhere and "echo" in elsewhere
+    assert "ATEN_CPU_CAPABILITY=default COURSE_RNN_SEED_OFFSET=$$offset" in elsewhere
+    assert "rm -rf $(ELSEWHERE)" in elsewhere  # afresh: no cached chapter from another offset
+    assert "--path-output $(ELSEWHERE)" in elsewhere and "-W" in elsewhere
+    test = _recipe("test")
+    assert test.split("\n")[0].split()[0] == "book-elsewhere"  # its prerequisites
+    assert "COURSE_RNN_SITE=$(ELSEWHERE)/_build/html" in test
+    assert "ELSEWHERE := book/_build/" in (ROOT / "Makefile").read_text()  # Sphinx skips _build
