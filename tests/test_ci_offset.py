@@ -24,7 +24,8 @@ def _ci_offset():
 def test_the_offset_is_a_number_in_the_fresh_offsets_range_that_follows_the_commit():
     ci_offset = _ci_offset()
     commits = ["0" * 40, "f" * 40, "1ba41e3f6c0e8d7b2a1c9e4f5d6b7a8c9d0e1f2a",
-               "9f184160c2b4e6d8f0a1b3c5d7e9f1a3b5c7d9e1", "26fe069833b891ed23cb9df126c6a8b41866ad0d"]
+               "9f184160c2b4e6d8f0a1b3c5d7e9f1a3b5c7d9e1",
+               "26fe069833b891ed23cb9df126c6a8b41866ad0d"]
     offsets = [ci_offset.offset_from(c) for c in commits]
     assert all(ci_offset.LOWEST <= o <= ci_offset.HIGHEST for o in offsets), offsets
     assert offsets == [ci_offset.offset_from(c) for c in commits]  # the same commit, the same
