@@ -67,12 +67,14 @@ book-elsewhere: $(STAMP) web-assets
 	  $(BIN)/jupyter-book build -W -n --keep-going --path-output $(ELSEWHERE) book/
 
 # The site tests (tests/book/) check that site. The tests run in two processes (pytest-xdist; a
-# file's tests stay together), except the grader's (tests/exercises/), which run alone: their time
-# limits and their check of what a submission left behind (processes, /dev/shm) must not see other
-# tests' work.
+# file's tests stay together) on the checked device (COURSE_RNN_DEVICE=checked: the CPU with a
+# GPU's refusals, course_rnn/device_check.py — a .numpy() of a device tensor, a plot of one, or a
+# CPU tensor mixed with one fails here, not first on a lent GPU; ≈ 1.2× the CPU time), except the
+# grader's (tests/exercises/), which run alone: their time limits and their check of what a
+# submission left behind (processes, /dev/shm) must not see other tests' work.
 test: book-elsewhere chromium bubblewrap
 	$(BIN)/ruff check src tests benchmarks scripts
-	COURSE_RNN_SITE=$(ELSEWHERE)/_build/html \
+	COURSE_RNN_DEVICE=checked COURSE_RNN_SITE=$(ELSEWHERE)/_build/html \
 	  $(BIN)/python -m pytest -n 2 --dist loadfile --ignore=tests/exercises --durations=25
 	$(BIN)/python -m pytest tests/exercises --durations=10
 
