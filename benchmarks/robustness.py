@@ -10,7 +10,7 @@ errors allowed, so that every check is seen:
 
 - **seed offsets** (``COURSE_RNN_SEED_OFFSET``): ``--fresh K`` (default 5) offsets drawn anew on
   every run — never a fixed list, so that no bound is fitted to the draws it was measured on —
-  plus any ``--offsets`` chosen by name (the CI's own, offset 1000, say); each variant records
+  plus any ``--offsets`` chosen by name (the one a CI log printed, say); each variant records
   whether its offset was fresh or chosen;
 - **kernel paths** (``--capabilities``): ``native`` (this CPU's own kernels) and ``default``
   (PyTorch's portable ones), each under every offset, plus one ``avx2`` variant (PyTorch's AVX2

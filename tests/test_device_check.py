@@ -3,7 +3,11 @@
 Each test switches the check on for itself (``checking()``), so that the rest of the suite in
 this process runs as it would without it. What CUDA does in each case is written beside it."""
 
+import os
 import pickle
+import subprocess
+import sys
+from pathlib import Path
 
 import matplotlib
 import numpy as np
@@ -182,3 +186,25 @@ def test_a_pickled_device_tensor_comes_back_on_the_device(device):
 def test_outside_the_check_nothing_changes():
     x = torch.ones(2)
     assert type(x * 2) is torch.Tensor and x.numpy().tolist() == [1.0, 1.0]
+
+
+def test_make_test_runs_the_library_tests_checked_so_a_numpy_of_a_device_tensor_fails(tmp_path):
+    """`make test`'s main pytest line sets the check; under it a GPU mistake fails a test that
+    passes on the plain CPU."""
+    makefile = (Path(__file__).resolve().parents[1] / "Makefile").read_text()
+    recipe = makefile.split("\ntest:")[1].split("\n\n")[0].replace("\\\n", " ")
+    line = next(ln for ln in recipe.splitlines() if "pytest -n 2" in ln)
+    assert "COURSE_RNN_DEVICE=checked" in line
+    mistake = tmp_path / "test_a_gpu_mistake.py"
+    mistake.write_text("import torch\nfrom course_rnn.utils import pick_device\n\n\n"
+                       "def test_it():\n    torch.zeros(2).to(pick_device()).numpy()\n")
+
+    def run(device: str) -> subprocess.CompletedProcess:
+        env = {k: v for k, v in os.environ.items() if k != "COURSE_RNN_DEVICE"}
+        return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                               str(mistake)], cwd=tmp_path, capture_output=True, text=True,
+                              env=env | ({"COURSE_RNN_DEVICE": device} if device else {}))
+
+    assert run("").returncode == 0  # on the plain CPU the mistake passes unseen
+    checked = run("checked")
+    assert checked.returncode == 1 and "Tensor.cpu()" in checked.stdout, checked.stdout[-2000:]

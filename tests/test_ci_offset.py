@@ -1,0 +1,94 @@
+"""CI runs the chapters at a seed offset taken from the commit (issue 41: no claim can be fitted to
+one offset), printed and repeatable, and a hand-typed offset is checked before the long run."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPT = ROOT / "scripts" / "ci_offset.py"
+
+
+def _ci_offset():
+    spec = importlib.util.spec_from_file_location("ci_offset", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_offset_is_a_number_in_the_fresh_offsets_range_that_follows_the_commit():
+    ci_offset = _ci_offset()
+    commits = ["0" * 40, "f" * 40, "1ba41e3f6c0e8d7b2a1c9e4f5d6b7a8c9d0e1f2a",
+               "9f184160c2b4e6d8f0a1b3c5d7e9f1a3b5c7d9e1",
+               "26fe069833b891ed23cb9df126c6a8b41866ad0d"]
+    offsets = [ci_offset.offset_from(c) for c in commits]
+    assert all(ci_offset.LOWEST <= o <= ci_offset.HIGHEST for o in offsets), offsets
+    assert offsets == [ci_offset.offset_from(c) for c in commits]  # the same commit, the same
+    assert len(set(offsets)) == len(offsets)  # different commits, different offsets (these ones)
+    assert ci_offset.LOWEST == 1 and ci_offset.HIGHEST == 999_999  # robustness.py's range
+
+
+def test_a_malformed_commit_or_a_bad_chosen_offset_is_refused_with_its_name():
+    ci_offset = _ci_offset()
+    with pytest.raises(ValueError, match="not a commit hash: 'xyz'"):
+        ci_offset.offset_from("xyz")
+    for bad in ("abc", "-3", "1.5", ""):
+        with pytest.raises(SystemExit, match=f"integer ≥ 0, got {bad!r}"):
+            ci_offset.chosen(bad)
+    assert ci_offset.chosen("0") == 0 and ci_offset.chosen("123456") == 123456
+
+
+def _run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(SCRIPT), *args], cwd=cwd, capture_output=True,
+                          text=True)
+
+
+def test_run_in_this_checkout_it_prints_the_head_commits_offset():
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+    if head.returncode != 0:
+        pytest.skip("not a git checkout")
+    done = _run()
+    assert done.returncode == 0, done.stderr
+    assert int(done.stdout) == _ci_offset().offset_from(head.stdout.strip())
+    assert _run("4242").stdout.strip() == "4242"
+    refused = _run("four")
+    assert refused.returncode != 0 and "integer ≥ 0, got 'four'" in refused.stderr
+
+
+def test_outside_a_checkout_it_says_so_and_uses_1000(tmp_path):
+    ci_offset = _ci_offset()
+    assert ci_offset.head_commit(tmp_path) is None
+    copy = tmp_path / "ci_offset.py"
+    copy.write_text(SCRIPT.read_text())
+    done = subprocess.run([sys.executable, str(copy)], cwd=tmp_path, capture_output=True,
+                          text=True)
+    assert done.returncode == 0 and done.stdout.strip() == "1000"
+    assert "not a git checkout" in done.stderr
+
+
+def test_make_notebooks_elsewhere_runs_at_the_scripts_offset_and_prints_it():
+    recipe = (ROOT / "Makefile").read_text().split("\nnotebooks-elsewhere:")[1].split("\n\n")[0]
+    assert "scripts/ci_offset.py $(SEED_OFFSET)" in recipe
+    assert "COURSE_RNN_SEED_OFFSET=$$offset" in recipe and "echo" in recipe
+    assert "COURSE_RNN_SEED_OFFSET=1000" not in recipe
+
+
+def _recipe(target: str) -> str:
+    return (ROOT / "Makefile").read_text().split(f"\n{target}:")[1].split("\n\n")[0]
+
+
+def test_make_test_builds_the_book_afresh_at_the_scripts_offset_and_tests_that_site():
+    elsewhere = _recipe("book-elsewhere")
+    assert "scripts/ci_offset.py $(SEED_OFFSET)" in elsewhere and "echo" in elsewhere
+    assert "ATEN_CPU_CAPABILITY=default COURSE_RNN_SEED_OFFSET=$$offset" in elsewhere
+    assert "rm -rf $(ELSEWHERE)" in elsewhere  # afresh: no cached chapter from another offset
+    assert "--path-output $(ELSEWHERE)" in elsewhere and "-W" in elsewhere
+    test = _recipe("test")
+    assert test.split("\n")[0].split()[0] == "book-elsewhere"  # its prerequisites
+    assert "COURSE_RNN_SITE=$(ELSEWHERE)/_build/html" in test
+    assert "ELSEWHERE := book/_build/" in (ROOT / "Makefile").read_text()  # Sphinx skips _build
