@@ -52,7 +52,8 @@ book: $(STAMP) web-assets
 
 # make test builds the book once, as another machine would: PyTorch's portable kernels (another
 # rounding than this CPU's own) and every seed shifted by an offset taken from the commit
-# (scripts/ci_offset.py, printed first), so no claim can be fitted to one offset or one CPU —
+# (scripts/ci_offset.py, printed first; 1000 while benchmarks/weak_claims.json lists a claim,
+# which a fresh offset could fail), so no claim can be fitted to one offset or one CPU —
 # benchmarks/robustness.py measures every chapter under many such variants; this is one more that
 # nobody chose. SEED_OFFSET=n repeats offset n (the one a CI log printed). It is executed afresh
 # (a change to the library reaches every chapter) into book/_build/elsewhere: make book's site

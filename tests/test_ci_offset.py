@@ -1,9 +1,11 @@
 """CI runs the chapters at a seed offset taken from the commit (issue 41: no claim can be fitted to
-one offset), printed and repeatable, and a hand-typed offset is checked before the long run."""
+one offset) once no claim is listed as weak, printed and repeatable, and a hand-typed offset is
+checked before the long run."""
 
 from __future__ import annotations
 
 import importlib.util
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -48,26 +50,46 @@ def _run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
                           text=True)
 
 
-def test_run_in_this_checkout_it_prints_the_head_commits_offset():
+def test_run_here_it_prints_the_head_commits_offset_or_the_fixed_one_while_claims_are_weak():
+    ci_offset = _ci_offset()
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True)
     if head.returncode != 0:
         pytest.skip("not a git checkout")
     done = _run()
     assert done.returncode == 0, done.stderr
-    assert int(done.stdout) == _ci_offset().offset_from(head.stdout.strip())
+    if ci_offset.weak_claims():
+        assert int(done.stdout) == ci_offset.FIXED and "weak claims are listed" in done.stderr
+    else:
+        assert int(done.stdout) == ci_offset.offset_from(head.stdout.strip())
     assert _run("4242").stdout.strip() == "4242"
     refused = _run("four")
     assert refused.returncode != 0 and "integer ≥ 0, got 'four'" in refused.stderr
 
 
-def test_outside_a_checkout_it_says_so_and_uses_1000(tmp_path):
+def test_the_offset_follows_the_commit_only_once_no_claim_is_listed_as_weak(tmp_path):
+    ci_offset = _ci_offset()
+    weak, empty = tmp_path / "weak.json", tmp_path / "empty.json"
+    weak.write_text(json.dumps({"chapters": {"04_agreement": {"a claim": "values …"}}}))
+    empty.write_text(json.dumps({"chapters": {}}))
+    assert ci_offset.weak_claims(weak) == 1 and ci_offset.weak_claims(empty) == 0
+    assert ci_offset.weak_claims(tmp_path / "missing.json") == 0
+    offset, why = ci_offset.ci_offset(ROOT, weak)
+    assert offset == ci_offset.FIXED and "1 weak claims" in why
+    head = ci_offset.head_commit(ROOT)
+    if head is not None:
+        assert ci_offset.ci_offset(ROOT, empty) == (ci_offset.offset_from(head), "")
+    assert ci_offset.ci_offset(tmp_path, empty)[0] == ci_offset.FIXED  # no commit here
+
+
+def test_outside_a_checkout_it_says_so_and_uses_the_fixed_offset(tmp_path):
     ci_offset = _ci_offset()
     assert ci_offset.head_commit(tmp_path) is None
-    copy = tmp_path / "ci_offset.py"
+    (tmp_path / "scripts").mkdir()
+    copy = tmp_path / "scripts" / "ci_offset.py"
     copy.write_text(SCRIPT.read_text())
     done = subprocess.run([sys.executable, str(copy)], cwd=tmp_path, capture_output=True,
                           text=True)
-    assert done.returncode == 0 and done.stdout.strip() == "1000"
+    assert done.returncode == 0 and done.stdout.strip() == str(ci_offset.FIXED)
     assert "not a git checkout" in done.stderr
 
 
