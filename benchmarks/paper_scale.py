@@ -136,9 +136,10 @@ def write_table() -> None:
         *rows,
         *(["", "**Why a `full` scale.** Where the paper's size is out of a 2-core CPU's reach "
            "in an hour, the experiment's `full` scale keeps the paper's models and cuts the "
-           "data, or keeps the book's sizes and adds seeds (its settings say what, and why). What the paper's size (or a larger "
-           "candidate) would cost, from `paper_costs.md` (an upper bound: seconds per epoch × "
-           "the epoch caps; a run that converges stops earlier):", "", *why_full]
+           "data, or keeps the book's sizes and adds seeds (its settings say what, and why). "
+           "What the paper's size (or a larger candidate) would cost, from `paper_costs.md` "
+           "(an upper bound: seconds per epoch × the epoch caps; a run that converges stops "
+           "earlier):", "", *why_full]
           if why_full else []),
     ]) + "\n")
 

@@ -71,9 +71,10 @@ SETTINGS = Scales(
     # the committed run ("full"). The paper's size is out of a 2-core CPU's reach — a million
     # steps of a 256-unit network on strings of up to 80 steps, ×10 seeds × 4 models × 7 tasks,
     # is weeks — and a larger network at a cap it can afford leaves most runs with their budget
-    # spent (64 units, lengths ≤ 16, 1,500 steps: 58 of 84 runs, the run committed on 2026-11-26). So the committed
-    # run is the book's sizes with ten seeds and a cap of 10,000 steps that no run reaches: every
-    # run stops fitted or stuck, and every cell has a mean with an interval
+    # spent (64 units, lengths ≤ 16, 1,500 steps: 58 of 84 runs, the run committed on
+    # 2026-11-26). So the committed run is the book's sizes with ten seeds and a cap of 10,000
+    # steps that no run reaches: every run stops fitted or stuck, and every cell has a mean with
+    # an interval
     full=ChomskySettings(tasks=DEFAULT_TASKS, hidden_size=32, stack_width=8, max_train_length=8,
                          max_test_length=24, batch_size=32, lr=3e-3, steps=10_000, eval_every=50,
                          patience=5, fitted=0.99, valid_per_length=16, test_samples=64,
