@@ -24,6 +24,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from course_rnn.checks import check_seed  # torch-free
+
 ROOT = Path(__file__).resolve().parents[1]
 WEAK_LIST = ROOT / "benchmarks" / "weak_claims.json"
 LOWEST, HIGHEST = 1, 999_999
@@ -59,12 +61,9 @@ def weak_claims(path: Path = WEAK_LIST) -> int:
 def chosen(text: str) -> int:
     """An offset typed by hand, checked before an hour of chapters runs under it."""
     try:
-        offset = int(text)
+        return check_seed(int(text), "a seed offset")
     except ValueError:
-        offset = -1
-    if offset < 0:
-        raise SystemExit(f"ci_offset: a seed offset is an integer ≥ 0, got {text!r}")
-    return offset
+        raise SystemExit(f"ci_offset: a seed offset is an integer ≥ 0, got {text!r}") from None
 
 
 def ci_offset(root: Path = ROOT, weak_list: Path = WEAK_LIST) -> tuple[int, str]:
