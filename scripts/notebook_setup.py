@@ -26,49 +26,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import release as _release  # noqa: E402  (scripts/release.py: version, address, commands)
+from setup_cell import is_current, with_setup  # noqa: E402  (the cell: template, place)
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "book" / "_config.yml"
-TAG = "course-setup"
-TAGS = [TAG, "remove-cell"]
-
-TEMPLATE = '''\
-# Setup: this notebook needs course_rnn {release}, the release this book was made with. In Colab
-# this cell installs it; anywhere else, if it is missing, the error says how to install it, and
-# if another version is installed, a warning says so.
-import importlib.util
-import sys
-
-COURSE_RNN = "{requirement}"
-if importlib.util.find_spec("course_rnn") is None:
-    if "google.colab" in sys.modules:
-        import subprocess
-
-        subprocess.run([sys.executable, "-m", "pip", "install", "-q", COURSE_RNN], check=True)
-    else:
-        raise ModuleNotFoundError(
-            f"This notebook needs the course_rnn library, which this kernel ({{sys.executable}}) "
-            "cannot import. Install it into the kernel's environment, e.g. in a cell (the first "
-            "line: PyTorch for the CPU, as a laptop needs; skip it where torch is installed):\\n"
-            "    %{torch_command}\\n"
-            f'    %pip install "{{COURSE_RNN}}"\\n'
-            "then restart the kernel. From a clone of {url}: "
-            '`pip install -e ".[{extra}]"` (or `make install`).'
-        )
-else:
-    import importlib.metadata
-
-    try:
-        INSTALLED = importlib.metadata.version("course_rnn")
-    except importlib.metadata.PackageNotFoundError:  # a folder on sys.path, not installed
-        INSTALLED = "{release}"
-    if INSTALLED != "{release}":
-        import warnings
-
-        warnings.warn(f"This notebook was made with course_rnn {release}; this kernel has "
-                      f"{{INSTALLED}}, whose results may differ. To match the book: "
-                      f'pip install "{{COURSE_RNN}}"', stacklevel=1)
-'''
 
 
 def repository(config: Path = CONFIG) -> tuple[str, str]:
@@ -86,38 +47,7 @@ def setup_source(url: str, branch: str = "main", extra: str = "book", *,
     """The cell for the release ``release`` (default: pyproject.toml's version), with
     ``torch`` (default: requirements.txt's pin) for the CPU route. ``branch`` is not used: the
     cell installs a tagged release, never a branch."""
-    version = release or _release.version()
-    return TEMPLATE.format(requirement=requirement(url, version, extra), url=url, extra=extra,
-                           release=version,
-                           torch_command=_release.torch_cpu_command(torch or _release.torch_pin()))
-
-
-def setup_cell(source: str) -> dict:
-    return {"cell_type": "code", "execution_count": None, "id": "course-setup",
-            "metadata": {"tags": list(TAGS)}, "outputs": [],
-            "source": source.splitlines(keepends=True)}
-
-
-def find_setup(notebook: dict) -> int | None:
-    for i, cell in enumerate(notebook["cells"]):
-        if TAG in cell.get("metadata", {}).get("tags", []):
-            return i
-    return None
-
-
-def is_current(notebook: dict, source: str) -> bool:
-    index = find_setup(notebook)
-    return index == 0 and "".join(notebook["cells"][0]["source"]) == source
-
-
-def with_setup(notebook: dict, source: str) -> dict:
-    """``notebook`` with the setup cell first (updated in place if it is there)."""
-    index = find_setup(notebook)
-    cells = list(notebook["cells"])
-    if index is not None:
-        cells.pop(index)
-    cells.insert(0, setup_cell(source))
-    return {**notebook, "cells": cells}
+    return _release.setup_source(url, extra, release=release, torch=torch)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -41,6 +41,9 @@ from pathlib import Path
 
 import yaml
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import setup_cell  # noqa: E402  (scripts/setup_cell.py: the chapters' first cell)
+
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "book" / "_config.yml"
 PACKAGE = "course_rnn"
@@ -199,14 +202,19 @@ def _section(path: Path, name: str) -> str:
     return found.group(1) if found else ""
 
 
-def _stale_setup_cells(root: Path) -> list[str]:
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    import notebook_setup
+def setup_source(url: str, extra: str = "book", *, release: str | None = None,
+                 torch: str | None = None, root: Path = ROOT) -> str:
+    """The chapters' setup cell for the release ``release`` (default: pyproject.toml's version),
+    with ``torch`` (default: requirements.txt's pin) for the CPU route (scripts/setup_cell.py)."""
+    current = release or version(root)
+    return setup_cell.render(requirement(url, current, extra), url, extra, current,
+                             torch_cpu_command(torch or torch_pin(root)))
 
-    source = notebook_setup.setup_source(*repository(root / "book" / "_config.yml"),
-                                         release=version(root), torch=torch_pin(root))
+
+def _stale_setup_cells(root: Path) -> list[str]:
+    source = setup_source(repository(root / "book" / "_config.yml")[0], root=root)
     return [p.name for p in sorted((root / "chapters").glob("*.ipynb"))
-            if not notebook_setup.is_current(json.loads(p.read_text(encoding="utf-8")), source)]
+            if not setup_cell.is_current(json.loads(p.read_text(encoding="utf-8")), source)]
 
 
 # -- build and check --------------------------------------------------------------------------

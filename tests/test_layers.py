@@ -146,6 +146,16 @@ def test_a_circle_is_found(tmp_path):
     assert circles(named) == []
 
 
+#: The command-line scripts, imported by one another by plain name (each puts scripts/ on sys.path).
+SCRIPTS = {p.stem: p for p in (PACKAGE.parents[1] / "scripts").glob("*.py")}
+
+
+def test_no_import_circles_among_the_scripts():
+    assert SCRIPTS, "scripts/ not found"
+    assert circles(SCRIPTS) == [], ("scripts that import one another (what both need belongs in a "
+                                     "third one both import: scripts/setup_cell.py, say)")
+
+
 def test_every_part_of_the_package_has_a_layer():
     parts = {part_of(p) for p in MODULES}
     assert parts <= set(LAYER), f"give these a layer in LAYERS and ARCHITECTURE.md: " \
