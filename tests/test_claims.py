@@ -80,6 +80,14 @@ def test_a_structural_claim_is_recorded_and_raises_with_its_detail():
                                     "runs": None, "scale": "linear"}
 
 
+def test_a_detail_may_be_an_array():
+    """Chapter 1 passed the PCA's explained variance as the detail: an array compared with the
+    empty string is an array, whose truth is ambiguous — the claim must still be checked."""
+    assert exact(True, "PCA keeps part of the variance", detail=np.array([0.2, 0.1])).held
+    with pytest.raises(AssertionError, match=r"over 2 runs\): \[0.2 0.1\]"):
+        holds(False, "both runs fitted", runs=2, detail=np.array([0.2, 0.1]))
+
+
 @pytest.mark.parametrize("call, error, words", [
     (lambda: claim(1, "==", 1, "same"), ValueError, "op must be one of"),
     (lambda: claim(1, "<", 2, "  "), ValueError, "must say what it claims"),

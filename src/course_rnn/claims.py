@@ -133,14 +133,20 @@ def holds(condition, says: str, runs: int, detail: object = "") -> Claim:
         raise ValueError(f"claim {says!r}: runs must be the number of runs it covers (≥ 1), "
                          f"got {runs!r}")
     return _record(Claim(says, "over runs", bool(condition), runs=runs),
-                   f"{says} (over {runs} runs)" + (f": {detail}" if detail != "" else ""))
+                   f"{says} (over {runs} runs)" + _detail(detail))
 
 
 def exact(condition, says: str, detail: object = "") -> Claim:
     """Record and check a structural claim (true by construction on every machine)."""
     says = _words(says)
     return _record(Claim(says, "structural", bool(condition)),
-                   says + (f": {detail}" if detail != "" else ""))
+                   says + _detail(detail))
+
+
+def _detail(detail: object) -> str:
+    """``": detail"`` for a message, nothing for none (``detail`` may be an array: never ``==``
+    it with a string)."""
+    return "" if isinstance(detail, str) and detail == "" else f": {detail}"
 
 
 def recorded() -> list[dict]:
