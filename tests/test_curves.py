@@ -25,8 +25,8 @@ def test_one_panel_per_recorded_metric_and_unconverged_runs_are_marked():
     axes = fig.axes
     assert len(axes) == 2  # train_loss and valid_loss
     labels = [line.get_label() for line in axes[0].get_lines()]
-    assert "LSTM" in labels and "SRN (not converged)" in labels and "exact optimum" in labels
-    dashed = [line for line in axes[0].get_lines() if line.get_label() == "SRN (not converged)"]
+    assert "LSTM" in labels and "SRN (ran out of steps)" in labels and "exact optimum" in labels
+    dashed = [line for line in axes[0].get_lines() if line.get_label() == "SRN (ran out of steps)"]
     assert dashed[0].get_linestyle() == "--"
     assert len(learning_curves(runs, ["train_loss"]).axes) == 1
 

@@ -109,3 +109,19 @@ def test_the_chapter_links_its_glossary_terms_to_entries_that_exist(chapter):
     assert targets, f"{chapter.name} links no glossary term"
     unknown = sorted(set(targets) - glossary_terms())
     assert not unknown, f"{chapter.name} links terms the glossary does not have: {unknown}"
+
+
+def test_the_words_for_how_a_run_stopped_are_the_glossarys():
+    """Issue 41, item 4: *fitted*, *stalled*, *stuck* and *ran out of steps* mean one thing in the
+    library's log lines, the glossary and the pages; "converged" is defined as fitted, and no
+    module or page calls a run that failed "NOT converged"."""
+    from course_rnn.training.convergence import ENDINGS
+
+    terms = glossary_terms()
+    assert {"fitted", "stalled", "stuck", "ran out of steps", "converged"} <= terms
+    assert set(ENDINGS.values()) - {"diverged"} <= terms, "every log word has a glossary entry"
+    sources = [*(ROOT / "src").rglob("*.py"), *(ROOT / "chapters").glob("*.ipynb"),
+               *(ROOT / "book").glob("*.md"), *(ROOT / "book").glob("*.ipynb")]
+    saying = [p.name for p in sources if "NOT converged" in p.read_text(encoding="utf-8")]
+    assert not saying, ("a failed run is stuck, stalled or ran out of steps, not 'NOT converged': "
+                        f"{saying}")

@@ -385,7 +385,7 @@ def _replicate_one(args, name: str, device, command: str | None) -> int:
     (out / FAILED_JOBS).unlink(missing_ok=True)  # an earlier try's failures, now mended
     if result.runs:
         print(f"-- training runs ({len(result.runs) - len(result.unconverged())} of "
-              f"{len(result.runs)} converged)")
+              f"{len(result.runs)} fitted)")
         print(result.convergence_report())
     print(result.table())
     print(f"   jobs: {store.saved} trained, {store.loaded} loaded from an earlier try's "

@@ -34,7 +34,8 @@ PENDING: frozenset[str] = frozenset()
 # A run's own log line: how it stopped, after how long (``Convergence.__str__`` and the pages'
 # own variants of it), or the library's words for a run that did not converge.
 RUN_LOG = re.compile(
-    r"\b(?:NOT converged|converged|criterion met|stalled|budget spent|diverged) after "
+    r"\b(?:NOT converged|converged|fitted|criterion met|stalled|ran out of steps|budget spent|"
+    r"diverged) after "
     r"[\d.,]+ (?:epochs?|steps?)\b|\bNOT converged\b|\bbudget spent\b")
 # An experiment's settings printed whole: a Settings dataclass's repr ("AnbnSettings(models=…"),
 # or a dict of three or more keys that are all fields of one of the experiments' Settings
@@ -88,6 +89,9 @@ def test_the_patterns_catch_logs_and_dumps_not_sentences():
         "3-TURN seed 1: converged after 41 epochs (3280 steps): valid_loss improved by 0.05%",
         "no direct, seed 0: criterion met after 3.21 epochs (1,204 steps), best perplexity 180",
         "stream    seed 2: converged after 40 epochs; train loss 1.301",
+        "LSTM seed 1: fitted after 41 epochs (3280 steps): train_loss within 0.01 of the optimum",
+        "SRN seed 0: ran out of steps after 300 epochs (300 steps): train_loss = 0.52",
+        "GRU seed 2: stalled after 12 epochs (480 steps): valid_loss improved by 0.01%",
         "clip=None: diverged after 2 epochs (training loss became nan at step 2)",
         "quick AnbnSettings(models=('srn', 'gru'), hidden_size=2, epochs=300)",
         "scale: quick {'tasks': ['reverse_string'], 'hidden_size': 32, 'steps': 5000}",

@@ -71,11 +71,11 @@ def test_the_runs_in_one_sentence_and_one_line_each():
     result.runs = {"SRN seed 0": _ended("criterion met"), "SRN seed 1": _ended("budget spent"),
                    "GRU seed 0": _ended("criterion met"), "SRN seed 1 (2× budget)":
                    _ended("criterion met"), "GRU seed 1 (twice the budget)": _ended("stalled")}
-    assert result.run_summary() == ("3 runs: 2 converged, 1 ran out of steps; 2 continued to "
-                                    "twice their budget: 1 converged, 1 stalled")
+    assert result.run_summary() == ("3 runs: 2 fitted, 1 ran out of steps; 2 continued to "
+                                    "twice their budget: 1 fitted, 1 stalled")
     report = result.convergence_report().splitlines()
     assert len(report) == 5
-    assert report[1] == "SRN seed 1: NOT converged after 3 epochs (30 steps): why"
+    assert report[1] == "SRN seed 1: ran out of steps after 3 epochs (30 steps): why"
     assert not CONTINUED.search("SRN seed 2") and CONTINUED.search("α seed 0 (2× budget)")
 
 

@@ -4,6 +4,7 @@ that runs out first."""
 import pytest
 
 from course_rnn.training import (
+    STOPS,
     AnyOf,
     Convergence,
     Optimum,
@@ -13,7 +14,7 @@ from course_rnn.training import (
     converged,
     tally,
 )
-from course_rnn.training.convergence import status, watched
+from course_rnn.training.convergence import status, stopped_short, watched
 
 
 def test_plateau_needs_enough_evaluations_and_a_flat_tail():
@@ -86,7 +87,15 @@ def test_target_and_optimum():
 def test_records_and_their_summaries():
     record = Convergence(criterion="c", converged=False, stopped="budget spent", reason="r",
                          epochs=3, steps=30, monitor="train_loss")
-    assert "NOT converged after 3 epochs (30 steps): r" == str(record)
+    assert "ran out of steps after 3 epochs (30 steps): r" == str(record)
+    # the book's words for each way of stopping (its glossary): never "converged" for a failure
+    words = {stop: str(Convergence(criterion="c", converged=stop == "criterion met", stopped=stop,
+                                   reason="r", epochs=3, steps=30, monitor="train_loss"))
+             for stop in (*STOPS, "diverged")}
+    assert words == {"criterion met": "fitted after 3 epochs (30 steps): r",
+                     "stalled": "stalled after 3 epochs (30 steps): r",
+                     "budget spent": "ran out of steps after 3 epochs (30 steps): r",
+                     "diverged": "diverged after 3 epochs (30 steps): r"}
     assert Convergence.from_json(record.to_json()) == record
     assert not converged(record) and converged(True)
     assert converged({"converged": True})
@@ -96,15 +105,34 @@ def test_records_and_their_summaries():
     assert record.ending == "ran out of steps"
 
 
+def test_a_plateau_short_of_the_target_is_a_stall_not_a_fit():
+    """Chapter 3's criterion, AnyOf(Optimum, Plateau): a run that stopped on the plateau above
+    the optimum met its criterion, but it stalled; one that reached the optimum fitted. A
+    plateau alone (a language model's early stopping) is its own target."""
+    optimum = AnyOf(Optimum(0.1, tolerance=0.01), Plateau(patience=2))
+    above = {"train_loss": [0.6, 0.3, 0.3, 0.3]}
+    fitted = {"train_loss": [0.6, 0.3, 0.105]}
+    assert stopped_short(optimum, above, "train_loss")
+    assert not stopped_short(optimum, fitted, "train_loss")
+    assert not stopped_short(Plateau(patience=2), above, "train_loss")
+    assert not stopped_short(Optimum(0.1, tolerance=0.01), fitted, "train_loss")
+    record = Convergence("c", True, "criterion met", "r", 4, 40, "train_loss",
+                         short_of_target=True)
+    assert record.ending == "stalled" and str(record).startswith("stalled after 4 epochs")
+    assert Convergence.from_json(record.to_json()) == record
+    plain = Convergence("c", True, "criterion met", "r", 4, 40, "train_loss")
+    assert "short_of_target" not in plain.to_json() and plain.ending == "fitted"
+
+
 def test_a_pages_runs_are_tallied_in_one_sentence():
     assert tally(["fitted"] * 14 + ["stuck"] * 5 + ["budget spent"]) == \
         "20 runs: 14 fitted, 5 stuck, 1 ran out of steps"
     # the library's stops in words, the known endings first, an experiment's own after them
     assert tally(["diverged", "odd", "criterion met", "stalled", "odd"]) == \
-        "5 runs: 1 converged, 1 stalled, 1 diverged, 2 odd"
-    assert tally(["converged"] * 3) == "3 runs, all converged"
+        "5 runs: 1 fitted, 1 stalled, 1 diverged, 2 odd"
+    assert tally(["criterion met"] * 3) == "3 runs, all fitted"
     assert tally(["criterion met"], continued=["budget spent"]) == \
-        "1 run: converged; 1 continued to twice its budget: ran out of steps"
+        "1 run: fitted; 1 continued to twice its budget: ran out of steps"
     assert tally(["stuck", "fitted"], continued=["fitted", "fitted"]) == \
         "2 runs: 1 fitted, 1 stuck; 2 continued to twice their budget, all fitted"
     assert tally([]) == "no runs"

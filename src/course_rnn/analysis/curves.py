@@ -58,7 +58,7 @@ def learning_curves(
                 continue
             done = history.convergence is None or history.convergence.converged
             line, = ax.plot(xs, ys, lw=1.3, ls="-" if done else "--", color=colours.get(name),
-                            label=name if done else f"{name} (not converged)")
+                            label=name if done else f"{name} ({history.convergence.ending})")
             colours[name] = line.get_color()
             best = history.convergence.best_epoch if history.convergence else None
             if best is not None and metric == history.convergence.monitor and x == "epoch":

@@ -307,8 +307,8 @@ class Replication:
 
     def run_summary(self) -> str:
         """Every training run of :attr:`runs` in one sentence, for a page's main line (the line
-        per run is :meth:`convergence_report`'s, for its notes): "12 runs: 11 converged, 1 ran
-        out of steps; 2 continued to twice their budget, all converged"
+        per run is :meth:`convergence_report`'s, for its notes): "12 runs: 11 fitted, 1 ran out
+        of steps; 2 continued to twice their budget, all fitted"
         (:func:`~course_rnn.training.tally`). A run continued to twice its budget is one whose
         name ends in :data:`CONTINUED`'s marks."""
         first, again = [], []

@@ -194,11 +194,29 @@ def status(criterion: Criterion, history, monitor: str) -> tuple[bool, str]:
     return criterion.check(history[getattr(criterion, "metric", None) or monitor], monitor)
 
 
+def stopped_short(criterion: Criterion, history, monitor: str) -> bool:
+    """Whether a met ``criterion`` was met by a plateau short of its target: an :class:`AnyOf`
+    of a :class:`Target` or :class:`Optimum` and a :class:`Plateau` whose first met part is the
+    plateau (chapter 3's ``AnyOf(Optimum(…), Plateau(…))`` on a run that stopped above the
+    optimum). Such a run stopped on its criterion, but it stalled: it did not fit."""
+    if not isinstance(criterion, AnyOf) or all(isinstance(p, Plateau) for p in criterion.criteria):
+        return False
+    for part in criterion.criteria:
+        if status(part, history, monitor)[0]:
+            return isinstance(part, Plateau)
+    return False
+
+
 #: How a run ended: its criterion was met, its monitor stalled (``patience`` evaluations without
 #: a better value) before the criterion was met, or its budget (the cap on epochs) ran out.
 STOPS = ("criterion met", "stalled", "budget spent")
-#: How a run that stopped so reads in a sentence about many runs (:func:`tally`).
-ENDINGS = {"criterion met": "converged", "stalled": "stalled", "budget spent": "ran out of steps",
+#: How a run that stopped so reads, in its log line and in a sentence about many runs
+#: (:func:`tally`) — the book's words (its glossary): **fitted** (it met its criterion: it has
+#: learned), **stalled** (its monitor stopped improving short of the criterion; continuing it
+#: tells a run that is *stuck* from a slow one), **ran out of steps** (the cap came while it still
+#: improved: it says nothing yet of what the model can learn), **diverged**. "Converged" names only
+#: a fitted run (``Convergence.converged``), never a failed one.
+ENDINGS = {"criterion met": "fitted", "stalled": "stalled", "budget spent": "ran out of steps",
            "diverged": "diverged"}
 # The order in which :func:`tally` counts the endings it knows (any other after them).
 _ENDING_ORDER = ("fitted", "converged", "stuck", "stalled", "ran out of steps", "diverged")
@@ -218,19 +236,27 @@ class Convergence:
     best_epoch: float | None = None
     best: float | None = None  # best value of the monitor
     final: dict = field(default_factory=dict)  # the last evaluation's figures
+    # met its criterion's plateau, not its target (:func:`stopped_short`): it stalled, not fitted
+    short_of_target: bool = False
 
     def __str__(self) -> str:
-        head = "converged" if self.converged else "NOT converged"
-        return f"{head} after {self.epochs:g} epochs ({self.steps} steps): {self.reason}"
+        """"fitted after 41 epochs (3280 steps): …", "ran out of steps after 300 epochs …"."""
+        return f"{self.ending} after {self.epochs:g} epochs ({self.steps} steps): {self.reason}"
 
     @property
     def ending(self) -> str:
-        """How the run ended, as :func:`tally` counts it: "converged", "stalled", "ran out of
-        steps" or "diverged"."""
+        """How the run ended, in the book's words (:data:`ENDINGS`): "fitted", "stalled", "ran
+        out of steps" or "diverged". A run whose criterion was met by a plateau short of its
+        target (``short_of_target``) stalled: its criterion is met, but it did not fit."""
+        if self.stopped == "criterion met" and self.short_of_target:
+            return "stalled"
         return ENDINGS.get(self.stopped, self.stopped)
 
     def to_json(self) -> dict:
-        return asdict(self)
+        data = asdict(self)
+        if not self.short_of_target:  # the records saved before it existed stay as they were
+            del data["short_of_target"]
+        return data
 
     @classmethod
     def from_json(cls, data: Mapping) -> Convergence:
@@ -248,8 +274,8 @@ def tally(endings: Iterable[str], continued: Iterable[str] = ()) -> str:
 
         >>> tally(["fitted"] * 14 + ["stuck"] * 5 + ["budget spent"])
         '20 runs: 14 fitted, 5 stuck, 1 ran out of steps'
-        >>> tally(["converged"] * 4, continued=["stuck", "fitted"])
-        '4 runs, all converged; 2 continued to twice their budget: 1 fitted, 1 stuck'
+        >>> tally(["criterion met"] * 4, continued=["stuck", "fitted"])
+        '4 runs, all fitted; 2 continued to twice their budget: 1 fitted, 1 stuck'
     """
     first = _counted([ENDINGS.get(e, e) for e in endings])
     again = _counted([ENDINGS.get(e, e) for e in continued])

@@ -54,6 +54,7 @@ from .convergence import (
     Target,
     check_criterion,
     status,
+    stopped_short,
     watched,
 )
 from .history import History, ResumeState, check_resume, restore
@@ -511,11 +512,13 @@ class _Run:
         best.restore()
         history.best_epoch = best.epoch
         last = history.last
+        met = stopped == "criterion met"
         history.convergence = Convergence(
-            criterion=self.criterion.describe(self.monitor), converged=stopped == "criterion met",
+            criterion=self.criterion.describe(self.monitor), converged=met,
             stopped=stopped, reason=reason, epochs=last.get("epoch", 0), steps=step,
             monitor=self.monitor, best_epoch=best.epoch, best=best.value,
-            final={k: v for k, v in last.items() if isinstance(v, (int, float))})
+            final={k: v for k, v in last.items() if isinstance(v, (int, float))},
+            short_of_target=met and stopped_short(self.criterion, history, self.monitor))
         self.model.eval()
         return history
 

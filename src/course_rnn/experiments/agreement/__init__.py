@@ -80,6 +80,7 @@ from ...models import build_model
 from ...models.classifier import SequenceClassifier, classifier_accuracy
 from ...models.decay_rnn import time_constant
 from ...training import AnyOf, Plateau, Target, fit
+from ...training.convergence import ENDINGS
 from ..records import Record, Summary, mean_interval, saved_if_set
 from ..replication import (
     Experiment,
@@ -1106,8 +1107,9 @@ def number_prediction_table(result: Replication) -> str:
 
 
 def training_table(result: Replication) -> str:
-    """Markdown: per task and model, how training went — epochs, whether it converged, the
-    epoch held-out accuracy first reached 95 % (sample efficiency), final accuracies."""
+    """Markdown: per task and model, how training went — epochs, how each run stopped (fitted,
+    stalled, ran out of steps), the epoch held-out accuracy first reached 95 % (sample
+    efficiency), final accuracies."""
     rows = []
     for task in TASKS:
         for name, r in result.numbers.task(task).items():
@@ -1115,7 +1117,7 @@ def training_table(result: Replication) -> str:
             rows.append({
                 "task": task, "model": name,
                 "epochs": ", ".join(f"{e:g}" for e in t.epochs),
-                "converged": ", ".join("yes" if c else "NO" for c in t.converged),
+                "stopped": ", ".join(ENDINGS.get(s, s) for s in t.stopped),
                 "epoch to 95 % (held out)": ", ".join("never" if e is None else f"{e:g}"
                                                       for e in t.epoch_to_95),
                 "epochs at chance": ", ".join(map(str, t.epochs_at_chance or [])) or None,
