@@ -137,3 +137,23 @@ def test_a_pages_runs_are_tallied_in_one_sentence():
         "2 runs: 1 fitted, 1 stuck; 2 continued to twice their budget, all fitted"
     assert tally([]) == "no runs"
     assert tally(iter(["fitted"]), continued=iter([])) == "1 run: fitted"
+
+
+def test_a_record_saved_before_short_of_target_is_read_from_its_words():
+    """The committed runs' records (saved before the field existed): a grammaticality classifier
+    that met the plateau of "≥ 0.995, or a plateau" stalled; one that met the target fitted, and
+    so did a run whose criterion was a plateau alone."""
+    either = ("valid_accuracy ≥ 0.995, or valid_accuracy plateau: better by < 0.001 (relative) "
+              "over 5 evaluations, once above 0.6")
+    plateau_met = "valid_accuracy improved by 0.05% over the last 5 evaluations (< 0.001)"
+    saved = {"criterion": either, "converged": True, "stopped": "criterion met",
+             "reason": plateau_met, "epochs": 40, "steps": 4000, "monitor": "valid_loss"}
+    assert Convergence.from_json(saved).ending == "stalled"
+    target_met = {**saved, "reason": "valid_accuracy = 0.996 (valid_accuracy ≥ 0.995)"}
+    assert Convergence.from_json(target_met).ending == "fitted"
+    alone = {**saved, "criterion": "valid_loss plateau: better by < 0.001 (relative) over 5 "
+                                   "evaluations"}
+    assert Convergence.from_json(alone).ending == "fitted"
+    ran_out = {**saved, "stopped": "budget spent", "converged": False}
+    assert Convergence.from_json(ran_out).ending == "ran out of steps"
+    assert Convergence.from_json({**saved, "short_of_target": False}).ending == "fitted"

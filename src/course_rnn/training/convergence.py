@@ -21,6 +21,7 @@ training history.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 
@@ -260,7 +261,25 @@ class Convergence:
 
     @classmethod
     def from_json(cls, data: Mapping) -> Convergence:
+        """The record saved by :meth:`to_json`. One saved before ``short_of_target`` existed
+        (the committed runs) is read from its words: its criterion was an ``AnyOf`` with a
+        target, and the reason it gives is the plateau's (the reason of the part that was met)."""
+        if "short_of_target" not in data and data.get("stopped") == "criterion met":
+            data = {**data, "short_of_target": _plateau_short_of_target(data)}
         return cls(**data)
+
+
+#: A met :class:`Plateau`'s reason, and the descriptions of the parts that make an ``AnyOf``
+#: target (:meth:`Target.describe`, :meth:`Optimum.describe`).
+_PLATEAU_MET = re.compile(r"improved by -?[\d.]+% over the last \d+ evaluations \(<")
+_TARGET_WORDS = re.compile(r" [≥≤] |exact optimum")
+
+
+def _plateau_short_of_target(data: Mapping) -> bool:
+    """Whether a saved record whose criterion was met was met by a plateau short of a target."""
+    criterion, reason = str(data.get("criterion", "")), str(data.get("reason", ""))
+    return (", or " in criterion and bool(_TARGET_WORDS.search(criterion))
+            and bool(_PLATEAU_MET.search(reason)))
 
 
 def tally(endings: Iterable[str], continued: Iterable[str] = ()) -> str:
