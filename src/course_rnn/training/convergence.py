@@ -213,10 +213,11 @@ def stopped_short(criterion: Criterion, history, monitor: str) -> bool:
 STOPS = ("criterion met", "stalled", "budget spent")
 #: How a run that stopped so reads, in its log line and in a sentence about many runs
 #: (:func:`tally`) — the book's words (its glossary): **fitted** (it met its criterion: it has
-#: learned), **stalled** (its monitor stopped improving short of the criterion; continuing it
-#: tells a run that is *stuck* from a slow one), **ran out of steps** (the cap came while it still
-#: improved: it says nothing yet of what the model can learn), **diverged**. "Converged" names only
-#: a fitted run (``Convergence.converged``), never a failed one.
+#: learned), **stalled** (its monitor stopped improving short of its target; continuing it tells
+#: a run that is *stuck* from a slow one), **ran out of steps** (the cap came while it still
+#: improved: it says nothing yet of what the model can learn), **diverged**. A run that met the
+#: plateau of a "target, or a plateau" criterion is ``converged`` (it stopped on its criterion)
+#: but reads "stalled" (:attr:`Convergence.ending`): no log line calls a failed run converged.
 ENDINGS = {"criterion met": "fitted", "stalled": "stalled", "budget spent": "ran out of steps",
            "diverged": "diverged"}
 # The order in which :func:`tally` counts the endings it knows (any other after them).
