@@ -128,7 +128,7 @@ def test_unconverged_runs_get_no_verdict(data):
     assert capped.unconverged() == ["MLP, no direct, seed 0"]
     verdicts = [r.verdict for r in capped.rows if r.quantity.startswith(("best MLP", "MLP +"))]
     assert verdicts == ["not converged", "not converged"]
-    assert "not converged" in capped.figures["curves"].axes[0].get_legend_handles_labels()[1][0]
+    assert "ran out of steps" in capped.figures["curves"].axes[0].get_legend_handles_labels()[1][0]
 
 
 def test_same_seed_same_numbers_in_parallel_other_seed_other_numbers(tiny, data):
