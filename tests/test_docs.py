@@ -113,8 +113,8 @@ def test_the_chapter_links_its_glossary_terms_to_entries_that_exist(chapter):
 
 def test_the_words_for_how_a_run_stopped_are_the_glossarys():
     """Issue 41, item 4: *fitted*, *stalled*, *stuck* and *ran out of steps* mean one thing in the
-    library's log lines, the glossary and the pages; "converged" is defined as fitted, and no
-    module or page calls a run that failed "NOT converged"."""
+    library's log lines, the glossary and the pages; "converged" (stopped on its own criterion) is
+    defined beside them, and no module or page calls a run that failed "NOT converged"."""
     from course_rnn.training.convergence import ENDINGS
 
     terms = glossary_terms()

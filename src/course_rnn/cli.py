@@ -384,8 +384,7 @@ def _replicate_one(args, name: str, device, command: str | None) -> int:
     store.remove()  # results.json holds everything now
     (out / FAILED_JOBS).unlink(missing_ok=True)  # an earlier try's failures, now mended
     if result.runs:
-        print(f"-- training runs ({len(result.runs) - len(result.unconverged())} of "
-              f"{len(result.runs)} fitted)")
+        print(f"-- training runs ({result.run_summary()})")
         print(result.convergence_report())
     print(result.table())
     print(f"   jobs: {store.saved} trained, {store.loaded} loaded from an earlier try's "

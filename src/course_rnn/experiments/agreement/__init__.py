@@ -80,7 +80,6 @@ from ...models import build_model
 from ...models.classifier import SequenceClassifier, classifier_accuracy
 from ...models.decay_rnn import time_constant
 from ...training import AnyOf, Plateau, Target, fit
-from ...training.convergence import ENDINGS
 from ..records import Record, Summary, mean_interval, saved_if_set
 from ..replication import (
     Experiment,
@@ -460,14 +459,16 @@ def epochs_at_chance(history, floor: float = CHANCE_FLOOR) -> int:
 
 @dataclass
 class Training(Record):
-    """How a model's runs went, one entry per seed: epochs, converged, why they stopped, the
-    first epoch at 95 % held-out accuracy (sample efficiency), final training and best held-out
-    accuracy, the final decay α of a Decay RNN (else None), and — grammaticality only — the
-    epochs spent at chance before the verb was found."""
+    """How a model's runs went, one entry per seed: epochs, converged, why they stopped (the
+    library's stop and, in the book's words, how each ended: fitted, stalled …), the first epoch
+    at 95 % held-out accuracy (sample efficiency), final training and best held-out accuracy,
+    the final decay α of a Decay RNN (else None), and — grammaticality only — the epochs spent at
+    chance before the verb was found."""
 
     epochs: list[float]
     converged: list[bool]
     stopped: list[str]
+    endings: list[str]  # Convergence.ending: met its plateau, not its target → "stalled"
     epoch_to_95: list[float | None]
     final_train_accuracy: list[float]
     best_valid_accuracy: list[float]
@@ -479,6 +480,7 @@ class Training(Record):
         return cls([float(h.convergence.epochs) for h in histories],
                    [bool(h.converged) for h in histories],
                    [h.convergence.stopped for h in histories],
+                   [h.convergence.ending for h in histories],
                    [epoch_reaching(h) for h in histories],
                    [float(h.last.get("train_accuracy", float("nan"))) for h in histories],
                    [float(max(h["valid_accuracy"])) for h in histories],
@@ -1117,7 +1119,7 @@ def training_table(result: Replication) -> str:
             rows.append({
                 "task": task, "model": name,
                 "epochs": ", ".join(f"{e:g}" for e in t.epochs),
-                "stopped": ", ".join(ENDINGS.get(s, s) for s in t.stopped),
+                "stopped": ", ".join(t.endings),
                 "epoch to 95 % (held out)": ", ".join("never" if e is None else f"{e:g}"
                                                       for e in t.epoch_to_95),
                 "epochs at chance": ", ".join(map(str, t.epochs_at_chance or [])) or None,
