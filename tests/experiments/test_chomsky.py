@@ -43,7 +43,7 @@ def test_a_tiny_run_reports_every_run_and_a_verdict_per_row(tmp_path):
     numbers = result.numbers
     assert len(numbers.runs) == 3 * 4 * 2 and len(result.runs) >= 24
     for r in numbers.runs:
-        assert r.status in ("fitted", "stuck", "budget spent")
+        assert r.status in ("fitted", "stalled", "ran out of steps")  # first runs: never "stuck"
         assert 0 <= r.score <= 100 and r.lengths[-1] == 5
     cell = numbers.cell("reverse_string", "Stack-RNN")
     assert cell.low <= cell.mean <= cell.high and cell.best >= cell.mean
@@ -57,7 +57,7 @@ def test_a_tiny_run_reports_every_run_and_a_verdict_per_row(tmp_path):
 
 def test_a_row_agrees_on_the_same_side_of_90():
     cell = Cell(best=95.0, mean=80.0, low=60.0, high=100.0, best_sequence=10.0, n=2, fitted=2,
-                stuck=0, generalised=1)
+                stalled=0, stuck=0, out_of_steps=0, generalised=1)
     assert measure(cell, 100.0, []).agrees
     assert not measure(cell, 62.0, []).agrees and measure(cell, 62.0, []).gap == 5.0
     assert not measure(cell, 100.0, [], sequence=True).agrees  # 10 % of strings fully right
@@ -65,12 +65,15 @@ def test_a_row_agrees_on_the_same_side_of_90():
     assert paper_figure("dyck_completion", "LSTM") == (None, False)
 
 
-def test_cells_count_fitted_stuck_and_generalised():
+def test_cells_count_how_runs_ended_and_generalised():
     runs = [RunNumbers("t", "m", s, status, 100, 1.0, score, 0.0, [1], [1.0])
             for s, (status, score) in enumerate([("fitted", 95.0), ("fitted", 60.0),
-                                                 ("stuck", 50.0)])]
-    cell = Cell.of(runs)
-    assert (cell.fitted, cell.stuck, cell.generalised, cell.best) == (2, 1, 1, 95.0)
+                                                 ("stalled", 50.0), ("stuck", 40.0),
+                                                 ("ran out of steps", 55.0)])]
+    cell = Cell.of(runs[:3])
+    assert (cell.fitted, cell.stalled, cell.generalised, cell.best) == (2, 1, 1, 95.0)
+    assert cell.endings() == "fitted 2/3, stalled 1"
+    assert Cell.of(runs).endings() == "fitted 2/5, stalled 1, stuck 1, ran out of steps 1"
     low, high = t_interval(np.array([95.0, 60.0, 50.0]))
     assert (cell.low, cell.high) == (low, high) and low < 68.33 < high
 
@@ -79,7 +82,7 @@ def test_a_disagreement_is_judged_on_the_doubled_measurement_given_as_data():
     """to_double picks every run of a converged, disagreeing row (none of a row without a
     published figure); table_rows judges it on the doubled Measurement it is given."""
     cell = Cell(best=95.0, mean=95.0, low=95.0, high=95.0, best_sequence=0.0, n=1, fitted=1,
-                stuck=0, generalised=1)
+                stalled=0, stuck=0, out_of_steps=0, generalised=1)
     numbers = chomsky.ChomskyNumbers([], {"reverse_string": {"SRN": cell, "URN": cell}})
     runs = {("reverse_string", m, 0): chomsky.TrainedRun("reverse_string", m, 0, None, True,
                                                           None, "fitted")
@@ -94,6 +97,40 @@ def test_a_disagreement_is_judged_on_the_doubled_measurement_given_as_data():
         again = {("reverse_string", "SRN"): measure(replace(cell, best=doubled), 62.0, [True])}
         rows = {r.quantity: r for r in chomsky.table_rows(numbers, runs, cfg, "quick", again)}
         assert rows["reverse_string: SRN"].verdict == verdict
+    numbers.doubled = {"reverse_string": {"SRN": replace(cell, fitted=0, stuck=1)}}
+    rows = {r.quantity: r for r in chomsky.table_rows(numbers, runs, cfg, "quick", again)}
+    assert rows["reverse_string: SRN"].note.endswith(
+        "continued to twice their steps and on to their own stop: best 95.0, fitted 0/1, stuck 1")
+
+
+def test_run_status_says_stuck_only_when_continuing_confirmed_the_plateau():
+    from course_rnn.experiments.chomsky import run_status
+
+    class Stop:
+        def __init__(self, accuracy, converged):
+            self.epochs = [{"valid_accuracy": accuracy}]
+            self.convergence = type("C", (), {"converged": converged})()
+
+    assert run_status(Stop(0.995, True), 0.99) == "fitted"
+    assert run_status(Stop(0.7, True), 0.99) == "stalled"
+    assert run_status(Stop(0.7, True), 0.99, continued=True) == "stuck"
+    assert run_status(Stop(0.7, False), 0.99, continued=True) == "ran out of steps"
+
+
+def test_a_continued_run_may_pass_its_minimum_and_stop_on_its_own():
+    """The re-check trains a stalled run to at least twice its steps and lets it stop there on
+    its own criterion: its cap is twice the first cap, and never equal to the minimum (a cap at
+    the minimum made every run still improving there 'ran out of steps')."""
+    cfg = SETTINGS.at("quick", dict(TINY, tasks=("parity_check",), steps=200))
+    first = chomsky.train_run("parity_check", "SRN", 0, cfg)
+    assert first.status in ("fitted", "stalled")
+    steps = first.history.convergence.steps
+    again = chomsky.train_run("parity_check", "SRN", 0, cfg, first=first,
+                              min_epochs=2 * steps / cfg.eval_every)
+    assert again.history.settings["steps_cap"] == max(2 * cfg.steps,
+                                                      2 * steps + cfg.patience * cfg.eval_every)
+    assert again.history.convergence.steps >= 2 * steps
+    assert again.status in ("fitted", "stuck", "ran out of steps")
 
 
 def test_the_counting_bound_and_a_run_s_reach():

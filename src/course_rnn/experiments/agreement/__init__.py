@@ -91,6 +91,7 @@ from ..replication import (
     pm,
     twice_the_budget,
 )
+from ..replication import continued_cap as replication_cap
 from ..setup import begin
 from ..workers import parallel_map
 from .settings import (
@@ -240,12 +241,9 @@ def _alpha_metric(classifier) -> float:
 
 def continued_cap(cap: int, min_epochs: int, patience: int) -> int:
     """The most epochs a run may take: ``cap`` for a first run; for a run continued to twice its
-    budget (``min_epochs`` > 0) twice the cap, and at least ``patience`` epochs past its minimum.
-    The minimum is where the run is asked to get to; the criterion may need some epochs beyond
-    it, and a run still improving slowly must not be cut just short of it (measured: an Ab-DRNN
-    continued from 67 to 134 epochs improved until epoch 142, and a cap of ``min_epochs +
-    patience`` = 150 cut it two epochs before its plateau rule could stop it)."""
-    return max(2 * cap, min_epochs + patience) if min_epochs else cap
+    budget (``min_epochs`` > 0) :func:`~course_rnn.experiments.replication.continued_cap` (twice
+    the cap, and at least ``patience`` epochs past its minimum)."""
+    return replication_cap(cap, min_epochs, patience) if min_epochs else cap
 
 
 def train_classifier(name: str, train: Sequence, valid: Sequence, vocab: Vocab,

@@ -19,19 +19,21 @@ controller pushes, pops or leaves a stack of vectors with softmax weights,
 — the Stack-RNN of the paper's Table 2, so that its row can be judged (Joulin & Mikolov's, with
 several stacks of scalars, is :class:`~course_rnn.models.stack_rnn.JoulinMikolovStackRNN`).
 
-**Every run converged or not, and how**: a run has *fitted* when its accuracy on fixed strings
-of the training lengths reaches ``fitted`` (0.99); it is *stuck* when that accuracy has not
-improved for ``patience`` evaluations below it; otherwise its budget ran out ("not converged").
-A run that did not fit the training lengths is not said to "fail to generalise": its score is
-reported, and the table counts how many runs fitted.
+**How every run ended**: a run has *fitted* when its accuracy on fixed strings of the training
+lengths reaches ``fitted`` (0.99); it has *stalled* when that accuracy has not improved for
+``patience`` evaluations below it; otherwise it *ran out of steps*. A stalled run continued to
+twice its steps (where a verdict needs it) that stalls again is *stuck*: continuing confirmed
+its plateau. A run that did not fit the training lengths is not said to "fail to generalise":
+its score is reported, and the table counts how many runs fitted.
 
 **The table** sets, per task and network, the best score over the seeds (the paper's Table 2
 reports the maximum over 30 runs) and the mean with a 95 % t-interval beside the paper's figure.
 A row agrees when both are on the same side of 90 (the paper's "solved"); a disagreement is
-re-checked with every run of the row continued to twice its steps
-(:func:`~course_rnn.experiments.replication.judge`). a^n b^n is compared with Joulin & Mikolov
-(2015) on the share of strings fully right (their measure); Dyck-2 completion and the URN have
-no published figure.
+re-checked with every run of the row continued to at least twice its steps and then to its own
+stop, within twice the cap (:func:`~course_rnn.experiments.replication.judge`,
+:func:`~course_rnn.experiments.replication.continued_cap`). a^n b^n is compared with Joulin &
+Mikolov (2015) on the share of strings fully right (their measure); Dyck-2 completion and the
+URN have no published figure.
 
 The module reads top to bottom as :func:`run` uses it: the settings (:mod:`.settings`), the
 jobs (training and testing one run), the numbers, the rows, the figures, and :func:`run`.
@@ -60,6 +62,7 @@ from ..replication import (
     Measurement,
     Replication,
     Row,
+    continued_cap,
     judge,
     needs_twice,
     twice_the_budget,
@@ -97,8 +100,8 @@ VALID_SEED = 12_345
 @dataclass
 class TrainedRun:
     """One network trained on one task from one seed: the ``model``, its ``history`` (curve and
-    convergence record), its test ``scores`` at every length, and ``status``: "fitted",
-    "stuck" (a plateau below ``fitted``) or "budget spent"."""
+    convergence record), its test ``scores`` at every length, and ``status`` (:func:`run_status`):
+    "fitted", "stalled", "stuck" or "ran out of steps"."""
 
     task: str
     model_name: str
@@ -136,16 +139,19 @@ def training_data(task: TransductionTask, cfg: ChomskySettings):
 
 def train_run(task_name: str, model_name: str, seed: int, cfg: ChomskySettings, device=None,
               first: TrainedRun | None = None, min_epochs: float = 0) -> TrainedRun:
-    """Train one run until it has fitted the training lengths or is stuck (or its ``steps``
-    are spent), then test it at every length. ``first``: continue that run to twice its steps,
-    for at least ``min_epochs`` (the verdicts' re-check, :func:`~course_rnn.experiments.
-    replication.twice_the_budget`). Top level, for worker processes."""
+    """Train one run until it has fitted the training lengths or stalled (or its ``steps`` are
+    spent), then test it at every length. ``first``: continue that run for at least
+    ``min_epochs`` (twice its steps: the verdicts' re-check, :func:`~course_rnn.experiments.
+    replication.twice_the_budget`) and then to its own stop, within :func:`~course_rnn.
+    experiments.replication.continued_cap`. Top level, for worker processes."""
     task = TransductionTask(make_transduction(task_name))
     curriculum, valid = training_data(task, cfg)
     model = first.model if first is not None else build(model_name, len(task.vocab), cfg, seed)
     until = AnyOf(Target("valid_accuracy", cfg.fitted),
                   Plateau("valid_accuracy", patience=cfg.patience, mode="max"))
-    budget = cfg.steps if first is None else 2 * first.history.convergence.steps
+    # an "epoch" of the curriculum is eval_every steps
+    budget = cfg.steps if first is None else continued_cap(
+        cfg.steps, min_epochs * cfg.eval_every, cfg.patience * cfg.eval_every)
     history = fit(model, task, curriculum, valid=valid, steps=budget,
                   min_epochs=min_epochs,
                   batch_size=cfg.batch_size, lr=cfg.lr, clip=1.0, until=until,
@@ -155,15 +161,18 @@ def train_run(task_name: str, model_name: str, seed: int, cfg: ChomskySettings, 
                                                       cfg.max_test_length + 1),
                                    cfg.max_train_length, samples=cfg.test_samples, seed=1)
     return TrainedRun(task_name, model_name, seed, model, history, scores,
-                      run_status(history, cfg.fitted))
+                      run_status(history, cfg.fitted, continued=first is not None))
 
 
-def run_status(history, fitted: float) -> str:
-    """"fitted" (accuracy on the training lengths ≥ ``fitted``), "stuck" (converged on the
-    plateau below it) or "budget spent"."""
+def run_status(history, fitted: float, continued: bool = False) -> str:
+    """"fitted" (accuracy on the training lengths ≥ ``fitted``); stopped on a plateau below it:
+    "stalled" for a first run, "stuck" for one ``continued`` to twice its steps (continuing
+    confirmed the plateau); or "ran out of steps" (the glossary's words)."""
     if history.epochs and history.epochs[-1].get("valid_accuracy", 0.0) >= fitted:
         return "fitted"
-    return "stuck" if history.convergence.converged else "budget spent"
+    if history.convergence.converged:
+        return "stuck" if continued else "stalled"
+    return "ran out of steps"
 
 
 def train_runs(cfg: ChomskySettings, seeds: Sequence[int], device=None, progress=None,
@@ -216,8 +225,9 @@ class RunNumbers(Record):
 class Cell(Record):
     """One task × network over the seeds: the ``best`` score (the paper's figure), the
     ``mean`` with its 95 % t-interval (``low``, ``high``), the same for the sequence score
-    (``best_sequence``), and how many of the ``n`` runs ``fitted`` / were ``stuck``, and how
-    many fitted **and** scored ≥ 90 (``generalised``)."""
+    (``best_sequence``), how each of the ``n`` runs ended (:func:`run_status`: ``fitted``,
+    ``stalled``, ``stuck``, ``out_of_steps``), and how many fitted **and** scored ≥ 90
+    (``generalised``)."""
 
     best: float
     mean: float
@@ -226,7 +236,9 @@ class Cell(Record):
     best_sequence: float
     n: int
     fitted: int
+    stalled: int
     stuck: int
+    out_of_steps: int
     generalised: int
 
     @classmethod
@@ -235,9 +247,16 @@ class Cell(Record):
         low, high = t_interval(scores)
         return cls(float(scores.max()), float(scores.mean()), low, high,
                    max(r.sequence_score for r in runs), len(runs),
-                   sum(r.status == "fitted" for r in runs),
-                   sum(r.status == "stuck" for r in runs),
+                   *(sum(r.status == word for r in runs)
+                     for word in ("fitted", "stalled", "stuck", "ran out of steps")),
                    sum(r.status == "fitted" and r.score >= SOLVED for r in runs))
+
+    def endings(self) -> str:
+        """How the runs ended, in the glossary's words: "fitted 4/10, stalled 6"."""
+        counts = [("stalled", self.stalled), ("stuck", self.stuck),
+                  ("ran out of steps", self.out_of_steps)]
+        return ", ".join([f"fitted {self.fitted}/{self.n}",
+                          *(f"{word} {count}" for word, count in counts if count)])
 
 
 def t_interval(values: np.ndarray, level: float = 0.95) -> tuple[float, float]:
@@ -265,6 +284,11 @@ class ChomskyNumbers(Record):
 
     def cell(self, task: str, model: str) -> Cell:
         return self.cells[task][model]
+
+    def doubled_cell(self, task: str, model: str) -> Cell | None:
+        """The cell of ``task`` × ``model`` continued to twice its steps, if a verdict needed
+        it."""
+        return (self.doubled or {}).get(task, {}).get(model)
 
 
 def numbers_of(runs: Mapping[tuple, TrainedRun]) -> ChomskyNumbers:
@@ -327,7 +351,7 @@ def table_rows(numbers: ChomskyNumbers, runs: Mapping[tuple, TrainedRun], cfg, s
     for task in numbers.cells:
         for model, cell in numbers.cells[task].items():
             ours = (f"best {cell.best:.1f}; mean {cell.mean:.1f} [{cell.low:.1f}, "
-                    f"{cell.high:.1f}]; fitted {cell.fitted}/{cell.n}, stuck {cell.stuck}")
+                    f"{cell.high:.1f}]; {cell.endings()}")
             paper, sequence = paper_figure(task, model)
             if paper is None:
                 rows.append(Row(f"{task}: {model}", "—", ours, "no published figure"))
@@ -336,9 +360,10 @@ def table_rows(numbers: ChomskyNumbers, runs: Mapping[tuple, TrainedRun], cfg, s
                 ours += f"; strings fully right: best {cell.best_sequence:.1f}"
             source = "Joulin & Mikolov 2015, strings fully right, n < 20 → 60" if sequence \
                 else "Table 2"
+            twice = doubled.get((task, model))
             rows.append(Row(f"{task}: {model}", f"{paper:.1f} ({source})", ours,
-                            note_of(cell), judge(first[task, model],
-                                                 doubled.get((task, model)))))
+                            note_of(cell, numbers.doubled_cell(task, model)),
+                            judge(first[task, model], twice)))
     return rows
 
 
@@ -350,12 +375,18 @@ def paper_figure(task: str, model: str) -> tuple[float | None, bool]:
     return TABLE_2.get(task, {}).get(model), False
 
 
-def note_of(cell: Cell) -> str:
-    """What the runs behind a row did, in words."""
+def note_of(cell: Cell, continued: Cell | None = None) -> str:
+    """What the runs behind a row did, in words; ``continued``: the same runs continued to
+    twice their steps and on to their own stop."""
     if cell.fitted == 0:
-        return "no run fitted the training lengths: its score says nothing about generalising"
-    return (f"{cell.generalised} of the {cell.fitted} runs that fitted scored ≥ {SOLVED:.0f} "
-            "beyond the training lengths")
+        note = "no run fitted the training lengths: its score says nothing about generalising"
+    else:
+        note = (f"{cell.generalised} of the {cell.fitted} runs that fitted scored ≥ "
+                f"{SOLVED:.0f} beyond the training lengths")
+    if continued is not None:
+        note += (f"; continued to twice their steps and on to their own stop: best "
+                 f"{continued.best:.1f}, {continued.endings()}")
+    return note
 
 
 # -- the figures ---------------------------------------------------------------------------------

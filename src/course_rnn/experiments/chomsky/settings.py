@@ -27,8 +27,9 @@ class ChomskySettings(Settings):
     ``max_train_length`` (a fresh batch of ``batch_size`` strings at one length every step,
     Adam at ``lr``, gradient norm clipped at 1) for at most ``steps`` steps, evaluated every
     ``eval_every`` steps on ``valid_per_length`` fixed strings per training length. A run
-    **fitted** when that accuracy reaches ``fitted``; it is **stuck** when it has not improved
-    for ``patience`` evaluations below that. The test: ``test_samples`` fresh strings at every
+    **fitted** when that accuracy reaches ``fitted``; it has **stalled** when it has not
+    improved for ``patience`` evaluations below that (**stuck** when a run continued to twice its
+    steps stalls again). The test: ``test_samples`` fresh strings at every
     length up to ``max_test_length``; the score is the mean per-token accuracy beyond
     ``max_train_length`` (the paper's).
     """
@@ -62,7 +63,7 @@ class ChomskySettings(Settings):
 
 SETTINGS = Scales(
     # the book's scale: lengths ≤ 8, tested to 24, 32 units, 2 seeds (≈2 min). The cap of
-    # 5,000 steps is one no run reaches: each stops fitted or stuck (the longest, an LSTM on
+    # 5,000 steps is one no run reaches: each stops fitted or stalled (the longest, an LSTM on
     # modular arithmetic, after ≈3,000), so that every network is compared converged
     quick=ChomskySettings(tasks=DEFAULT_TASKS, hidden_size=32, stack_width=8, max_train_length=8,
                           max_test_length=24, batch_size=32, lr=3e-3, steps=5_000, eval_every=50,
@@ -73,7 +74,7 @@ SETTINGS = Scales(
     # is weeks — and a larger network at a cap it can afford leaves most runs with their budget
     # spent (64 units, lengths ≤ 16, 1,500 steps: 58 of 84 runs, the run committed on
     # 2026-11-26). So the committed run is the book's sizes with ten seeds and a cap of 10,000
-    # steps that no run reaches: every run stops fitted or stuck, and every cell has a mean with
+    # steps that no run reaches: every run stops fitted or stalled, and every cell has a mean with
     # an interval
     full=ChomskySettings(tasks=DEFAULT_TASKS, hidden_size=32, stack_width=8, max_train_length=8,
                          max_test_length=24, batch_size=32, lr=3e-3, steps=10_000, eval_every=50,
@@ -81,7 +82,7 @@ SETTINGS = Scales(
                          seeds=10),
     # Delétang et al. (2023): lengths ≤ 40, tested 41–500 with 512 strings each, 256 units,
     # stack cells of 8, batch 128, 1,000,000 steps (capped here: a run stops once fitted or
-    # stuck), learning rate 1e-4…5e-4 (we take 3e-4), 10 seeds per rate (we take 10)
+    # stalled), learning rate 1e-4…5e-4 (we take 3e-4), 10 seeds per rate (we take 10)
     paper=ChomskySettings(tasks=DEFAULT_TASKS, hidden_size=256, stack_width=8, max_train_length=40,
                           max_test_length=500, batch_size=128, lr=3e-4, steps=1_000_000,
                           eval_every=1_000, patience=20, fitted=0.99, valid_per_length=16,
