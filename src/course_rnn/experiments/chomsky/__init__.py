@@ -362,7 +362,7 @@ def table_rows(numbers: ChomskyNumbers, runs: Mapping[tuple, TrainedRun], cfg, s
                 else "Table 2"
             twice = doubled.get((task, model))
             rows.append(Row(f"{task}: {model}", f"{paper:.1f} ({source})", ours,
-                            note_of(cell, numbers.doubled_cell(task, model)),
+                            note_of(cell, numbers.doubled_cell(task, model), sequence),
                             judge(first[task, model], twice)))
     return rows
 
@@ -375,17 +375,20 @@ def paper_figure(task: str, model: str) -> tuple[float | None, bool]:
     return TABLE_2.get(task, {}).get(model), False
 
 
-def note_of(cell: Cell, continued: Cell | None = None) -> str:
+def note_of(cell: Cell, continued: Cell | None = None, sequence: bool = False) -> str:
     """What the runs behind a row did, in words; ``continued``: the same runs continued to
-    twice their steps and on to their own stop."""
+    twice their steps and on to their own stop (``sequence``: the row compares the share of
+    strings fully right, so that is the best given)."""
     if cell.fitted == 0:
         note = "no run fitted the training lengths: its score says nothing about generalising"
     else:
         note = (f"{cell.generalised} of the {cell.fitted} runs that fitted scored ≥ "
                 f"{SOLVED:.0f} beyond the training lengths")
     if continued is not None:
-        note += (f"; continued to twice their steps and on to their own stop: best "
-                 f"{continued.best:.1f}, {continued.endings()}")
+        best = (f"strings fully right: best {continued.best_sequence:.1f}" if sequence
+                else f"best {continued.best:.1f}")
+        note += (f"; continued to twice their steps and on to their own stop: {best}, "
+                 f"{continued.endings()}")
     return note
 
 
