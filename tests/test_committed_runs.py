@@ -168,12 +168,13 @@ def test_chapter_8_s_width_runs_say_what_the_page_says():
     """Chapter 8's section "More room" reads the committed runs chomsky-width16/64/256
     (`widths.WIDTH_RUNS`) and claims, of those files: five seeds of every network trained on
     reverse string at the page's scale (N = 8, tested to 3N) at 16, 64 and 256 units, each run
-    until it fitted or was stuck; every SRN and LSTM run that fitted, at every width, keeps 90 %
+    until it fitted or stalled (these files' older word for it: "stuck", `widths.LEGACY_WORDS`);
+    every SRN and LSTM run that fitted, at every width, keeps 90 %
     of the output symbols right up to N or one length past it, no further ("the break does not
     move", the prompt's answer); the larger LSTMs' tails fall more slowly (their mean beyond N
     rises with the width) while the LSTM's median reach does not move past N + 1; the runs that
-    did not fit: at 16 units the SRN and LSTM stuck just short of 99 % (≥ 95 %), at 256 units
-    most SRN runs stuck, some far below (< 80 %); the Stack-RNN fitted every run, and at every
+    did not fit: at 16 units the SRN and LSTM stalled just short of 99 % (≥ 95 %), at 256 units
+    most SRN runs stalled, some far below (< 80 %); the Stack-RNN fitted every run, and at every
     width some of its runs keep 90 % to 2N or beyond, not all; the figure's alt text: every
     mean ends between 0.58 and 0.7 at the longest length."""
     from course_rnn.experiments.chomsky import widths
