@@ -159,6 +159,8 @@ def test_a_doubled_budget_continues_the_run():
     assert second["train_loss"][:epochs] == first["train_loss"]
     _, resumed = anbn.train_one("lstm", 0, cfg, min_epochs=2 * epochs, resume=first)
     assert resumed["train_loss"] == second["train_loss"]  # continued, not trained again
+    # the continued run's cap leaves room past its minimum (never the minimum itself)
+    assert resumed.settings["epochs_cap"] == max(2 * cfg.epochs, 2 * epochs + cfg.patience)
     _, unclipped = anbn.train_one("srn", 0, cfg, clip=None)
     assert unclipped.settings["clip"] is None
 

@@ -22,7 +22,8 @@ stops, *converged*, at the first of
 * **stuck**: its training loss has improved by less than ``min_delta`` (relative) over the last
   ``patience`` epochs (:class:`~course_rnn.training.Plateau`) while above the optimum: it settled
   in a minimum where the training set is not fitted. It *failed to learn*, and every stuck run
-  is continued to twice its epochs to check that more training does not rescue it.
+  is continued to at least twice its epochs, and on to its own stop, to check that more training
+  does not rescue it.
 
 A run that reaches the cap of ``epochs`` first did **not** converge. Only the fitted runs are
 asked about generalisation, so "did not generalise" never stands for "was not trained long
@@ -86,6 +87,7 @@ from ..replication import (
     Replication,
     Row,
     Verdict,
+    continued_cap,
     judge,
     needs_twice,
     pm,
@@ -197,8 +199,9 @@ def train_one(model_id: str, seed: int, cfg: AnbnSettings, device=None, min_epoc
     return ``(model, history)``. ``history["max_correct_n"]`` is max_correct_n (n ≤
     ``test_max_n``) at every evaluation (every ``eval_every`` epochs). ``min_epochs``
     trains at least that long and ``resume`` (the History of the seed's first run) continues
-    it (twice its budget); ``clip`` overrides the setting (None: no clipping). Top level, for
-    worker processes."""
+    it (twice its budget, and then to its own stop within :func:`~course_rnn.experiments.
+    replication.continued_cap`); ``clip`` overrides the setting (None: no clipping). Top level,
+    for worker processes."""
     kind, options, size = MODELS[model_id]
     vocab = Vocab.for_language(AnBn())
     model = build_model(kind, vocab_size=len(vocab), hidden_size=getattr(cfg, size), seed=seed,
@@ -206,7 +209,8 @@ def train_one(model_id: str, seed: int, cfg: AnbnSettings, device=None, min_epoc
     test = CountingTest(vocab, cfg.test_max_n)
     strings = train_strings(cfg.train_max_n, cfg.repeats)
     steps_per_epoch = math.ceil(len(strings) / (cfg.batch_size or len(strings)))
-    history = fit(model, vocab, strings, epochs=max(cfg.epochs, min_epochs),
+    cap = continued_cap(cfg.epochs, min_epochs, cfg.patience) if min_epochs else cfg.epochs
+    history = fit(model, vocab, strings, epochs=cap,
                   min_epochs=min_epochs, batch_size=cfg.batch_size, lr=cfg.lr,
                   schedule=ReduceOnPlateau(0.5, evaluations(cfg.lr_patience, cfg),
                                            cfg.min_lr),
