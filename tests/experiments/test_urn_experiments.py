@@ -320,6 +320,7 @@ def test_a_cross_serial_run_stops_once_it_fits_its_training_lengths():
                                                    min_epochs=twice)
     assert longer.history["train_loss"][: len(history)] == history["train_loss"]
     assert longer.history.convergence.epochs >= 2 * history.convergence.epochs
+    assert longer.history.settings["epochs_cap"] == max(2 * 200, twice)  # room past the minimum
 
 
 def test_parameter_rows_are_computed(xs, monkeypatch):
@@ -338,3 +339,17 @@ def test_parameter_rows_are_computed(xs, monkeypatch):
     rows = {r.quantity: r for r in rows}
     assert rows["parameters, Dyck, 32 units: LSTM / URN"].verdict == "differs"
     assert rows["parameters, Dyck, 16 units: LSTM / URN"].verdict == "agrees"
+
+
+def test_a_continued_dyck_run_has_room_past_its_minimum():
+    """Continued to twice its epochs, a Dyck run may go on to its own plateau: its cap is
+    replication.continued_cap (twice the first cap, and the patience past its minimum), never the
+    minimum itself."""
+    cfg = urn.DYCK_SETTINGS.at("quick", DYCK_TINY)
+    train, valid, test = urn.dyck_data(cfg)
+    first = urn.train_dyck_model("LSTM", 0, cfg, train, valid, test, "cpu")
+    twice = 2 * math.ceil(first.history.convergence.epochs)
+    again = urn.train_dyck_model("LSTM", 0, cfg, train, valid, test, "cpu", min_epochs=twice,
+                                 resume=first.history)
+    assert again.history.settings["epochs_cap"] == max(2 * cfg.epochs, twice + cfg.patience)
+    assert again.history.convergence.epochs >= twice

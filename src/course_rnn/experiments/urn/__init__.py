@@ -70,6 +70,7 @@ from ..replication import (
     Experiment,
     Replication,
     Row,
+    continued_cap,
     deciding_models,
     judged_rows,
     pm,
@@ -207,14 +208,16 @@ class TrainedDyck:
 def train_dyck_model(name: str, seed: int, cfg: DyckSettings, train: Sequence, valid: Sequence,
                      test: Sequence, device=None, min_epochs: int = 0,
                      resume=None) -> TrainedDyck:
-    """Train one Dyck network until its validation loss plateaus (at least ``min_epochs``; the
-    cap is ``max(cfg.epochs, min_epochs)``; ``resume``: the History of the run to continue),
-    then score it on ``test``. A top-level function, so that worker processes can run it."""
+    """Train one Dyck network until its validation loss plateaus (at least ``min_epochs``, and
+    then to its own stop within :func:`~course_rnn.experiments.replication.continued_cap`;
+    ``resume``: the History of the run to continue), then score it on ``test``. A top-level
+    function, so that worker processes can run it."""
     dyck = Dyck()
     vocab = Vocab(dyck.alphabet)
     model = dyck_model(name, len(vocab), cfg, seed)
     probe = _ProbeScores(dyck, vocab, test[: cfg.probe], cfg.depth)
-    history = fit(model, vocab, train, valid=valid, epochs=max(cfg.epochs, min_epochs),
+    cap = continued_cap(cfg.epochs, min_epochs, cfg.patience) if min_epochs else cfg.epochs
+    history = fit(model, vocab, train, valid=valid, epochs=cap,
                   min_epochs=min_epochs, batch_size=cfg.batch, lr=cfg.lr,
                   schedule=halving(cfg), until=Plateau(patience=cfg.patience), seed=seed,
                   device=device, metrics=probe.metrics(), progress=False, resume=resume)

@@ -35,6 +35,7 @@ from ..replication import (
     Claim,
     Experiment,
     Replication,
+    continued_cap,
     deciding_models,
     judged_rows,
     twice_the_budget,
@@ -86,9 +87,10 @@ def train_cross_serial_model(kind: str, units: int, seed: int, cfg: CrossSerialS
                              train: Sequence, device=None, min_epochs: int = 0,
                              resume=None) -> TrainedCrossSerial:
     """Train one network until every string of the training family C_{max_total+1} is right
-    (:data:`FIT_METRIC` = 1; at least ``min_epochs``, at most ``max(cfg.epochs,
-    min_epochs)``; ``resume``: the History of the run to continue), then score it on every
-    string of C_{test_family}. A top-level function, so that worker processes can run it."""
+    (:data:`FIT_METRIC` = 1; at least ``min_epochs``, at most :func:`~course_rnn.experiments.
+    replication.continued_cap` for a continued run; ``resume``: the History of the run to
+    continue), then score it on every string of C_{test_family}. A top-level function, so that
+    worker processes can run it."""
     language = CrossSerial()
     vocab = Vocab(language.alphabet)
     model = cross_serial_model(kind, len(vocab), units, cfg, seed)
@@ -97,7 +99,9 @@ def train_cross_serial_model(kind: str, units: int, seed: int, cfg: CrossSerialS
     def fitted(m) -> float:
         return cross_serial_accuracy(m, language, vocab, family)["accuracy"]
 
-    history = fit(model, vocab, train, epochs=max(cfg.epochs, min_epochs),
+    # no plateau rule here (a run stops only when it fits): no patience past the minimum
+    cap = continued_cap(cfg.epochs, min_epochs, 0) if min_epochs else cfg.epochs
+    history = fit(model, vocab, train, epochs=cap,
                   min_epochs=min_epochs, batch_size=cfg.batch, lr=cfg.lr,
                   until=Target(FIT_METRIC, 1.0), metrics={FIT_METRIC: fitted}, seed=seed,
                   device=device, progress=False, resume=resume)
