@@ -149,3 +149,4 @@ def test_a_continued_run_s_cap_leaves_room_past_its_minimum():
     assert continued_cap(5_000, 1_800, 250) == 10_000
     assert continued_cap(5_000, 10_000, 250) == 10_250  # a run that spent its whole first cap
     assert continued_cap(150, 133.2, 10) == 300
+    assert continued_cap(5_000, 0, 250) == 5_000  # a first run keeps its cap

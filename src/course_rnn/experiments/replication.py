@@ -151,15 +151,15 @@ def twice_the_budget(first: Mapping[Any, Any], deciding: Iterable,
 
 
 def continued_cap(cap: float, minimum: float, patience: float) -> int:
-    """The most a run continued by :func:`twice_the_budget` may train, in its budget's unit
-    (epochs or steps): twice the first runs' ``cap``, and at least ``patience`` past its
-    ``minimum`` (twice what it took). The minimum is where the run is asked to get to; its
-    criterion may need some evaluations beyond it, and a cap equal to the minimum would cut
-    every run still improving slowly at the minimum, calling it "ran out of steps" where
-    continuing a little longer says fitted or stuck (measured: chapter 4's Ab-DRNN continued
-    from 67 to 134 epochs improved until epoch 142; chapter 8's modular-arithmetic runs,
-    continued to exactly twice their steps, all ran out)."""
-    return max(2 * cap, math.ceil(minimum) + patience)
+    """The most a run may train, in its budget's unit (epochs or steps): ``cap`` for a first run
+    (``minimum`` 0); for one continued by :func:`twice_the_budget`, twice the first runs' ``cap``
+    and at least ``patience`` past its ``minimum`` (twice what it took). The minimum is where
+    the run is asked to get to; its criterion may need some evaluations beyond it, and a cap
+    equal to the minimum would cut every run still improving slowly at the minimum, calling it
+    "ran out of steps" where continuing a little longer says fitted or stuck (measured: chapter
+    4's Ab-DRNN continued from 67 to 134 epochs improved until epoch 142; chapter 8's
+    modular-arithmetic runs, continued to exactly twice their steps, all ran out)."""
+    return max(2 * cap, math.ceil(minimum) + patience) if minimum else cap
 
 
 def _epochs_taken(run) -> int:

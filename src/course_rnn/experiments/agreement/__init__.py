@@ -86,12 +86,12 @@ from ..replication import (
     Measurement,
     Replication,
     Row,
+    continued_cap,
     judge,
     needs_twice,
     pm,
     twice_the_budget,
 )
-from ..replication import continued_cap as replication_cap
 from ..setup import begin
 from ..workers import parallel_map
 from .settings import (
@@ -237,13 +237,6 @@ def build(name: str, vocab: Vocab, settings: AgreementSettings, seed: int,
 
 def _alpha_metric(classifier) -> float:
     return classifier.model.alpha.item()
-
-
-def continued_cap(cap: int, min_epochs: int, patience: int) -> int:
-    """The most epochs a run may take: ``cap`` for a first run; for a run continued to twice its
-    budget (``min_epochs`` > 0) :func:`~course_rnn.experiments.replication.continued_cap` (twice
-    the cap, and at least ``patience`` epochs past its minimum)."""
-    return replication_cap(cap, min_epochs, patience) if min_epochs else cap
 
 
 def train_classifier(name: str, train: Sequence, valid: Sequence, vocab: Vocab,

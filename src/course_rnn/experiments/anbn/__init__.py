@@ -209,8 +209,7 @@ def train_one(model_id: str, seed: int, cfg: AnbnSettings, device=None, min_epoc
     test = CountingTest(vocab, cfg.test_max_n)
     strings = train_strings(cfg.train_max_n, cfg.repeats)
     steps_per_epoch = math.ceil(len(strings) / (cfg.batch_size or len(strings)))
-    cap = continued_cap(cfg.epochs, min_epochs, cfg.patience) if min_epochs else cfg.epochs
-    history = fit(model, vocab, strings, epochs=cap,
+    history = fit(model, vocab, strings, epochs=continued_cap(cfg.epochs, min_epochs, cfg.patience),
                   min_epochs=min_epochs, batch_size=cfg.batch_size, lr=cfg.lr,
                   schedule=ReduceOnPlateau(0.5, evaluations(cfg.lr_patience, cfg),
                                            cfg.min_lr),

@@ -150,8 +150,7 @@ def train_run(task_name: str, model_name: str, seed: int, cfg: ChomskySettings, 
     until = AnyOf(Target("valid_accuracy", cfg.fitted),
                   Plateau("valid_accuracy", patience=cfg.patience, mode="max"))
     # an "epoch" of the curriculum is eval_every steps
-    budget = cfg.steps if first is None else continued_cap(
-        cfg.steps, min_epochs * cfg.eval_every, cfg.patience * cfg.eval_every)
+    budget = continued_cap(cfg.steps, min_epochs * cfg.eval_every, cfg.patience * cfg.eval_every)
     history = fit(model, task, curriculum, valid=valid, steps=budget,
                   min_epochs=min_epochs,
                   batch_size=cfg.batch_size, lr=cfg.lr, clip=1.0, until=until,

@@ -216,8 +216,8 @@ def train_dyck_model(name: str, seed: int, cfg: DyckSettings, train: Sequence, v
     vocab = Vocab(dyck.alphabet)
     model = dyck_model(name, len(vocab), cfg, seed)
     probe = _ProbeScores(dyck, vocab, test[: cfg.probe], cfg.depth)
-    cap = continued_cap(cfg.epochs, min_epochs, cfg.patience) if min_epochs else cfg.epochs
-    history = fit(model, vocab, train, valid=valid, epochs=cap,
+    history = fit(model, vocab, train, valid=valid,
+                  epochs=continued_cap(cfg.epochs, min_epochs, cfg.patience),
                   min_epochs=min_epochs, batch_size=cfg.batch, lr=cfg.lr,
                   schedule=halving(cfg), until=Plateau(patience=cfg.patience), seed=seed,
                   device=device, metrics=probe.metrics(), progress=False, resume=resume)

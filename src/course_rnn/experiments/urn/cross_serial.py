@@ -100,8 +100,7 @@ def train_cross_serial_model(kind: str, units: int, seed: int, cfg: CrossSerialS
         return cross_serial_accuracy(m, language, vocab, family)["accuracy"]
 
     # no plateau rule here (a run stops only when it fits): no patience past the minimum
-    cap = continued_cap(cfg.epochs, min_epochs, 0) if min_epochs else cfg.epochs
-    history = fit(model, vocab, train, epochs=cap,
+    history = fit(model, vocab, train, epochs=continued_cap(cfg.epochs, min_epochs, 0),
                   min_epochs=min_epochs, batch_size=cfg.batch, lr=cfg.lr,
                   until=Target(FIT_METRIC, 1.0), metrics={FIT_METRIC: fitted}, seed=seed,
                   device=device, progress=False, resume=resume)
