@@ -1,12 +1,13 @@
 """The a^n b^n replication (chapter 3) at a tiny scale: what it returns, that it is reproducible,
 that a run is continued rather than restarted at twice the budget, that bad input is refused,
-that stuck runs are re-checked, and that the table's verdicts follow the numbers."""
+that stalled runs are re-checked, and that the table's verdicts follow the numbers."""
 
 from __future__ import annotations
 
 import json
 import math
 import re
+from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -96,7 +97,7 @@ def test_runs_are_scored_consistently(tiny):
     summary = tiny.numbers.summary
     assert summary["LSTM"].n_seeds == 2 and summary["ReLU SRN"].n_seeds == 1
     assert summary["GRU"].fitted == 0 and summary["GRU"].max_correct_n_mean is None
-    assert tiny.numbers.doubled == [] and tiny.numbers.stuck_twice == {}
+    assert tiny.numbers.doubled == [] and tiny.numbers.continued == {}
 
 
 def test_the_counting_test_is_the_metric():
@@ -167,13 +168,13 @@ def test_a_doubled_budget_continues_the_run():
 
 def test_full_batch_evaluated_every_few_epochs():
     """The book's recipe: all strings in one step, evaluated (and the criteria read) every
-    ``eval_every`` epochs; a run that stops improving is stuck, and converged."""
+    ``eval_every`` epochs; a run that stops improving has stalled, and converged."""
     cfg = anbn.SETTINGS.at("quick", dict(TINY, batch_size=None, repeats=2, eval_every=2,
                                          patience=4, min_delta=0.9, epochs=20))
     _, history = anbn.train_one("srn", 0, cfg)
     assert history.settings["batch_size"] is None and history["epoch"][:2] == [2.0, 4.0]
     assert history.convergence.steps == history.convergence.epochs  # one step per epoch
-    assert history.converged and "improved by" in history.convergence.reason  # "stuck" at once
+    assert history.converged and "improved by" in history.convergence.reason  # stalled at once
     quick = anbn.SETTINGS["quick"]
     assert anbn.evaluations(200, quick) == 200 // quick.eval_every
 
@@ -252,11 +253,11 @@ def fake(model_id, seed, converged, reach, fitted=None, loss=0.2, curve=None):
 def test_no_count_counts_converged_seeds_and_waits_for_them():
     unconverged = [fake("srn", 0, False, 0), fake("srn", 1, True, 3, fitted=False)]
     assert not anbn.no_count_measurement(unconverged, 20).converged  # one hit the cap
-    stuck = [fake("srn", s, True, 2, fitted=False) for s in range(3)]
-    m = anbn.no_count_measurement(stuck, 20)  # failed to learn: counts nothing
+    stalled = [fake("srn", s, True, 2, fitted=False) for s in range(3)]
+    m = anbn.no_count_measurement(stalled, 20)  # did not fit: counts nothing
     assert m.converged and m.agrees and m.value == 0
     mixed = [fake("gru", 0, True, 20), fake("gru", 1, True, 25),
-             fake("gru", 2, True, 30, fitted=False)]  # a stuck seed never "generalises"
+             fake("gru", 2, True, 30, fitted=False)]  # a stalled seed never "generalises"
     m = anbn.no_count_measurement(mixed, 20)
     assert m.converged and not m.agrees and m.value == 1 and m.gap == pytest.approx(1 / 3)
     assert anbn.no_count_measurement(mixed[:1], 20).agrees
@@ -271,19 +272,19 @@ def test_lstm_best_compares_shares_of_converged_seeds():
     assert not tie.agrees and tie.gap == pytest.approx(0.25)  # one seed short of leading
     none = anbn.lstm_best_measurement([fake("lstm", 0, True, 10)], [gru], 20)
     assert not none.agrees
-    srn = [fake("srn", s, True, 0, fitted=False) for s in range(3)]  # stuck: share 0
+    srn = [fake("srn", s, True, 0, fitted=False) for s in range(3)]  # stalled: share 0
     m = anbn.lstm_best_measurement(lstm, [srn, gru], 20)
     assert m.converged and m.agrees and len(m.runs) == 11
 
 
-def test_deciding_and_stuck_runs():
+def test_deciding_and_stalled_runs():
     runs = {"gru": [fake("gru", 0, True, 25), fake("gru", 1, True, 20),
                     fake("gru", 2, False, 30), fake("gru", 3, True, 2, fitted=False)],
             "lstm": [fake("lstm", 0, True, 60), fake("lstm", 1, True, 15),
                      fake("lstm", 2, True, 1, fitted=False)]}
     assert anbn.deciding_runs({"gru": runs["gru"]}, "no count", 20) == [("gru", 0)]
     assert anbn.deciding_runs(runs, "lstm best", 20) == [("gru", 0), ("lstm", 1), ("lstm", 2)]
-    assert anbn.stuck_runs(runs) == [("gru", 3), ("lstm", 2)]
+    assert anbn.stalled_runs(runs) == [("gru", 3), ("lstm", 2)]
 
 
 def _fake_histories(by_model, epochs=7.0):
@@ -304,7 +305,7 @@ def test_a_disagreement_is_checked_at_twice_the_budget(monkeypatch):
         return [("model", "history")] * len(pairs)
 
     monkeypatch.setattr(anbn, "train_all", train_all)
-    monkeypatch.setattr(anbn, "score_run", lambda m, s, *rest: fake(m, s, True, 20))
+    monkeypatch.setattr(anbn, "score_run", lambda m, s, *rest, **kw: fake(m, s, True, 20))
     histories = _fake_histories(by_model)
     verdicts, doubled = anbn.judge_claims(by_model, histories, cfg, "cpu", False)
     assert asked == [{("gru", 0): 14}]  # only the deciding seed, continued to 2 × 7 epochs
@@ -314,8 +315,9 @@ def test_a_disagreement_is_checked_at_twice_the_budget(monkeypatch):
     assert rows == []  # no summary, no rows
 
 
-def test_stuck_runs_are_continued_and_reported(monkeypatch):
-    """Every stuck seed is trained on to twice its epochs, with the deciding runs, in one go."""
+def test_stalled_runs_are_continued_and_reported(monkeypatch):
+    """Every stalled seed is trained on to twice its epochs, with the deciding runs, in one go;
+    one that stalls again there is stuck."""
     cfg = anbn.SETTINGS.at("quick", {"models": ["srn", "lstm"]})
     by_model = {"srn": [fake("srn", 0, True, 3, fitted=False, loss=0.29),
                         fake("srn", 1, True, 21)],
@@ -327,7 +329,8 @@ def test_stuck_runs_are_continued_and_reported(monkeypatch):
         assert all(resume[p] is histories[p] for p in pairs), "each run continues its first"
         return [("model", "history")] * len(pairs)
 
-    def rescore(m, s, *rest):  # the stuck SRN stays stuck; the counting SRN still counts
+    def rescore(m, s, *rest, continued=False):  # the stalled SRN stalls again; the counting
+        assert continued  # SRN still counts
         return fake(m, s, True, 3, fitted=False, loss=0.28) if s == 0 else fake(m, s, True, 22)
 
     monkeypatch.setattr(anbn, "train_all", train_all)
@@ -337,31 +340,47 @@ def test_stuck_runs_are_continued_and_reported(monkeypatch):
     assert asked == [{("srn", 0): 14, ("srn", 1): 14}]  # one batch of continued runs
     assert verdicts["srn"].label == "differs" and verdicts["lstm"].label == "agrees"
     summary = anbn.summarise([*by_model["srn"], *by_model["lstm"]], 20)
-    assert summary["SRN"].stuck == 1 and summary["SRN"].stuck_loss_min == 0.29
-    again = anbn.recheck(doubled, anbn.stuck_runs(by_model), cfg)
-    assert again == {"SRN": anbn.StuckTwice(
-        continued=1, fitted=0, still_stuck=1, stuck_min=0.28, stuck_max=0.28, still_improving=0,
+    assert summary["SRN"].stalled == 1 and summary["SRN"].stalled_loss_min == 0.29
+    again = anbn.recheck(doubled, anbn.stalled_runs(by_model), cfg)
+    assert again == {"SRN": anbn.Continued(
+        continued=1, fitted=0, stuck=1, stuck_min=0.28, stuck_max=0.28, still_improving=0,
         improving_min=None, improving_max=None)}
     rows = anbn.claims(summary, verdicts, None, cfg, 0.136, again)
-    stuck_row = next(r for r in rows if "fail to learn" in r.quantity)
-    assert stuck_row.ours == ("1/2 seeds stuck at 0.290 nats; at twice the epochs: 1 still "
-                              "stuck at 0.280, 0 fitted")
+    stalled_row = next(r for r in rows if "fail to learn" in r.quantity)
+    assert stalled_row.ours == ("1/2 seeds stalled at 0.290 nats; at twice the epochs: 1 stuck "
+                                "at 0.280, 0 fitted")
     moving = {("srn", 0): fake("srn", 0, False, 3, fitted=False, loss=0.19)}  # hit the cap
     again = anbn.recheck(moving, [("srn", 0)], cfg)["SRN"]
     assert again.still_improving == 1 and again.improving_min == 0.19
     rows = anbn.claims(summary, verdicts, None, cfg, 0.136, {"SRN": again})
-    assert "0 still stuck, 1 still improving at the cap, at 0.190, 0 fitted" in next(
+    assert "0 stuck, 1 still improving at the cap, at 0.190, 0 fitted" in next(
         r for r in rows if "fail to learn" in r.quantity).ours
-    assert rows[0].ours.startswith("fitted 1/2 seeds (1 stuck above the optimum); of those, 1/1")
+    assert rows[0].ours.startswith("fitted 1/2 seeds (1 stalled above the optimum); of those, 1/1")
+
+
+def test_a_first_plateau_is_stalled_and_a_continued_one_stuck():
+    """The glossary's words: a first run that plateaus above the optimum has stalled; continued
+    to twice its epochs, a run that plateaus there again is stuck (it failed to learn)."""
+    assert anbn.outcome(True, False, 3, 20) == "stalled"
+    assert anbn.outcome(True, False, 3, 20, continued=True) == "failed to learn"
+    assert anbn.outcome(False, False, 3, 20, continued=True) == "not converged"
+    assert anbn.outcome(True, True, 21, 20, continued=True) == "generalised"
+    first = replace(fake("srn", 0, True, 3, fitted=False), outcome="stalled",
+                    stopped="criterion met")
+    again = replace(first, outcome="failed to learn")
+    capped = replace(fake("srn", 1, False, 3), outcome="not converged", stopped="budget spent")
+    assert [r.ending for r in (first, again, capped)] == ["stalled", "stuck", "budget spent"]
+    assert tally([first.ending, capped.ending], [again.ending]) == \
+        "2 runs: 1 stalled, 1 ran out of steps; 1 continued to twice its budget: stuck"
 
 
 def test_a_model_that_never_fits_is_named():
     summary = {name: anbn.ModelSummary(
-        n_seeds=3, converged=3, fitted=f, stuck=3 - f, stuck_loss_min=0.27, stuck_loss_max=0.30,
-        generalised=g, max_correct_n_mean=30.0, max_correct_n_se=1.0, best_seed=0,
-        max_correct_n_best_seed=45, lowest_final_loss=0.27, epochs_mean=50.0,
+        n_seeds=3, converged=3, fitted=f, stalled=3 - f, stalled_loss_min=0.27,
+        stalled_loss_max=0.30, generalised=g, max_correct_n_mean=30.0, max_correct_n_se=1.0,
+        best_seed=0, max_correct_n_best_seed=45, lowest_final_loss=0.27, epochs_mean=50.0,
         best_epoch_any_seed=45) for name, f, g in [("SRN", 0, 0), ("GRU", 3, 1), ("LSTM", 3, 2)]}
     rows = anbn.claims(summary, {}, None, anbn.SETTINGS["quick"], 0.136)
     assert rows[0].note.startswith("no seed fitted the training set")
-    assert rows[0].ours == "fitted 0/3 seeds (3 stuck above the optimum); lowest final loss 0.270"
+    assert rows[0].ours == "fitted 0/3 seeds (3 stalled above the optimum); lowest final loss 0.270"
     assert "against the SRN's and the GRU's" in rows[2].note

@@ -19,11 +19,11 @@ stops, *converged*, at the first of
 
 * **fitted**: its training loss is within ``tolerance`` nats of that optimum
   (:class:`~course_rnn.training.Optimum`);
-* **stuck**: its training loss has improved by less than ``min_delta`` (relative) over the last
-  ``patience`` epochs (:class:`~course_rnn.training.Plateau`) while above the optimum: it settled
-  in a minimum where the training set is not fitted. It *failed to learn*, and every stuck run
-  is continued to at least twice its epochs, and on to its own stop, to check that more training
-  does not rescue it.
+* **stalled**: its training loss has improved by less than ``min_delta`` (relative) over the
+  last ``patience`` epochs (:class:`~course_rnn.training.Plateau`) while above the optimum. A
+  stall may be slow learning, so every stalled run is continued to at least twice its epochs,
+  and on to its own stop: one that stalls again short of the optimum is **stuck**, it *failed
+  to learn*.
 
 A run that reaches the cap of ``epochs`` first did **not** converge. Only the fitted runs are
 asked about generalisation, so "did not generalise" never stands for "was not trained long
@@ -46,9 +46,9 @@ two SRNs that separate the architecture from its squashing nonlinearity: a ReLU 
 a squashing SRN only an approximation of one.
 
 **Verdicts** (:func:`~course_rnn.experiments.replication.judge`): a claim about counting is
-checked on the runs that converged (a stuck run counts nothing); when it disagrees with the
+checked on the runs that converged (a stalled run counts nothing); when it disagrees with the
 lecture, the deciding runs (the seeds that disagree) are continued to twice their epochs (same
-seed, ``min_epochs``: the first part of the run is identical), together with every stuck run,
+seed, ``min_epochs``: the first part of the run is identical), together with every stalled run,
 before any row is built (:func:`~course_rnn.experiments.replication.twice_the_budget`), and
 scored again.
 
@@ -113,10 +113,14 @@ WEISS = "Weiss, Goldberg & Yahav 2018"
 #: The lecture's claim about each of its models: the SRN and the GRU do not count beyond the
 #: training range, the LSTM does, more often than they ("works the best").
 CLAIMS = {"srn": "no count", "gru": "no count", "lstm": "lstm best"}
-#: What became of a run: it reached the cap first; it settled above the optimum (converged,
-#: training set not fitted); it fitted but got some n ≤ N_train + 1 wrong; it fitted and was
-#: right beyond the training range.
-OUTCOMES = ("not converged", "failed to learn", "learned, did not generalise", "generalised")
+#: What became of a run: it reached the cap first; it stalled above the optimum (converged,
+#: training set not fitted); continued to twice its epochs, it stalled there again (stuck);
+#: it fitted but got some n ≤ N_train + 1 wrong; it fitted and was right beyond the training
+#: range.
+OUTCOMES = ("not converged", "stalled", "failed to learn", "learned, did not generalise",
+            "generalised")
+#: A run's ending in the glossary's words (:func:`~course_rnn.training.tally`), by outcome.
+ENDING_OF = {"stalled": "stalled", "failed to learn": "stuck"}
 
 
 
@@ -144,7 +148,7 @@ def evaluations(epochs: int, cfg: AnbnSettings) -> int:
 
 
 def learned(cfg: AnbnSettings) -> AnyOf:
-    """When a run stops, converged: fitted (within ``tolerance`` of the optimum) or stuck (a
+    """When a run stops, converged: fitted (within ``tolerance`` of the optimum) or stalled (a
     plateau of the training loss over ``patience`` epochs)."""
     return AnyOf(Optimum(training_optimum(cfg), cfg.tolerance),
                  Plateau("train_loss", patience=evaluations(cfg.patience, cfg),
@@ -195,7 +199,7 @@ def max_correct_n(right: np.ndarray) -> int:
 
 def train_one(model_id: str, seed: int, cfg: AnbnSettings, device=None, min_epochs: int = 0,
               clip="settings", resume=None) -> tuple:
-    """Build and train one model until it fits its training set, is stuck, or hits the cap;
+    """Build and train one model until it fits its training set, stalls, or hits the cap;
     return ``(model, history)``. ``history["max_correct_n"]`` is max_correct_n (n ≤
     ``test_max_n``) at every evaluation (every ``eval_every`` epochs). ``min_epochs``
     trains at least that long and ``resume`` (the History of the seed's first run) continues
@@ -276,8 +280,9 @@ class RunScore(Record):
     @property
     def ending(self) -> str:
         """How the run ended, as :func:`~course_rnn.training.tally` counts it: "fitted",
-        "stuck" (converged above the optimum) or how it stopped without converging."""
-        return "fitted" if self.fitted else "stuck" if self.converged else self.stopped
+        "stalled" (a first run converged above the optimum), "stuck" (a continued run that
+        stalled again) or how it stopped without converging."""
+        return "fitted" if self.fitted else ENDING_OF.get(self.outcome, self.stopped)
 
 
 @dataclass
@@ -296,7 +301,7 @@ class DoubledRun(RunScore):
 
 @dataclass
 class ModelSummary(Record):
-    """One model's seeds (:func:`summarise`): how many converged, fitted, were stuck above the
+    """One model's seeds (:func:`summarise`): how many converged, fitted, stalled above the
     optimum (with the range of their final losses) or hit the cap; how many fitted seeds
     generalised; max_correct_n over the fitted seeds (mean, SE, the best and its seed; None
     when none fitted); the lowest final loss; the mean epochs and the best epoch of any
@@ -305,9 +310,9 @@ class ModelSummary(Record):
     n_seeds: int
     converged: int
     fitted: int
-    stuck: int
-    stuck_loss_min: float | None
-    stuck_loss_max: float | None
+    stalled: int
+    stalled_loss_min: float | None
+    stalled_loss_max: float | None
     generalised: int
     max_correct_n_mean: float | None
     max_correct_n_se: float | None
@@ -331,15 +336,15 @@ class Instability(Record):
 
 
 @dataclass
-class StuckTwice(Record):
-    """What became of one model's stuck runs continued to twice their epochs (:func:`recheck`):
-    how many were ``continued``, ``fitted`` then, are ``still_stuck`` (their losses
-    ``stuck_min`` … ``stuck_max``) or ``still_improving`` at the cap (``improving_min`` …
-    ``improving_max``)."""
+class Continued(Record):
+    """What became of one model's stalled runs continued to twice their epochs and on to their
+    own stop (:func:`recheck`): how many were ``continued``, ``fitted`` then, are ``stuck``
+    (stalled again; their losses ``stuck_min`` … ``stuck_max``) or ``still_improving`` at the
+    cap (``improving_min`` … ``improving_max``)."""
 
     continued: int
     fitted: int
-    still_stuck: int
+    stuck: int
     stuck_min: float | None
     stuck_max: float | None
     still_improving: int
@@ -358,7 +363,7 @@ class AnbnNumbers(Record):
     train_max_n: int
     test_max_n: int
     doubled: list[DoubledRun]  # the runs continued to twice their epochs
-    stuck_twice: dict[str, StuckTwice]  # model name -> its stuck runs, continued
+    continued: dict[str, Continued]  # model name -> its stalled runs, continued
 
 
 def loss_by_phase(model, vocab: Vocab, train_max_n: int) -> LossByPhase:
@@ -376,22 +381,25 @@ def loss_by_phase(model, vocab: Vocab, train_max_n: int) -> LossByPhase:
                        forced=float((each * forced).sum() / total))
 
 
-def outcome(converged: bool, fitted: bool, max_correct_n: int, train_max_n: int) -> str:
-    """One of :data:`OUTCOMES`."""
+def outcome(converged: bool, fitted: bool, max_correct_n: int, train_max_n: int,
+            continued: bool = False) -> str:
+    """One of :data:`OUTCOMES` (``continued``: the run was continued to twice its epochs, so
+    a stall there is a failure to learn)."""
     if not converged:
-        return OUTCOMES[0]
+        return "not converged"
     if not fitted:
-        return OUTCOMES[1]
-    return OUTCOMES[3] if max_correct_n > train_max_n else OUTCOMES[2]
+        return "failed to learn" if continued else "stalled"
+    return "generalised" if max_correct_n > train_max_n else "learned, did not generalise"
 
 
-def score_run(model_id: str, seed: int, model, history, cfg: AnbnSettings) -> RunScore:
+def score_run(model_id: str, seed: int, model, history, cfg: AnbnSettings,
+              continued: bool = False) -> RunScore:
     """One run's numbers (a :class:`RunScore`): whether and when it converged and
     whether it fitted (its final loss within ``tolerance`` of the optimum), where its loss lies
     (:func:`loss_by_phase`), how many n are right inside (n ≤ N_train) and beyond the training
     range, max_correct_n at the end, at every evaluation (``curve_epochs``) and at its best
     evaluation, the largest gradient norm and the share of clipped steps, and its
-    :func:`outcome`."""
+    :func:`outcome` (``continued``: a run continued to twice its epochs)."""
     train_n, test_n = cfg.train_max_n, cfg.test_max_n
     right = CountingTest(Vocab.for_language(AnBn()), test_n).right(model)
     max_correct = max_correct_n(right)
@@ -413,7 +421,7 @@ def score_run(model_id: str, seed: int, model, history, cfg: AnbnSettings) -> Ru
         loss_by_phase=loss_by_phase(model, Vocab.for_language(AnBn()), train_n),
         max_grad_norm=float(max(history["grad_norm"])),
         clipped_share=float(np.mean(clipped)) if clipped else 0.0,
-        outcome=outcome(record.converged, fitted, max_correct, train_n))
+        outcome=outcome(record.converged, fitted, max_correct, train_n, continued))
 
 
 def summarise(runs: Sequence[RunScore], train_max_n: int) -> dict[str, ModelSummary]:
@@ -422,14 +430,14 @@ def summarise(runs: Sequence[RunScore], train_max_n: int) -> dict[str, ModelSumm
     for name in dict.fromkeys(r.model for r in runs):
         mine = [r for r in runs if r.model == name]
         fitted = [r for r in mine if r.fitted]
-        stuck = [r.final_loss for r in mine if r.converged and not r.fitted]
+        stalled = [r.final_loss for r in mine if r.converged and not r.fitted]
         finals = [r.max_correct_n for r in fitted]
         mean, se = mean_se(finals) if finals else (None, None)
         best = max(fitted, key=lambda r: r.max_correct_n) if fitted else None
         summary[name] = ModelSummary(
             n_seeds=len(mine), converged=sum(r.converged for r in mine), fitted=len(fitted),
-            stuck=len(stuck), stuck_loss_min=min(stuck) if stuck else None,
-            stuck_loss_max=max(stuck) if stuck else None,
+            stalled=len(stalled), stalled_loss_min=min(stalled, default=None),
+            stalled_loss_max=max(stalled, default=None),
             generalised=sum(v > train_max_n for v in finals),
             max_correct_n_mean=mean, max_correct_n_se=se,
             best_seed=best.seed if best else None,
@@ -459,19 +467,19 @@ def lstm_instability(runs: Sequence[RunScore], train_max_n: int) -> Instability 
         else None
 
 
-def recheck(doubled: Mapping[tuple, RunScore], stuck: Sequence[tuple[str, int]],
-            cfg: AnbnSettings) -> dict[str, StuckTwice]:
-    """What became of the ``stuck`` runs continued to twice their epochs (``doubled``), per
+def recheck(doubled: Mapping[tuple, RunScore], stalled: Sequence[tuple[str, int]],
+            cfg: AnbnSettings) -> dict[str, Continued]:
+    """What became of the ``stalled`` runs continued to twice their epochs (``doubled``), per
     model name, in the order of ``cfg.models``."""
     result = {}
     for model_id in cfg.models:
-        again = [doubled[p] for p in stuck if p[0] == model_id and p in doubled]
+        again = [doubled[p] for p in stalled if p[0] == model_id and p in doubled]
         if not again:
             continue
         still = [d.final_loss for d in again if d.converged and not d.fitted]
         moving = [d.final_loss for d in again if not d.converged]
-        result[model_name(model_id, cfg)] = StuckTwice(
-            continued=len(again), fitted=sum(d.fitted for d in again), still_stuck=len(still),
+        result[model_name(model_id, cfg)] = Continued(
+            continued=len(again), fitted=sum(d.fitted for d in again), stuck=len(still),
             stuck_min=min(still, default=None), stuck_max=max(still, default=None),
             still_improving=len(moving), improving_min=min(moving, default=None),
             improving_max=max(moving, default=None))
@@ -487,7 +495,7 @@ def generalises(run: RunScore, train_max_n: int) -> bool:
 
 
 def _counting_share(runs: Sequence[RunScore], train_max_n: int) -> tuple[int, int]:
-    """(converged seeds that generalise, converged seeds): a stuck seed counts nothing."""
+    """(converged seeds that generalise, converged seeds): a stalled seed counts nothing."""
     converged = [r for r in runs if r.converged]
     return sum(generalises(r, train_max_n) for r in converged), len(converged)
 
@@ -553,18 +561,18 @@ def deciding_runs(model_runs: Mapping[str, Sequence[RunScore]], claim: str,
     return pairs
 
 
-def stuck_runs(by_model: Mapping[str, Sequence[RunScore]]) -> list[tuple[str, int]]:
+def stalled_runs(by_model: Mapping[str, Sequence[RunScore]]) -> list[tuple[str, int]]:
     """The (model id, seed) pairs that converged without fitting: each is continued to twice
-    its epochs, to check that more training does not rescue it."""
+    its epochs, to tell a stuck run from a slow one."""
     return [(m, r.seed) for m, runs in by_model.items() for r in runs
             if r.converged and not r.fitted]
 
 
 def to_double(by_model: Mapping[str, Sequence[RunScore]], first: Mapping[str, Measurement],
               train_max_n: int) -> list[tuple[str, int]]:
-    """The runs continued to twice their epochs: every stuck run, then the deciding runs of
+    """The runs continued to twice their epochs: every stalled run, then the deciding runs of
     each claim in ``first`` that :func:`judge` decides at twice the budget."""
-    wanted = stuck_runs(by_model)
+    wanted = stalled_runs(by_model)
     for model_id, measurement in first.items():
         if needs_twice(measurement):
             involved = [model_id] if model_id != "lstm" else ["lstm", *_rivals(by_model)]
@@ -580,7 +588,8 @@ def continue_runs(min_epochs: Mapping[tuple[str, int], int], resume: Mapping, cf
     :func:`~course_rnn.experiments.replication.twice_the_budget`)."""
     pairs = list(min_epochs)
     trained = train_all(pairs, cfg, device, progress, min_epochs, resume)
-    return {p: DoubledRun.of(score_run(*p, model, history, cfg), min_epochs[p], history, model)
+    return {p: DoubledRun.of(score_run(*p, model, history, cfg, continued=True), min_epochs[p],
+                             history, model)
             for p, (model, history) in zip(pairs, trained)}
 
 
@@ -588,7 +597,7 @@ def judge_claims(by_model: Mapping[str, list[RunScore]], histories: Mapping, cfg
                  device=None, progress=None
                  ) -> tuple[dict[str, Verdict], dict[tuple[str, int], DoubledRun]]:
     """The lecture's claims judged (``{model id: Verdict}``) and the runs continued to twice
-    their epochs (``{(id, seed): DoubledRun}``): every stuck run and the deciding runs of each
+    their epochs (``{(id, seed): DoubledRun}``): every stalled run and the deciding runs of each
     claim that disagrees, trained together before any claim is judged; a doubled run stands in
     for its first in the measurement at twice the budget."""
     train_n = cfg.train_max_n
@@ -603,13 +612,13 @@ def judge_claims(by_model: Mapping[str, list[RunScore]], histories: Mapping, cfg
 
 def claims(summary: Mapping[str, ModelSummary], verdicts: Mapping[str, object],
            unstable: Instability | None, cfg: AnbnSettings, optimum: float,
-           stuck_twice: Mapping[str, StuckTwice] | None = None) -> list[Row]:
+           continued: Mapping[str, Continued] | None = None) -> list[Row]:
     """The paper-vs-ours table: the lecture's claim per model (verdicts from ``verdicts``, keyed
     by model id: a Verdict or a label), Gers & Schmidhuber's reach, Weiss et al.'s theory for the
-    two extra SRNs, the seeds that failed to learn, at twice the epochs too (``stuck_twice``:
-    :func:`recheck`), and the best LSTM's stability across epochs."""
+    two extra SRNs, the seeds that stalled and what became of them at twice the epochs
+    (``continued``: :func:`recheck`), and the best LSTM's stability across epochs."""
     return [*no_count_rows(summary, verdicts, cfg, optimum), *lstm_rows(summary, verdicts, cfg),
-            *theory_rows(summary, cfg), *stuck_rows(summary, stuck_twice or {}, cfg, optimum),
+            *theory_rows(summary, cfg), *stalled_rows(summary, continued or {}, cfg, optimum),
             *instability_rows(unstable, cfg.train_max_n)]
 
 
@@ -644,8 +653,8 @@ def _no_count_note(s: ModelSummary, train_max_n: int, tolerance: float, optimum:
                 "some counting past the training range, as a squashing unit can for a while")
     else:
         note = f"no fitted seed is right on every n ≤ {train_max_n + 1}"
-    if s.fitted and s.stuck:
-        note += f"; {s.stuck} seed(s) failed to learn (a stuck seed counts nothing)"
+    if s.fitted and s.stalled:
+        note += f"; {s.stalled} seed(s) stalled above the optimum (a stalled seed counts nothing)"
     return note
 
 
@@ -661,7 +670,7 @@ def lstm_rows(summary: Mapping[str, ModelSummary], verdicts: Mapping[str, object
     rivals = [model_name(m, cfg) for m in ("srn", "gru") if model_name(m, cfg) in summary]
     note = ("the share of converged seeds that fit and count, against the "
             + (" and the ".join(f"{r}'s" for r in rivals) or "rivals'")
-            + " (a seed stuck above the optimum counts as not counting)")
+            + " (a seed stalled above the optimum counts as not counting)")
     best = s.max_correct_n_best_seed
     return [
         Row(f"LSTM ({cfg.hidden_size} units): counts beyond the training range, more often than "
@@ -690,32 +699,33 @@ def theory_rows(summary: Mapping[str, ModelSummary], cfg: AnbnSettings) -> list[
             if name in summary]
 
 
-def stuck_rows(summary: Mapping[str, ModelSummary], stuck_twice: Mapping[str, StuckTwice],
-               cfg: AnbnSettings, optimum: float) -> list[Row]:
-    """Per model, the seeds that failed to learn, and what became of them at twice the
-    epochs."""
+def stalled_rows(summary: Mapping[str, ModelSummary], continued: Mapping[str, Continued],
+                 cfg: AnbnSettings, optimum: float) -> list[Row]:
+    """Per model, the seeds that stalled, and what became of them at twice the epochs (stuck,
+    fitted or still improving)."""
     rows = []
     for model_id in cfg.models:
         name = model_name(model_id, cfg)
         s = summary.get(name)
-        if not s or not s.stuck:
+        if not s or not s.stalled:
             continue
-        ours = (f"{s.stuck}/{s.n_seeds} seeds stuck at "
-                f"{_span(s.stuck_loss_min, s.stuck_loss_max)} nats")
-        if name in stuck_twice:
-            ours += f"; at twice the epochs: {_twice_text(stuck_twice[name])}"
+        ours = (f"{s.stalled}/{s.n_seeds} seeds stalled at "
+                f"{_span(s.stalled_loss_min, s.stalled_loss_max)} nats")
+        if name in continued:
+            ours += f"; at twice the epochs: {_twice_text(continued[name])}"
         rows.append(Row(
             f"{name}: seeds that fail to learn n ≤ {cfg.train_max_n}", "— (not reported)", ours,
-            f"stuck: the training loss improved by < {cfg.min_delta:.1%} over "
+            f"stalled: the training loss improved by < {cfg.min_delta:.1%} over "
             f"{cfg.patience} epochs, more than {cfg.tolerance:g} nats above the optimum "
-            f"{optimum:.4f}; each stuck seed was continued to twice its epochs (same seed)"))
+            f"{optimum:.4f}; each stalled seed was continued to twice its epochs (same seed); "
+            "stuck: it stalled there again"))
     return rows
 
 
-def _twice_text(again: StuckTwice) -> str:
-    """"1 still stuck at 0.280, 0 fitted" (and how many still improve at the cap)."""
-    parts = [f"{again.still_stuck} still stuck"
-             + (f" at {_span(again.stuck_min, again.stuck_max)}" if again.still_stuck else "")]
+def _twice_text(again: Continued) -> str:
+    """"1 stuck at 0.280, 0 fitted" (and how many still improve at the cap)."""
+    parts = [f"{again.stuck} stuck"
+             + (f" at {_span(again.stuck_min, again.stuck_max)}" if again.stuck else "")]
     if again.still_improving:
         parts.append(f"{again.still_improving} still improving at the cap, at "
                      f"{_span(again.improving_min, again.improving_max)}")
@@ -740,11 +750,11 @@ def instability_rows(unstable: Instability | None, train_max_n: int) -> list[Row
 
 
 def _fitted_text(s: ModelSummary, train_max_n: int) -> str:
-    """"fitted 5/6 seeds (1 stuck above the optimum); of those, 3/5 count beyond 20;
+    """"fitted 5/6 seeds (1 stalled above the optimum); of those, 3/5 count beyond 20;
     max_correct_n 25.1 ± 3.2, best 41 (seed 2)"."""
     text = f"fitted {s.fitted}/{s.n_seeds} seeds"
-    if s.stuck:
-        text += f" ({s.stuck} stuck above the optimum)"
+    if s.stalled:
+        text += f" ({s.stalled} stalled above the optimum)"
     if not s.fitted:
         return text + f"; lowest final loss {s.lowest_final_loss:.3f}"
     text += (f"; of those, {s.generalised}/{s.fitted} count beyond {train_max_n}; "
@@ -764,7 +774,7 @@ def _span(low: float, high: float) -> str:
 
 def final_figure(runs: Sequence[RunScore], train_max_n: int, test_max_n: int):
     """Final max_correct_n, one marker per seed, per model: filled when the seed fitted its
-    training set, hollow when it was stuck above the optimum, a cross when it hit the cap (the
+    training set, hollow when it stalled above the optimum, a cross when it hit the cap (the
     dashed line: longest training n)."""
     from matplotlib.figure import Figure
 
@@ -785,7 +795,7 @@ def final_figure(runs: Sequence[RunScore], train_max_n: int, test_max_n: int):
     ax.set_xticks(range(len(names)), names, fontsize=8)
     ax.set_ylim(-2, test_max_n + 3)
     ax.set_ylabel("max_correct_n (final model)")
-    ax.set_title("a^n b^n, one marker per seed (hollow: stuck above the optimum)", fontsize=9)
+    ax.set_title("a^n b^n, one marker per seed (hollow: stalled above the optimum)", fontsize=9)
     return fig
 
 
@@ -838,14 +848,14 @@ class AnbnArtefacts:
 def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=None,
         progress: bool | None = None, settings: Mapping | None = None) -> Replication:
     """Train every model of ``settings.models`` on a^n b^n (n ≤ ``train_max_n``) for every
-    seed until it fits its training set or is stuck; score them; judge the lecture's claims.
+    seed until it fits its training set or stalls; score them; judge the lecture's claims.
 
     ``numbers`` is an :class:`AnbnNumbers`: ``runs``, one :class:`RunScore` per (model, seed)
     (:func:`score_run`); ``summary``, per model name (:func:`summarise`); ``optimum``, the exact
     training optimum; ``lstm_instability``, the best fitted LSTM's per-epoch range
-    (:func:`instability`); ``doubled``, the runs continued to twice their epochs (the stuck
-    ones, and the deciding ones of a claim that disagreed); ``stuck_twice``, per model name,
-    what became of its stuck seeds then (:func:`recheck`). ``runs``: every training history by
+    (:func:`instability`); ``doubled``, the runs continued to twice their epochs (the stalled
+    ones, and the deciding ones of a claim that disagreed); ``continued``, per model name,
+    what became of its stalled seeds then (:func:`recheck`). ``runs``: every training history by
     name ("LSTM seed 0", "GRU seed 2 (twice the budget)"). ``artefacts`` is an
     :class:`AnbnArtefacts`: ``models`` and ``histories`` keyed by (model id, seed), e.g.
     ("lstm", 0), ``doubled`` (the same for the continued runs), ``vocab`` and ``language``.
@@ -868,20 +878,20 @@ def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=N
     by_model = {m: [scores[p] for p in pairs if p[0] == m] for m in cfg.models}
     verdicts, doubled = judge_claims(by_model, histories, cfg, device, progress)
     summary = summarise(runs, train_n)
-    stuck_twice = recheck(doubled, stuck_runs(by_model), cfg)
+    continued = recheck(doubled, stalled_runs(by_model), cfg)
     unstable = lstm_instability(runs, train_n)
     named = {f"{model_name(m, cfg)} seed {s}": histories[m, s] for m, s in pairs}
     named.update({f"{model_name(m, cfg)} seed {s} (twice the budget)": d.history
                   for (m, s), d in doubled.items()})
     numbers = AnbnNumbers(runs, summary, optimum, unstable, train_n, test_n,
-                          list(doubled.values()), stuck_twice)
+                          list(doubled.values()), continued)
     figures = {"final": final_figure(runs, train_n, test_n)}
     if any(r.id == "lstm" for r in runs):
         figures["lstm_epochs"] = epochs_figure(runs, train_n)
     figures.update(curves_figures(histories, cfg, optimum))
     artefacts = AnbnArtefacts(models, histories, vocab, language,
                               {p: (d.network, d.history) for p, d in doubled.items()})
-    rows = claims(summary, verdicts, unstable, cfg, optimum, stuck_twice)
+    rows = claims(summary, verdicts, unstable, cfg, optimum, continued)
     return setup.replication(numbers, rows, figures, artefacts, named)
 
 

@@ -43,7 +43,7 @@ class AnbnSettings(Settings):
     None: all at once; tested up to ``test_max_n``); Adam's learning rate ``lr``, halved after
     ``lr_patience`` epochs without a lower training loss, never below ``min_lr``; the gradient
     ``clip`` (None: none); when a run has learned (within ``tolerance`` nats of the optimum) or
-    is stuck (better by < ``min_delta``, relative, over ``patience`` epochs); the cap on
+    has stalled (better by < ``min_delta``, relative, over ``patience`` epochs); the cap on
     ``epochs``; how often the run is evaluated (every ``eval_every`` epochs: the training loss
     averaged over them, max_correct_n); how many seeds the two extra SRNs get
     (``extra_seeds``).
