@@ -39,7 +39,9 @@ def test_returns_a_replication_with_a_table_and_every_run(tiny):
     assert tiny.unconverged() == list(tiny.runs)
     assert {r.verdict for r in tiny.rows} <= {"not converged", "not comparable", ""}
     assert set(tiny.artefacts.doubled) == {"G1 equal rates"}
-    assert len(tiny.artefacts.doubled["G1 equal rates"][0].history) == 2 * TINY["epochs"]
+    # continued to twice its epochs, then on to its own stop: here a plateau's patience more
+    assert len(tiny.artefacts.doubled["G1 equal rates"][0].history) == \
+        2 * TINY["epochs"] + TINY["plateau_patience"]
     json.dumps(tiny.to_json(), allow_nan=True)  # everything saved is JSON-able
 
 

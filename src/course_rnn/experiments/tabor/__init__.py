@@ -65,6 +65,7 @@ from ..replication import (
     Measurement,
     Replication,
     Row,
+    continued_cap,
     judge,
     needs_twice,
     pm,
@@ -151,8 +152,9 @@ def criterion(group: str, settings: TaborSettings):
 def backprop_run(group: str, seed: int, settings: TaborSettings, device="cpu",
                  min_epochs: int = 0, resume=None) -> TrainedRun:
     """One FLNN of ``group`` trained by backpropagation through time until its criterion.
-    ``min_epochs``: train at least that long; ``resume``: the History of this seed's first run
-    (the doubled budget continues it)."""
+    ``min_epochs``: train at least that long, then on to its own stop within
+    :func:`~course_rnn.experiments.replication.continued_cap`; ``resume``: the History of this
+    seed's first run (the doubled budget continues it)."""
     number, end_marker, rbf_size, _, equal_rates = BACKPROP[group]
     language, vocab = grammar(number, end_marker)
     model = FLNN(len(vocab), rbf_size=rbf_size, seed=seed)
@@ -160,7 +162,8 @@ def backprop_run(group: str, seed: int, settings: TaborSettings, device="cpu",
     history = fit(model, ExactDistributions(language, vocab), language.training_corpus(),
                   batch_size=None, lr=settings.lr,
                   lr_factors=None if equal_rates else {"scale": settings.scale_lr_factor},
-                  clip=None, epochs=max(cap, min_epochs), min_epochs=min_epochs,
+                  clip=None, epochs=continued_cap(cap, min_epochs, settings.plateau_patience),
+                  min_epochs=min_epochs,
                   eval_every=settings.eval_every,
                   until=criterion(group, settings), restore_best=end_marker, seed=seed,
                   device=device, progress=False, resume=resume)
