@@ -307,8 +307,9 @@ def test_a_disagreement_is_checked_at_twice_the_budget(monkeypatch):
     monkeypatch.setattr(anbn, "train_all", train_all)
     monkeypatch.setattr(anbn, "score_run", lambda m, s, *rest, **kw: fake(m, s, True, 20))
     histories = _fake_histories(by_model)
-    verdicts, doubled = anbn.judge_claims(by_model, histories, cfg, "cpu", False)
+    verdicts, doubled, again = anbn.judge_claims(by_model, histories, cfg, "cpu", False)
     assert asked == [{("gru", 0): 14}]  # only the deciding seed, continued to 2 × 7 epochs
+    assert again == {}
     assert verdicts["gru"].label == "budget-limited" and verdicts["lstm"].label == "agrees"
     assert set(doubled) == {("gru", 0)} and doubled["gru", 0].min_epochs == 14
     rows = anbn.claims({}, verdicts, None, cfg, 0.136)
@@ -336,15 +337,15 @@ def test_stalled_runs_are_continued_and_reported(monkeypatch):
     monkeypatch.setattr(anbn, "train_all", train_all)
     monkeypatch.setattr(anbn, "score_run", rescore)
     histories = _fake_histories(by_model)
-    verdicts, doubled = anbn.judge_claims(by_model, histories, cfg, "cpu", False)
+    verdicts, doubled, _ = anbn.judge_claims(by_model, histories, cfg, "cpu", False)
     assert asked == [{("srn", 0): 14, ("srn", 1): 14}]  # one batch of continued runs
     assert verdicts["srn"].label == "differs" and verdicts["lstm"].label == "agrees"
     summary = anbn.summarise([*by_model["srn"], *by_model["lstm"]], 20)
     assert summary["SRN"].stalled == 1 and summary["SRN"].stalled_loss_min == 0.29
     again = anbn.recheck(doubled, anbn.stalled_runs(by_model), cfg)
     assert again == {"SRN": anbn.Continued(
-        continued=1, fitted=0, stuck=1, stuck_min=0.28, stuck_max=0.28, still_improving=0,
-        improving_min=None, improving_max=None)}
+        continued=1, fitted=0, generalised=0, stuck=1, stuck_min=0.28, stuck_max=0.28,
+        still_improving=0, improving_min=None, improving_max=None)}
     rows = anbn.claims(summary, verdicts, None, cfg, 0.136, again)
     stalled_row = next(r for r in rows if "fail to learn" in r.quantity)
     assert stalled_row.ours == ("1/2 seeds stalled at 0.290 nats; at twice the epochs: 1 stuck "
@@ -356,6 +357,39 @@ def test_stalled_runs_are_continued_and_reported(monkeypatch):
     assert "0 stuck, 1 still improving at the cap, at 0.190, 0 fitted" in next(
         r for r in rows if "fail to learn" in r.quantity).ours
     assert rows[0].ours.startswith("fitted 1/2 seeds (1 stalled above the optimum); of those, 1/1")
+
+
+def test_a_stalled_run_that_learns_when_continued_is_judged_and_continued_again(monkeypatch):
+    """Claims are judged on settled runs: a stalled SRN that fits and counts once continued
+    stands in for its first run, so the "no count" claim disagrees there, and that
+    continuation is continued once more (from its own History) before the verdict."""
+    cfg = anbn.SETTINGS.at("quick", {"models": ["srn", "lstm"]})
+    by_model = {"srn": [fake("srn", s, True, 3, fitted=False) for s in (0, 1)],
+                "lstm": [fake("lstm", 0, True, 45)]}
+    histories = _fake_histories(by_model)
+    continued = {("srn", 0): SimpleNamespace(convergence=SimpleNamespace(epochs=30.0))}
+    asked = []
+
+    def train_all(pairs, cfg, device, progress, min_epochs=None, resume=None):
+        asked.append((dict(min_epochs), dict(resume)))
+        return [(f"net {p}", continued.get(p) if len(asked) == 1 else "again") for p in pairs]
+
+    def rescore(m, s, *rest, continued=False):  # seed 0 fits and counts once continued; seed 1
+        assert continued  # stalls again (stuck); continued again, seed 0 counts no more
+        if len(asked) == 1:
+            return fake(m, s, True, 25) if s == 0 else fake(m, s, True, 3, fitted=False)
+        return fake(m, s, True, 18)
+
+    monkeypatch.setattr(anbn, "train_all", train_all)
+    monkeypatch.setattr(anbn, "score_run", rescore)
+    verdicts, doubled, again = anbn.judge_claims(by_model, histories, cfg, "cpu", False)
+    assert [a[0] for a in asked] == [{("srn", 0): 14, ("srn", 1): 14}, {("srn", 0): 60}]
+    assert asked[1][1][("srn", 0)] is continued[("srn", 0)]  # the continuation, continued
+    assert set(doubled) == {("srn", 0), ("srn", 1)} and set(again) == {("srn", 0)}
+    assert verdicts["srn"].label == "budget-limited" and verdicts["lstm"].label == "agrees"
+    summary = anbn.recheck(doubled, anbn.stalled_runs(by_model), cfg)["SRN"]
+    assert (summary.fitted, summary.generalised, summary.stuck) == (1, 1, 1)
+    assert anbn._twice_text(summary, 20) == "1 stuck at 0.200, 1 fitted (1 counting beyond 20)"
 
 
 def test_a_first_plateau_is_stalled_and_a_continued_one_stuck():

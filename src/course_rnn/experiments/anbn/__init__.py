@@ -46,11 +46,13 @@ two SRNs that separate the architecture from its squashing nonlinearity: a ReLU 
 a squashing SRN only an approximation of one.
 
 **Verdicts** (:func:`~course_rnn.experiments.replication.judge`): a claim about counting is
-checked on the runs that converged (a stalled run counts nothing); when it disagrees with the
-lecture, the deciding runs (the seeds that disagree) are continued to twice their epochs (same
-seed, ``min_epochs``: the first part of the run is identical), together with every stalled run,
-before any row is built (:func:`~course_rnn.experiments.replication.twice_the_budget`), and
-scored again.
+checked on *settled* runs: every stalled run is continued to twice its epochs (same seed,
+``min_epochs``: the first part of the run is identical) and what it became – stuck, or fitted –
+stands in for it (a stuck run counts nothing). When a claim disagrees with the lecture there,
+its deciding runs (the seeds that disagree) are continued to twice their epochs and scored
+again (:func:`~course_rnn.experiments.replication.twice_the_budget`; a deciding run that was a
+stalled run's continuation is continued once more). All of it is trained before any row is
+built; the deciding runs the first runs already point to are trained with the stalled ones.
 
 ``run(scale="quick")`` is what chapter 3 shows (:data:`DEFAULT_SEEDS` seeds of the lecture's
 models, ``extra_seeds`` of the other two, trained in parallel processes); ``scale="paper"`` runs
@@ -338,12 +340,14 @@ class Instability(Record):
 @dataclass
 class Continued(Record):
     """What became of one model's stalled runs continued to twice their epochs and on to their
-    own stop (:func:`recheck`): how many were ``continued``, ``fitted`` then, are ``stuck``
+    own stop (:func:`recheck`): how many were ``continued``, ``fitted`` then (``generalised``:
+    and right beyond the training range), are ``stuck``
     (stalled again; their losses ``stuck_min`` … ``stuck_max``) or ``still_improving`` at the
     cap (``improving_min`` … ``improving_max``)."""
 
     continued: int
     fitted: int
+    generalised: int
     stuck: int
     stuck_min: float | None
     stuck_max: float | None
@@ -364,6 +368,7 @@ class AnbnNumbers(Record):
     test_max_n: int
     doubled: list[DoubledRun]  # the runs continued to twice their epochs
     continued: dict[str, Continued]  # model name -> its stalled runs, continued
+    doubled_again: list[DoubledRun]  # deciding runs that were continuations, continued again
 
 
 def loss_by_phase(model, vocab: Vocab, train_max_n: int) -> LossByPhase:
@@ -479,7 +484,8 @@ def recheck(doubled: Mapping[tuple, RunScore], stalled: Sequence[tuple[str, int]
         still = [d.final_loss for d in again if d.converged and not d.fitted]
         moving = [d.final_loss for d in again if not d.converged]
         result[model_name(model_id, cfg)] = Continued(
-            continued=len(again), fitted=sum(d.fitted for d in again), stuck=len(still),
+            continued=len(again), fitted=sum(d.fitted for d in again),
+            generalised=sum(generalises(d, cfg.train_max_n) for d in again), stuck=len(still),
             stuck_min=min(still, default=None), stuck_max=max(still, default=None),
             still_improving=len(moving), improving_min=min(moving, default=None),
             improving_max=max(moving, default=None))
@@ -495,7 +501,8 @@ def generalises(run: RunScore, train_max_n: int) -> bool:
 
 
 def _counting_share(runs: Sequence[RunScore], train_max_n: int) -> tuple[int, int]:
-    """(converged seeds that generalise, converged seeds): a stalled seed counts nothing."""
+    """(converged seeds that generalise, converged seeds): a seed that did not fit counts
+    nothing."""
     converged = [r for r in runs if r.converged]
     return sum(generalises(r, train_max_n) for r in converged), len(converged)
 
@@ -568,17 +575,25 @@ def stalled_runs(by_model: Mapping[str, Sequence[RunScore]]) -> list[tuple[str, 
             if r.converged and not r.fitted]
 
 
-def to_double(by_model: Mapping[str, Sequence[RunScore]], first: Mapping[str, Measurement],
-              train_max_n: int) -> list[tuple[str, int]]:
-    """The runs continued to twice their epochs: every stalled run, then the deciding runs of
-    each claim in ``first`` that :func:`judge` decides at twice the budget."""
-    wanted = stalled_runs(by_model)
-    for model_id, measurement in first.items():
+def disputed_runs(by_model: Mapping[str, Sequence[RunScore]],
+                  measured: Mapping[str, Measurement], train_max_n: int) -> list[tuple[str, int]]:
+    """The deciding runs of each claim in ``measured`` that :func:`judge` decides at twice the
+    budget."""
+    wanted = []
+    for model_id, measurement in measured.items():
         if needs_twice(measurement):
             involved = [model_id] if model_id != "lstm" else ["lstm", *_rivals(by_model)]
             wanted += deciding_runs({m: by_model[m] for m in involved}, CLAIMS[model_id],
                                     train_max_n)
-    return wanted
+    return list(dict.fromkeys(wanted))
+
+
+def to_double(by_model: Mapping[str, Sequence[RunScore]], first: Mapping[str, Measurement],
+              train_max_n: int) -> list[tuple[str, int]]:
+    """The runs continued to twice their epochs at once: every stalled run, then the deciding
+    runs of each claim in ``first`` that disagrees on the first runs."""
+    return list(dict.fromkeys([*stalled_runs(by_model),
+                               *disputed_runs(by_model, first, train_max_n)]))
 
 
 def continue_runs(min_epochs: Mapping[tuple[str, int], int], resume: Mapping, cfg: AnbnSettings,
@@ -594,20 +609,32 @@ def continue_runs(min_epochs: Mapping[tuple[str, int], int], resume: Mapping, cf
 
 
 def judge_claims(by_model: Mapping[str, list[RunScore]], histories: Mapping, cfg: AnbnSettings,
-                 device=None, progress=None
-                 ) -> tuple[dict[str, Verdict], dict[tuple[str, int], DoubledRun]]:
-    """The lecture's claims judged (``{model id: Verdict}``) and the runs continued to twice
-    their epochs (``{(id, seed): DoubledRun}``): every stalled run and the deciding runs of each
-    claim that disagrees, trained together before any claim is judged; a doubled run stands in
-    for its first in the measurement at twice the budget."""
+                 device=None, progress=None) -> tuple[dict[str, Verdict], dict, dict]:
+    """The lecture's claims judged (``{model id: Verdict}``), the runs continued to twice their
+    epochs (``{(id, seed): DoubledRun}``) and the continued runs continued once more (the same).
+
+    A stalled run has not settled: every one is continued, together with the deciding runs of
+    each claim that disagrees on the first runs, and its continuation stands in for it. Each
+    claim is measured on these settled runs; where it disagrees, its deciding runs at twice
+    their budget decide – those not yet continued (a run whose first budget agreed; a stalled
+    run's continuation, continued again) are trained now."""
     train_n = cfg.train_max_n
+    train_again = partial(continue_runs, cfg=cfg, device=device, progress=progress)
     first = {m: claim_measurement(by_model, m, train_n) for m in CLAIMS if m in by_model}
-    doubled = twice_the_budget(histories, to_double(by_model, first, train_n),
-                               partial(continue_runs, cfg=cfg, device=device, progress=progress))
-    current = {m: [doubled.get((m, r.seed), r) for r in runs] for m, runs in by_model.items()}
+    doubled = twice_the_budget(histories, to_double(by_model, first, train_n), train_again)
+    stalled = set(stalled_runs(by_model))
+    settled = {m: [doubled[m, r.seed] if (m, r.seed) in stalled else r for r in runs]
+               for m, runs in by_model.items()}
+    measured = {m: claim_measurement(settled, m, train_n) for m in first}
+    disputed = disputed_runs(settled, measured, train_n)
+    latest = {**histories, **{p: doubled[p].history for p in stalled}}
+    again = twice_the_budget(latest, [p for p in disputed if p in stalled or p not in doubled],
+                             train_again)
+    twice = {**{p: doubled[p] for p in disputed if p in doubled and p not in stalled}, **again}
+    current = {m: [twice.get((m, r.seed), r) for r in runs] for m, runs in settled.items()}
     verdicts = {m: judge(one, claim_measurement(current, m, train_n) if needs_twice(one)
-                         else None) for m, one in first.items()}
-    return verdicts, doubled
+                         else None) for m, one in measured.items()}
+    return verdicts, doubled, again
 
 
 def claims(summary: Mapping[str, ModelSummary], verdicts: Mapping[str, object],
@@ -617,14 +644,17 @@ def claims(summary: Mapping[str, ModelSummary], verdicts: Mapping[str, object],
     by model id: a Verdict or a label), Gers & Schmidhuber's reach, Weiss et al.'s theory for the
     two extra SRNs, the seeds that stalled and what became of them at twice the epochs
     (``continued``: :func:`recheck`), and the best LSTM's stability across epochs."""
-    return [*no_count_rows(summary, verdicts, cfg, optimum), *lstm_rows(summary, verdicts, cfg),
+    return [*no_count_rows(summary, verdicts, cfg, optimum, continued or {}),
+            *lstm_rows(summary, verdicts, cfg),
             *theory_rows(summary, cfg), *stalled_rows(summary, continued or {}, cfg, optimum),
             *instability_rows(unstable, cfg.train_max_n)]
 
 
 def no_count_rows(summary: Mapping[str, ModelSummary], verdicts: Mapping[str, object],
-                  cfg: AnbnSettings, optimum: float) -> list[Row]:
-    """The lecture's claim that the SRN and the GRU do not count beyond the training range."""
+                  cfg: AnbnSettings, optimum: float,
+                  continued: Mapping[str, Continued] | None = None) -> list[Row]:
+    """The lecture's claim that the SRN and the GRU do not count beyond the training range
+    (``continued``: what became of each model's stalled seeds, :func:`recheck`)."""
     train_n, test_n = cfg.train_max_n, cfg.test_max_n
     rows = []
     for model_id in ("srn", "gru"):
@@ -636,12 +666,15 @@ def no_count_rows(summary: Mapping[str, ModelSummary], verdicts: Mapping[str, ob
             f"{name} ({cfg.hidden_size} units): counts beyond the training range (n ≤ {train_n}, "
             f"tested to {test_n})",
             f"no: its state saturates ({LECTURE})", _fitted_text(s, train_n),
-            _no_count_note(s, train_n, cfg.tolerance, optimum), verdicts.get(model_id, "")))
+            _no_count_note(s, train_n, cfg.tolerance, optimum, (continued or {}).get(name)),
+            verdicts.get(model_id, "")))
     return rows
 
 
-def _no_count_note(s: ModelSummary, train_max_n: int, tolerance: float, optimum: float) -> str:
-    """What the seeds of a model the lecture says cannot count did, in words."""
+def _no_count_note(s: ModelSummary, train_max_n: int, tolerance: float, optimum: float,
+                   again: Continued | None = None) -> str:
+    """What the seeds of a model the lecture says cannot count did, in words (``again``: what
+    became of its stalled seeds, continued)."""
     if not s.converged:
         note = "no seed converged: the cap on epochs came first, so nothing is compared"
     elif not s.fitted:
@@ -654,7 +687,10 @@ def _no_count_note(s: ModelSummary, train_max_n: int, tolerance: float, optimum:
     else:
         note = f"no fitted seed is right on every n ≤ {train_max_n + 1}"
     if s.fitted and s.stalled:
-        note += f"; {s.stalled} seed(s) stalled above the optimum (a stalled seed counts nothing)"
+        note += f"; {s.stalled} seed(s) stalled above the optimum (a stuck seed counts nothing)"
+    if again and again.generalised:
+        note += (f"; continued, {again.generalised} stalled seed(s) fitted and count beyond "
+                 f"{train_max_n}: the verdict is judged on the continued runs")
     return note
 
 
@@ -668,9 +704,9 @@ def lstm_rows(summary: Mapping[str, ModelSummary], verdicts: Mapping[str, object
         return []
     s = summary[name]
     rivals = [model_name(m, cfg) for m in ("srn", "gru") if model_name(m, cfg) in summary]
-    note = ("the share of converged seeds that fit and count, against the "
+    note = ("the share of settled seeds that fit and count, against the "
             + (" and the ".join(f"{r}'s" for r in rivals) or "rivals'")
-            + " (a seed stalled above the optimum counts as not counting)")
+            + " (a stalled seed stands for its continuation; a stuck one counts as not counting)")
     best = s.max_correct_n_best_seed
     return [
         Row(f"LSTM ({cfg.hidden_size} units): counts beyond the training range, more often than "
@@ -712,7 +748,7 @@ def stalled_rows(summary: Mapping[str, ModelSummary], continued: Mapping[str, Co
         ours = (f"{s.stalled}/{s.n_seeds} seeds stalled at "
                 f"{_span(s.stalled_loss_min, s.stalled_loss_max)} nats")
         if name in continued:
-            ours += f"; at twice the epochs: {_twice_text(continued[name])}"
+            ours += f"; at twice the epochs: {_twice_text(continued[name], cfg.train_max_n)}"
         rows.append(Row(
             f"{name}: seeds that fail to learn n ≤ {cfg.train_max_n}", "— (not reported)", ours,
             f"stalled: the training loss improved by < {cfg.min_delta:.1%} over "
@@ -722,14 +758,16 @@ def stalled_rows(summary: Mapping[str, ModelSummary], continued: Mapping[str, Co
     return rows
 
 
-def _twice_text(again: Continued) -> str:
-    """"1 stuck at 0.280, 0 fitted" (and how many still improve at the cap)."""
+def _twice_text(again: Continued, train_max_n: int) -> str:
+    """"1 stuck at 0.280, 0 fitted" (and how many still improve at the cap, how many fitted
+    count beyond ``train_max_n``)."""
     parts = [f"{again.stuck} stuck"
              + (f" at {_span(again.stuck_min, again.stuck_max)}" if again.stuck else "")]
     if again.still_improving:
         parts.append(f"{again.still_improving} still improving at the cap, at "
                      f"{_span(again.improving_min, again.improving_max)}")
-    parts.append(f"{again.fitted} fitted")
+    counting = f" ({again.generalised} counting beyond {train_max_n})" if again.generalised else ""
+    parts.append(f"{again.fitted} fitted{counting}")
     return ", ".join(parts)
 
 
@@ -836,7 +874,8 @@ def curves_figures(histories: Mapping, cfg: AnbnSettings, optimum: float) -> dic
 class AnbnArtefacts:
     """What the chapter reads beyond the numbers (not saved): the trained ``models`` and their
     ``histories`` keyed by (model id, seed), e.g. ("lstm", 0), the ``vocab`` and ``language``,
-    and the ``doubled`` runs ((model id, seed) → (network, history))."""
+    and the continued runs, the latest continuation of each ((model id, seed) → (network,
+    history)): :attr:`AnbnNumbers.doubled` and ``doubled_again``."""
 
     models: dict[tuple[str, int], object]
     histories: dict[tuple[str, int], History]
@@ -855,7 +894,9 @@ def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=N
     training optimum; ``lstm_instability``, the best fitted LSTM's per-epoch range
     (:func:`instability`); ``doubled``, the runs continued to twice their epochs (the stalled
     ones, and the deciding ones of a claim that disagreed); ``continued``, per model name,
-    what became of its stalled seeds then (:func:`recheck`). ``runs``: every training history by
+    what became of its stalled seeds then (:func:`recheck`); ``doubled_again``, the deciding
+    runs of a claim that disagreed on the settled runs only, continued then (a stalled run's
+    continuation continued once more; :func:`judge_claims`). ``runs``: every training history by
     name ("LSTM seed 0", "GRU seed 2 (twice the budget)"). ``artefacts`` is an
     :class:`AnbnArtefacts`: ``models`` and ``histories`` keyed by (model id, seed), e.g.
     ("lstm", 0), ``doubled`` (the same for the continued runs), ``vocab`` and ``language``.
@@ -876,21 +917,24 @@ def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=N
     scores = {p: score_run(*p, models[p], histories[p], cfg) for p in pairs}
     runs = list(scores.values())
     by_model = {m: [scores[p] for p in pairs if p[0] == m] for m in cfg.models}
-    verdicts, doubled = judge_claims(by_model, histories, cfg, device, progress)
+    verdicts, doubled, again = judge_claims(by_model, histories, cfg, device, progress)
     summary = summarise(runs, train_n)
     continued = recheck(doubled, stalled_runs(by_model), cfg)
     unstable = lstm_instability(runs, train_n)
     named = {f"{model_name(m, cfg)} seed {s}": histories[m, s] for m, s in pairs}
     named.update({f"{model_name(m, cfg)} seed {s} (twice the budget)": d.history
                   for (m, s), d in doubled.items()})
+    named.update({f"{model_name(m, cfg)} seed {s} (twice the budget"
+                  + (", again)" if (m, s) in doubled else ")"): d.history
+                  for (m, s), d in again.items()})
     numbers = AnbnNumbers(runs, summary, optimum, unstable, train_n, test_n,
-                          list(doubled.values()), continued)
+                          list(doubled.values()), continued, list(again.values()))
     figures = {"final": final_figure(runs, train_n, test_n)}
     if any(r.id == "lstm" for r in runs):
         figures["lstm_epochs"] = epochs_figure(runs, train_n)
     figures.update(curves_figures(histories, cfg, optimum))
     artefacts = AnbnArtefacts(models, histories, vocab, language,
-                              {p: (d.network, d.history) for p, d in doubled.items()})
+                              {p: (d.network, d.history) for p, d in {**doubled, **again}.items()})
     rows = claims(summary, verdicts, unstable, cfg, optimum, continued)
     return setup.replication(numbers, rows, figures, artefacts, named)
 
