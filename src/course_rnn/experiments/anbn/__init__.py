@@ -678,9 +678,11 @@ def _no_count_note(s: ModelSummary, train_max_n: int, tolerance: float, optimum:
     if not s.converged:
         note = "no seed converged: the cap on epochs came first, so nothing is compared"
     elif not s.fitted:
-        note = (f"no seed fitted the training set (a seed has fitted when its training loss is "
-                f"within {tolerance:g} nats of the optimum {optimum:.4f}): it fails before "
-                "counting is tested, so it cannot count beyond the training range either")
+        note = (f"no seed fitted the training set in its first budget (a seed has fitted when its "
+                f"training loss is within {tolerance:g} nats of the optimum {optimum:.4f})")
+        if not (again and again.fitted):
+            note += (": it fails before counting is tested, so it cannot count beyond the "
+                     "training range either")
     elif s.generalised:
         note = (f"{s.generalised} fitted seed(s) get every n right beyond {train_max_n}: "
                 "some counting past the training range, as a squashing unit can for a while")
