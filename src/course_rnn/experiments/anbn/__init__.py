@@ -341,9 +341,9 @@ class Instability(Record):
 class Continued(Record):
     """What became of one model's stalled runs continued to twice their epochs and on to their
     own stop (:func:`recheck`): how many were ``continued``, ``fitted`` then (``generalised``:
-    and right beyond the training range), are ``stuck``
-    (stalled again; their losses ``stuck_min`` … ``stuck_max``) or ``still_improving`` at the
-    cap (``improving_min`` … ``improving_max``)."""
+    and right beyond the training range), are ``stuck`` (stalled again; their losses
+    ``stuck_min`` … ``stuck_max``) or ``still_improving`` at the cap (``improving_min`` …
+    ``improving_max``)."""
 
     continued: int
     fitted: int
