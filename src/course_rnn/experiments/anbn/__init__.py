@@ -578,22 +578,22 @@ def stalled_runs(by_model: Mapping[str, Sequence[RunScore]]) -> list[tuple[str, 
 def disputed_runs(by_model: Mapping[str, Sequence[RunScore]],
                   measured: Mapping[str, Measurement], train_max_n: int) -> list[tuple[str, int]]:
     """The deciding runs of each claim in ``measured`` that :func:`judge` decides at twice the
-    budget."""
+    budget (a run may be listed twice: :func:`~course_rnn.experiments.replication.
+    twice_the_budget` trains it once)."""
     wanted = []
     for model_id, measurement in measured.items():
         if needs_twice(measurement):
             involved = [model_id] if model_id != "lstm" else ["lstm", *_rivals(by_model)]
             wanted += deciding_runs({m: by_model[m] for m in involved}, CLAIMS[model_id],
                                     train_max_n)
-    return list(dict.fromkeys(wanted))
+    return wanted
 
 
 def to_double(by_model: Mapping[str, Sequence[RunScore]], first: Mapping[str, Measurement],
               train_max_n: int) -> list[tuple[str, int]]:
     """The runs continued to twice their epochs at once: every stalled run, then the deciding
     runs of each claim in ``first`` that disagrees on the first runs."""
-    return list(dict.fromkeys([*stalled_runs(by_model),
-                               *disputed_runs(by_model, first, train_max_n)]))
+    return [*stalled_runs(by_model), *disputed_runs(by_model, first, train_max_n)]
 
 
 def continue_runs(min_epochs: Mapping[tuple[str, int], int], resume: Mapping, cfg: AnbnSettings,
@@ -644,15 +644,16 @@ def claims(summary: Mapping[str, ModelSummary], verdicts: Mapping[str, object],
     by model id: a Verdict or a label), Gers & Schmidhuber's reach, Weiss et al.'s theory for the
     two extra SRNs, the seeds that stalled and what became of them at twice the epochs
     (``continued``: :func:`recheck`), and the best LSTM's stability across epochs."""
-    return [*no_count_rows(summary, verdicts, cfg, optimum, continued or {}),
-            *lstm_rows(summary, verdicts, cfg),
-            *theory_rows(summary, cfg), *stalled_rows(summary, continued or {}, cfg, optimum),
+    continued = continued or {}
+    return [*no_count_rows(summary, verdicts, cfg, optimum, continued),
+            *lstm_rows(summary, verdicts, cfg), *theory_rows(summary, cfg),
+            *stalled_rows(summary, continued, cfg, optimum),
             *instability_rows(unstable, cfg.train_max_n)]
 
 
 def no_count_rows(summary: Mapping[str, ModelSummary], verdicts: Mapping[str, object],
                   cfg: AnbnSettings, optimum: float,
-                  continued: Mapping[str, Continued] | None = None) -> list[Row]:
+                  continued: Mapping[str, Continued]) -> list[Row]:
     """The lecture's claim that the SRN and the GRU do not count beyond the training range
     (``continued``: what became of each model's stalled seeds, :func:`recheck`)."""
     train_n, test_n = cfg.train_max_n, cfg.test_max_n
@@ -666,7 +667,7 @@ def no_count_rows(summary: Mapping[str, ModelSummary], verdicts: Mapping[str, ob
             f"{name} ({cfg.hidden_size} units): counts beyond the training range (n ≤ {train_n}, "
             f"tested to {test_n})",
             f"no: its state saturates ({LECTURE})", _fitted_text(s, train_n),
-            _no_count_note(s, train_n, cfg.tolerance, optimum, (continued or {}).get(name)),
+            _no_count_note(s, train_n, cfg.tolerance, optimum, continued.get(name)),
             verdicts.get(model_id, "")))
     return rows
 
