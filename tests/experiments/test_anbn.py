@@ -21,7 +21,7 @@ from course_rnn.metrics import anbn_generalisation
 from course_rnn.models import build_model
 from course_rnn.training import evaluate_loss, tally
 
-TINY = dict(hidden_size=2, wide_hidden_size=3, train_max_n=4, test_max_n=7, repeats=1, batch_size=4,
+TINY = dict(hidden_size=2, wide_hidden_size=3, train_max_n=4, test_max_n=8, repeats=1, batch_size=4,
             epochs=5, patience=3, lr_patience=2, eval_every=1, extra_seeds=1)
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -256,15 +256,16 @@ def test_no_count_counts_converged_seeds_and_waits_for_them():
     stalled = [fake("srn", s, True, 2, fitted=False) for s in range(3)]
     m = anbn.no_count_measurement(stalled, 20)  # did not fit: counts nothing
     assert m.converged and m.agrees and m.value == 0
-    mixed = [fake("gru", 0, True, 20), fake("gru", 1, True, 25),
-             fake("gru", 2, True, 30, fitted=False)]  # a stalled seed never "generalises"
+    mixed = [fake("gru", 0, True, 20), fake("gru", 1, True, 45),
+             fake("gru", 2, True, 50, fitted=False),  # a stalled seed never "generalises"
+             fake("gru", 3, True, 39)]  # right part-way to twice the training range: no count
     m = anbn.no_count_measurement(mixed, 20)
-    assert m.converged and not m.agrees and m.value == 1 and m.gap == pytest.approx(1 / 3)
-    assert anbn.no_count_measurement(mixed[:1], 20).agrees
+    assert m.converged and not m.agrees and m.value == 1 and m.gap == pytest.approx(1 / 4)
+    assert anbn.no_count_measurement(mixed[:1] + mixed[2:], 20).agrees
 
 
 def test_lstm_best_compares_shares_of_converged_seeds():
-    lstm = [fake("lstm", s, True, r) for s, r in enumerate([45, 60, 12, 25])]
+    lstm = [fake("lstm", s, True, r) for s, r in enumerate([45, 60, 12, 40])]
     gru = [fake("gru", s, True, r) for s, r in enumerate([20, 22, 15, 19])]
     m = anbn.lstm_best_measurement(lstm, [gru], 20)
     assert m.agrees and m.value == pytest.approx(0.75) and m.gap == 0
@@ -278,7 +279,7 @@ def test_lstm_best_compares_shares_of_converged_seeds():
 
 
 def test_deciding_and_stalled_runs():
-    runs = {"gru": [fake("gru", 0, True, 25), fake("gru", 1, True, 20),
+    runs = {"gru": [fake("gru", 0, True, 45), fake("gru", 1, True, 25),
                     fake("gru", 2, False, 30), fake("gru", 3, True, 2, fitted=False)],
             "lstm": [fake("lstm", 0, True, 60), fake("lstm", 1, True, 15),
                      fake("lstm", 2, True, 1, fitted=False)]}
@@ -295,7 +296,7 @@ def _fake_histories(by_model, epochs=7.0):
 def test_a_disagreement_is_checked_at_twice_the_budget(monkeypatch):
     """The GRU counts on one fitted seed; continued, it no longer does: budget-limited."""
     cfg = anbn.SETTINGS.at("quick", {"models": ["gru", "lstm"]})
-    by_model = {"gru": [fake("gru", 0, True, 25), fake("gru", 1, True, 20)],
+    by_model = {"gru": [fake("gru", 0, True, 45), fake("gru", 1, True, 20)],
                 "lstm": [fake("lstm", 0, True, 45), fake("lstm", 1, True, 40)]}
     asked = []
 
@@ -321,7 +322,7 @@ def test_stalled_runs_are_continued_and_reported(monkeypatch):
     one that stalls again there is stuck."""
     cfg = anbn.SETTINGS.at("quick", {"models": ["srn", "lstm"]})
     by_model = {"srn": [fake("srn", 0, True, 3, fitted=False, loss=0.29),
-                        fake("srn", 1, True, 21)],
+                        fake("srn", 1, True, 41)],
                 "lstm": [fake("lstm", 0, True, 45)]}
     asked = []
 
@@ -332,7 +333,7 @@ def test_stalled_runs_are_continued_and_reported(monkeypatch):
 
     def rescore(m, s, *rest, continued=False):  # the stalled SRN stalls again; the counting
         assert continued  # SRN still counts
-        return fake(m, s, True, 3, fitted=False, loss=0.28) if s == 0 else fake(m, s, True, 22)
+        return fake(m, s, True, 3, fitted=False, loss=0.28) if s == 0 else fake(m, s, True, 42)
 
     monkeypatch.setattr(anbn, "train_all", train_all)
     monkeypatch.setattr(anbn, "score_run", rescore)
@@ -344,7 +345,7 @@ def test_stalled_runs_are_continued_and_reported(monkeypatch):
     assert summary["SRN"].stalled == 1 and summary["SRN"].stalled_loss_min == 0.29
     again = anbn.recheck(doubled, anbn.stalled_runs(by_model), cfg)
     assert again == {"SRN": anbn.Continued(
-        continued=1, fitted=0, generalised=0, stuck=1, stuck_min=0.28, stuck_max=0.28,
+        continued=1, fitted=0, generalised=0, part_way=0, stuck=1, stuck_min=0.28, stuck_max=0.28,
         still_improving=0, improving_min=None, improving_max=None)}
     rows = anbn.claims(summary, verdicts, None, cfg, 0.136, again)
     stalled_row = next(r for r in rows if "fail to learn" in r.quantity)
@@ -377,7 +378,7 @@ def test_a_stalled_run_that_learns_when_continued_is_judged_and_continued_again(
     def rescore(m, s, *rest, continued=False):  # seed 0 fits and counts once continued; seed 1
         assert continued  # stalls again (stuck); continued again, seed 0 counts no more
         if len(asked) == 1:
-            return fake(m, s, True, 25) if s == 0 else fake(m, s, True, 3, fitted=False)
+            return fake(m, s, True, 45) if s == 0 else fake(m, s, True, 3, fitted=False)
         return fake(m, s, True, 18)
 
     monkeypatch.setattr(anbn, "train_all", train_all)
@@ -389,7 +390,22 @@ def test_a_stalled_run_that_learns_when_continued_is_judged_and_continued_again(
     assert verdicts["srn"].label == "budget-limited" and verdicts["lstm"].label == "agrees"
     summary = anbn.recheck(doubled, anbn.stalled_runs(by_model), cfg)["SRN"]
     assert (summary.fitted, summary.generalised, summary.stuck) == (1, 1, 1)
-    assert anbn._twice_text(summary, 20) == "1 stuck at 0.200, 1 fitted (1 counting beyond 20)"
+    assert anbn._twice_text(summary, 20) == \
+        "1 stuck at 0.200, 1 fitted (1 right past 20, 1 up to 40)"
+
+
+def test_generalisation_is_graded_by_how_far_past_training_a_run_is_right():
+    """Right past the training range is not yet counting: a run counts when it is right up to
+    twice the longest training n; the claims and the summaries read that."""
+    assert anbn.counting_n(20) == 40
+    grades = {n: anbn.outcome(True, True, n, 20) for n in (19, 20, 21, 39, 40, 60)}
+    assert grades == {19: "learned, did not generalise", 20: "learned, did not generalise",
+                      21: "generalised part-way", 39: "generalised part-way",
+                      40: "generalised", 60: "generalised"}
+    runs = [fake("gru", s, True, n) for s, n in enumerate([20, 23, 39, 40, 60])]
+    summary = anbn.summarise(runs, 20)["GRU"]
+    assert (summary.fitted, summary.part_way, summary.generalised) == (5, 2, 2)
+    assert [anbn.generalises(r, 20) for r in runs] == [False, False, False, True, True]
 
 
 def test_a_first_plateau_is_stalled_and_a_continued_one_stuck():
@@ -398,7 +414,7 @@ def test_a_first_plateau_is_stalled_and_a_continued_one_stuck():
     assert anbn.outcome(True, False, 3, 20) == "stalled"
     assert anbn.outcome(True, False, 3, 20, continued=True) == "failed to learn"
     assert anbn.outcome(False, False, 3, 20, continued=True) == "not converged"
-    assert anbn.outcome(True, True, 21, 20, continued=True) == "generalised"
+    assert anbn.outcome(True, True, 40, 20, continued=True) == "generalised"
     first = replace(fake("srn", 0, True, 3, fitted=False), outcome="stalled",
                     stopped="criterion met")
     again = replace(first, outcome="failed to learn")
@@ -411,10 +427,16 @@ def test_a_first_plateau_is_stalled_and_a_continued_one_stuck():
 def test_a_model_that_never_fits_is_named():
     summary = {name: anbn.ModelSummary(
         n_seeds=3, converged=3, fitted=f, stalled=3 - f, stalled_loss_min=0.27,
-        stalled_loss_max=0.30, generalised=g, max_correct_n_mean=30.0, max_correct_n_se=1.0,
-        best_seed=0, max_correct_n_best_seed=45, lowest_final_loss=0.27, epochs_mean=50.0,
-        best_epoch_any_seed=45) for name, f, g in [("SRN", 0, 0), ("GRU", 3, 1), ("LSTM", 3, 2)]}
+        stalled_loss_max=0.30, generalised=g, part_way=p, max_correct_n_mean=30.0,
+        max_correct_n_se=1.0, best_seed=0, max_correct_n_best_seed=best, lowest_final_loss=0.27,
+        epochs_mean=50.0, best_epoch_any_seed=45)
+        for name, f, g, p, best in [("SRN", 0, 0, 0, None), ("GRU", 3, 0, 2, 23),
+                                    ("LSTM", 3, 2, 1, 45)]}
     rows = anbn.claims(summary, {}, None, anbn.SETTINGS["quick"], 0.136)
     assert rows[0].note.startswith("no seed fitted the training set")
     assert rows[0].ours == "fitted 0/3 seeds (3 stalled above the optimum); lowest final loss 0.270"
+    assert rows[1].quantity.startswith("GRU (4 units): counts, right on every n ≤ 40")
+    assert rows[1].note.startswith("2 fitted seed(s) are right a few steps past 20 (best 23), "
+                                   "none up to 40: an approximate counter")
+    assert "of those, 2/3 count (right up to 40), 1 more part-way past 20" in rows[2].ours
     assert "against the SRN's and the GRU's" in rows[2].note

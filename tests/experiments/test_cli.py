@@ -221,7 +221,7 @@ SMOKE = {
                       embedding_dim=4, context=2, batch=64, eval_every=10, patience=1,
                       min_delta=0.05, max_epochs=1),
     "elman-clusters": dict(hidden_size=8, sentences=300, epochs=2, probe=300),
-    "anbn": dict(hidden_size=2, wide_hidden_size=3, train_max_n=4, test_max_n=7, repeats=1,
+    "anbn": dict(hidden_size=2, wide_hidden_size=3, train_max_n=4, test_max_n=8, repeats=1,
                  batch_size=4, epochs=5, patience=3, extra_seeds=1),
     "decay-rnn-agreement": dict(n_train=120, hidden_size=8, embedding=8, max_epochs=2, patience=2,
                                 batch_size=64, n_test=40, alpha_inits=[0.3, 0.8], alpha_every=1,

@@ -36,8 +36,12 @@ turns that into
 
     max_correct_n = max { N ≤ N_test : every n ≤ N is right },
 
-recorded at every evaluation (every ``eval_every`` epochs) and scored on the final model. A
-fitted run *generalises* when its max_correct_n exceeds N_train.
+recorded at every evaluation (every ``eval_every`` epochs) and scored on the final model.
+Generalisation is graded by how far past the training range a fitted run is right: it
+*generalised* – it counts – when it is right on every n up to at least twice N_train
+(max_correct_n ≥ 2 N_train, :data:`COUNTS_TO`; chapter 3 traces a^40 b^40, double the longest
+training string); it *generalised part-way* when it is right beyond N_train but not that far,
+as an approximate counter is for a few steps; otherwise it *learned, did not generalise*.
 
 Models (:data:`MODELS`): the lecture's SRN (tanh), GRU and LSTM with ``hidden_size`` units, and
 two SRNs that separate the architecture from its squashing nonlinearity: a ReLU SRN with
@@ -98,6 +102,7 @@ from ..replication import (
 from ..setup import begin
 from ..workers import parallel_map
 from .settings import (
+    COUNTS_TO,
     DEFAULT_SEEDS,
     EXTRA_MODELS,
     LECTURE_MODELS,  # noqa: F401 (the chapters read anbn.LECTURE_MODELS)
@@ -112,15 +117,16 @@ from .settings import (
 LECTURE = "Levy 2023, slides 'Hidden & cell state contents' and 'Summary'"
 GERS = "Gers & Schmidhuber 2001"
 WEISS = "Weiss, Goldberg & Yahav 2018"
-#: The lecture's claim about each of its models: the SRN and the GRU do not count beyond the
-#: training range, the LSTM does, more often than they ("works the best").
+#: The lecture's claim about each of its models: the SRN and the GRU do not count, the LSTM
+#: does, more often than they ("works the best"). A run counts when it is right on every n up
+#: to COUNTS_TO times the longest training n (:func:`counting_n`).
 CLAIMS = {"srn": "no count", "gru": "no count", "lstm": "lstm best"}
 #: What became of a run: it reached the cap first; it stalled above the optimum (converged,
 #: training set not fitted); continued to twice its epochs, it stalled there again (stuck);
 #: it fitted but got some n ≤ N_train + 1 wrong; it fitted and was right beyond the training
-#: range.
+#: range but not up to COUNTS_TO × N_train; it fitted and was right up to there or further.
 OUTCOMES = ("not converged", "stalled", "failed to learn", "learned, did not generalise",
-            "generalised")
+            "generalised part-way", "generalised")
 #: A run's ending in the glossary's words (:func:`~course_rnn.training.tally`), by outcome.
 ENDING_OF = {"stalled": "stalled", "failed to learn": "stuck"}
 
@@ -305,7 +311,8 @@ class DoubledRun(RunScore):
 class ModelSummary(Record):
     """One model's seeds (:func:`summarise`): how many converged, fitted, stalled above the
     optimum (with the range of their final losses) or hit the cap; how many fitted seeds
-    generalised; max_correct_n over the fitted seeds (mean, SE, the best and its seed; None
+    generalised (count up to twice the training range) and how many only ``part_way``;
+    max_correct_n over the fitted seeds (mean, SE, the best and its seed; None
     when none fitted); the lowest final loss; the mean epochs and the best epoch of any
     seed."""
 
@@ -316,6 +323,7 @@ class ModelSummary(Record):
     stalled_loss_min: float | None
     stalled_loss_max: float | None
     generalised: int
+    part_way: int
     max_correct_n_mean: float | None
     max_correct_n_se: float | None
     best_seed: int | None
@@ -341,13 +349,15 @@ class Instability(Record):
 class Continued(Record):
     """What became of one model's stalled runs continued to twice their epochs and on to their
     own stop (:func:`recheck`): how many were ``continued``, ``fitted`` then (``generalised``:
-    and right beyond the training range), are ``stuck`` (stalled again; their losses
+    and counting, right up to twice the training range; ``part_way``: right beyond it, not
+    that far), are ``stuck`` (stalled again; their losses
     ``stuck_min`` … ``stuck_max``) or ``still_improving`` at the cap (``improving_min`` …
     ``improving_max``)."""
 
     continued: int
     fitted: int
     generalised: int
+    part_way: int
     stuck: int
     stuck_min: float | None
     stuck_max: float | None
@@ -394,7 +404,15 @@ def outcome(converged: bool, fitted: bool, max_correct_n: int, train_max_n: int,
         return "not converged"
     if not fitted:
         return "failed to learn" if continued else "stalled"
-    return "generalised" if max_correct_n > train_max_n else "learned, did not generalise"
+    if max_correct_n >= counting_n(train_max_n):
+        return "generalised"
+    return "generalised part-way" if max_correct_n > train_max_n else "learned, did not generalise"
+
+
+def counting_n(train_max_n: int) -> int:
+    """The n up to which a run must be right on every string to count: :data:`COUNTS_TO`
+    times the longest training n (40 for n ≤ 20)."""
+    return COUNTS_TO * train_max_n
 
 
 def score_run(model_id: str, seed: int, model, history, cfg: AnbnSettings,
@@ -443,7 +461,8 @@ def summarise(runs: Sequence[RunScore], train_max_n: int) -> dict[str, ModelSumm
             n_seeds=len(mine), converged=sum(r.converged for r in mine), fitted=len(fitted),
             stalled=len(stalled), stalled_loss_min=min(stalled, default=None),
             stalled_loss_max=max(stalled, default=None),
-            generalised=sum(v > train_max_n for v in finals),
+            generalised=sum(v >= counting_n(train_max_n) for v in finals),
+            part_way=sum(train_max_n < v < counting_n(train_max_n) for v in finals),
             max_correct_n_mean=mean, max_correct_n_se=se,
             best_seed=best.seed if best else None,
             max_correct_n_best_seed=best.max_correct_n if best else None,
@@ -485,7 +504,8 @@ def recheck(doubled: Mapping[tuple, RunScore], stalled: Sequence[tuple[str, int]
         moving = [d.final_loss for d in again if not d.converged]
         result[model_name(model_id, cfg)] = Continued(
             continued=len(again), fitted=sum(d.fitted for d in again),
-            generalised=sum(generalises(d, cfg.train_max_n) for d in again), stuck=len(still),
+            generalised=sum(generalises(d, cfg.train_max_n) for d in again),
+            part_way=sum(d.outcome == "generalised part-way" for d in again), stuck=len(still),
             stuck_min=min(still, default=None), stuck_max=max(still, default=None),
             still_improving=len(moving), improving_min=min(moving, default=None),
             improving_max=max(moving, default=None))
@@ -496,8 +516,9 @@ def recheck(doubled: Mapping[tuple, RunScore], stalled: Sequence[tuple[str, int]
 
 
 def generalises(run: RunScore, train_max_n: int) -> bool:
-    """A fitted run right on every n up to beyond the training range."""
-    return bool(run.fitted) and run.max_correct_n > train_max_n
+    """A fitted run that counts: right on every n up to twice the training range
+    (:func:`counting_n`) or further."""
+    return bool(run.fitted) and run.max_correct_n >= counting_n(train_max_n)
 
 
 def _counting_share(runs: Sequence[RunScore], train_max_n: int) -> tuple[int, int]:
@@ -513,8 +534,8 @@ def _share(runs: Sequence[RunScore], train_max_n: int) -> float:
 
 
 def no_count_measurement(runs: Sequence[RunScore], train_max_n: int) -> Measurement:
-    """The lecture's claim for the SRN and the GRU: no seed counts beyond the training range.
-    Value: converged seeds that do (fitted and right beyond N_train); gap: their share. Every
+    """The lecture's claim for the SRN and the GRU: no seed counts. Value: converged seeds that
+    do (fitted and right up to twice N_train, :func:`generalises`); gap: their share. Every
     seed's convergence is behind it."""
     k, converged = _counting_share(runs, train_max_n)
     return Measurement(k, agrees=k == 0, gap=k / max(converged, 1),
@@ -523,7 +544,7 @@ def no_count_measurement(runs: Sequence[RunScore], train_max_n: int) -> Measurem
 
 def lstm_best_measurement(lstm: Sequence[RunScore], rivals: Sequence[Sequence[RunScore]],
                           train_max_n: int) -> Measurement:
-    """The lecture's claim for the LSTM: it counts beyond the training range, and more often
+    """The lecture's claim for the LSTM: it counts (:func:`generalises`), and more often
     than the SRN and the GRU ("works the best"). Value: the share of converged LSTM seeds that
     generalise; it agrees when some do and the share beats that of every rival. Gap: the share
     of seeds the LSTM would have to gain to lead (one seed when it ties)."""
@@ -654,8 +675,8 @@ def claims(summary: Mapping[str, ModelSummary], verdicts: Mapping[str, object],
 def no_count_rows(summary: Mapping[str, ModelSummary], verdicts: Mapping[str, object],
                   cfg: AnbnSettings, optimum: float,
                   continued: Mapping[str, Continued]) -> list[Row]:
-    """The lecture's claim that the SRN and the GRU do not count beyond the training range
-    (``continued``: what became of each model's stalled seeds, :func:`recheck`)."""
+    """The lecture's claim that the SRN and the GRU do not count (``continued``: what became of
+    each model's stalled seeds, :func:`recheck`)."""
     train_n, test_n = cfg.train_max_n, cfg.test_max_n
     rows = []
     for model_id in ("srn", "gru"):
@@ -664,8 +685,8 @@ def no_count_rows(summary: Mapping[str, ModelSummary], verdicts: Mapping[str, ob
             continue
         s = summary[name]
         rows.append(Row(
-            f"{name} ({cfg.hidden_size} units): counts beyond the training range (n ≤ {train_n}, "
-            f"tested to {test_n})",
+            f"{name} ({cfg.hidden_size} units): counts, right on every n ≤ "
+            f"{counting_n(train_n)} (trained on n ≤ {train_n}, tested to {test_n})",
             f"no: its state saturates ({LECTURE})", _fitted_text(s, train_n),
             _no_count_note(s, train_n, cfg.tolerance, optimum, continued.get(name)),
             verdicts.get(model_id, "")))
@@ -682,18 +703,22 @@ def _no_count_note(s: ModelSummary, train_max_n: int, tolerance: float, optimum:
         note = (f"no seed fitted the training set in its first budget (a seed has fitted when its "
                 f"training loss is within {tolerance:g} nats of the optimum {optimum:.4f})")
         if not (again and again.fitted):
-            note += (": it fails before counting is tested, so it cannot count beyond the "
-                     "training range either")
+            note += ": it fails before counting is tested, so it cannot count either"
     elif s.generalised:
-        note = (f"{s.generalised} fitted seed(s) get every n right beyond {train_max_n}: "
-                "some counting past the training range, as a squashing unit can for a while")
+        note = (f"{s.generalised} fitted seed(s) get every n right up to "
+                f"{counting_n(train_max_n)} or further: they count")
+    elif s.part_way:
+        note = (f"{s.part_way} fitted seed(s) are right a few steps past {train_max_n} (best "
+                f"{s.max_correct_n_best_seed}), none up to {counting_n(train_max_n)}: an "
+                "approximate counter, as a squashing unit can be for a while")
     else:
         note = f"no fitted seed is right on every n ≤ {train_max_n + 1}"
     if s.fitted and s.stalled:
         note += f"; {s.stalled} seed(s) stalled above the optimum (a stuck seed counts nothing)"
-    if again and again.generalised:
-        note += (f"; continued, {again.generalised} stalled seed(s) fitted and count beyond "
-                 f"{train_max_n}: the verdict is judged on the continued runs")
+    if again and (again.generalised or again.part_way):
+        note += (f"; continued, {again.generalised + again.part_way} stalled seed(s) fitted and "
+                 f"are right past {train_max_n} ({again.generalised} up to "
+                 f"{counting_n(train_max_n)}): the verdict is judged on the continued runs")
     return note
 
 
@@ -712,8 +737,8 @@ def lstm_rows(summary: Mapping[str, ModelSummary], verdicts: Mapping[str, object
             + " (a stalled seed stands for its continuation; a stuck one counts as not counting)")
     best = s.max_correct_n_best_seed
     return [
-        Row(f"LSTM ({cfg.hidden_size} units): counts beyond the training range, more often than "
-            "SRN and GRU",
+        Row(f"LSTM ({cfg.hidden_size} units): counts (right on every n ≤ {counting_n(train_n)}), "
+            "more often than SRN and GRU",
             f"yes: \"for classic counting language, LSTM works the best\" ({LECTURE})",
             _fitted_text(s, train_n), note, verdicts.get("lstm", "")),
         Row("LSTM: best fitted seed's max_correct_n",
@@ -730,7 +755,8 @@ def theory_rows(summary: Mapping[str, ModelSummary], cfg: AnbnSettings) -> list[
     """Weiss et al.'s theory about the two extra SRNs (a theorem, not a training result)."""
     theory = {"srn-relu": "can implement an exact counter (theory: finite precision)",
               "srn-wide": "can only approximate a counter: a squashing unit saturates (theory)"}
-    return [Row(f"{name}: counts beyond the training range", f"{claim} ({WEISS})",
+    return [Row(f"{name}: counts (right on every n ≤ {counting_n(cfg.train_max_n)})",
+                f"{claim} ({WEISS})",
                 _fitted_text(summary[name], cfg.train_max_n),
                 "a theorem about what the weights can express, not about what training finds",
                 "not comparable")
@@ -763,42 +789,46 @@ def stalled_rows(summary: Mapping[str, ModelSummary], continued: Mapping[str, Co
 
 def _twice_text(again: Continued, train_max_n: int) -> str:
     """"1 stuck at 0.280, 0 fitted" (and how many still improve at the cap, how many fitted
-    count beyond ``train_max_n``)."""
+    are right past ``train_max_n`` and how many count)."""
     parts = [f"{again.stuck} stuck"
              + (f" at {_span(again.stuck_min, again.stuck_max)}" if again.stuck else "")]
     if again.still_improving:
         parts.append(f"{again.still_improving} still improving at the cap, at "
                      f"{_span(again.improving_min, again.improving_max)}")
-    counting = f" ({again.generalised} counting beyond {train_max_n})" if again.generalised else ""
+    past = again.generalised + again.part_way
+    counting = (f" ({past} right past {train_max_n}, {again.generalised} up to "
+                f"{counting_n(train_max_n)})" if past else "")
     parts.append(f"{again.fitted} fitted{counting}")
     return ", ".join(parts)
 
 
 def instability_rows(unstable: Instability | None, train_max_n: int) -> list[Row]:
-    """The best fitted LSTM seed's max_correct_n over the epochs after it first counts."""
+    """The best fitted LSTM seed's max_correct_n over the epochs after it is first right beyond
+    the training range."""
     if unstable is None:
         return []
     if unstable.first_epoch_beyond is None:
-        ours, note = f"never beyond n = {train_max_n}", "no fitted LSTM seed counts"
+        ours, note = f"never beyond n = {train_max_n}", "no fitted LSTM seed gets there"
     else:
         ours = (f"seed {unstable.seed}: first beyond n = {train_max_n} at epoch "
                 f"{unstable.first_epoch_beyond}, then {unstable.min_after}"
                 f"…{unstable.max_after}")
         note = ("the slides show one checkpoint; ours moves between epochs"
                 if unstable.max_after > unstable.min_after else "stable once it counts")
-    return [Row("best LSTM seed: max_correct_n over the epochs after it first counts "
+    return [Row("best LSTM seed: max_correct_n over the epochs after it is first right "
                 f"beyond n = {train_max_n}", "— (not reported)", ours, note)]
 
 
 def _fitted_text(s: ModelSummary, train_max_n: int) -> str:
-    """"fitted 5/6 seeds (1 stalled above the optimum); of those, 3/5 count beyond 20;
-    max_correct_n 25.1 ± 3.2, best 41 (seed 2)"."""
+    """"fitted 5/6 seeds (1 stalled above the optimum); of those, 2/5 count (right up to 40),
+    1 more part-way past 20; max_correct_n 25.1 ± 3.2, best 41 (seed 2)"."""
     text = f"fitted {s.fitted}/{s.n_seeds} seeds"
     if s.stalled:
         text += f" ({s.stalled} stalled above the optimum)"
     if not s.fitted:
         return text + f"; lowest final loss {s.lowest_final_loss:.3f}"
-    text += (f"; of those, {s.generalised}/{s.fitted} count beyond {train_max_n}; "
+    text += (f"; of those, {s.generalised}/{s.fitted} count (right up to "
+             f"{counting_n(train_max_n)}), {s.part_way} more part-way past {train_max_n}; "
              f"max_correct_n {pm(s.max_correct_n_mean, s.max_correct_n_se, digits=1)}, "
              f"best {s.max_correct_n_best_seed} (seed {s.best_seed})")
     return text
@@ -816,7 +846,7 @@ def _span(low: float, high: float) -> str:
 def final_figure(runs: Sequence[RunScore], train_max_n: int, test_max_n: int):
     """Final max_correct_n, one marker per seed, per model: filled when the seed fitted its
     training set, hollow when it stalled above the optimum, a cross when it hit the cap (the
-    dashed line: longest training n)."""
+    dashed line: longest training n; the dotted line: where a run counts, :func:`counting_n`)."""
     from matplotlib.figure import Figure
 
     names = list(dict.fromkeys(r.model for r in runs))
@@ -833,6 +863,9 @@ def final_figure(runs: Sequence[RunScore], train_max_n: int, test_max_n: int):
                            facecolors=f"C{i}" if r.fitted else "none")
     ax.axhline(train_max_n, color="grey", ls="--", lw=1)
     ax.text(-0.4, train_max_n + 1, "longest training n", ha="left", fontsize=8, color="grey")
+    ax.axhline(counting_n(train_max_n), color="grey", ls=":", lw=1)
+    ax.text(-0.4, counting_n(train_max_n) + 1, "twice that: counts", ha="left", fontsize=8,
+            color="grey")
     ax.set_xticks(range(len(names)), names, fontsize=8)
     ax.set_ylim(-2, test_max_n + 3)
     ax.set_ylabel("max_correct_n (final model)")

@@ -29,6 +29,10 @@ def model_name(model_id: str, cfg: AnbnSettings) -> str:
     return _IDS[model_id][0]
 
 
+#: A run counts when it is right on every n up to this many times the longest training n; the
+#: test must reach that far.
+COUNTS_TO = 2
+
 #: Seeds per model (0 … k-1) when ``run`` is given none.
 DEFAULT_SEEDS = {"quick": 6, "paper": 10}
 
@@ -77,9 +81,11 @@ class AnbnSettings(Settings):
     def check(self) -> None:
         if len(set(self.models)) != len(self.models):
             raise ValueError(f"setting 'models' must name each model once, got {self.models!r}")
-        if self.test_max_n <= self.train_max_n:
-            raise ValueError(f"setting 'test_max_n' ({self.test_max_n}) must exceed "
-                             f"'train_max_n' ({self.train_max_n}): the test is about longer n")
+        if self.test_max_n < COUNTS_TO * self.train_max_n:
+            raise ValueError(
+                f"setting 'test_max_n' ({self.test_max_n}) must be at least {COUNTS_TO} × "
+                f"'train_max_n' ({COUNTS_TO * self.train_max_n}): a run counts when it is right "
+                "up to there, so the test must reach it")
 
 
 SETTINGS = Scales(
