@@ -33,9 +33,12 @@ def test_returns_a_replication_with_a_table_and_every_run(tiny):
     assert set(tiny.runs) == {"hill climbing G1 stream seed 0", "hill climbing G2 stream seed 0",
                               "backprop G1 stream seed 0", "backprop G2 stream seed 0",
                               "backprop G1 with </s> seed 0", "backprop G1 equal rates seed 0",
-                              "backprop G1 equal rates seed 0 (2× budget)"}
-    # every run stopped at its tiny cap: nothing is compared, nothing was doubled but the
-    # equal-rate run that did not learn (the evidence that more training does not help it)
+                              "backprop G1 equal rates seed 0 (2× budget)",
+                              *(f"backprop {g} seed 0 (2× budget)"
+                                for g in ("G1 stream", "G2 stream", "G1 with </s>"))}
+    # every run stopped at its tiny cap: the compared backprop runs were continued to settle
+    # them (and ran out again), nothing is compared, nothing was doubled but the equal-rate run
+    # that did not learn (the evidence that more training does not help it)
     assert tiny.unconverged() == list(tiny.runs)
     assert {r.verdict for r in tiny.rows} <= {"not converged", "not comparable", ""}
     assert set(tiny.artefacts.doubled) == {"G1 equal rates"}
@@ -83,10 +86,18 @@ def test_artefacts_hold_the_trained_networks(tiny):
     g1 = groups["G1 stream"][0]
     assert isinstance(g1.model, FLNN) and g1.model.rbf_size == 3
     assert groups["G1 with </s>"][0].model.rbf_size == 4
-    assert len(g1.history) == TINY["epochs"]
+    # the first run ran out of epochs: its continuation (twice the epochs, then a plateau's
+    # patience more) stands in for it; the first run is kept in ran_out
+    assert len(g1.history) == 2 * TINY["epochs"] + TINY["plateau_patience"]
+    (first,) = tiny.artefacts.ran_out["G1 stream"]
+    assert len(first.history) == TINY["epochs"]
+    assert g1.history["train_loss"][:TINY["epochs"]] == first.history["train_loss"]
     record = tiny.numbers.runs["G1 stream"][0]
     assert record.final_train_kl == g1.history["train_loss"][-1]
     assert not record.converged and record.stopped == "budget spent"
+    assert tiny.numbers.ran_out["G1 stream"][0].epochs == TINY["epochs"]
+    assert "1 run(s) that ran out of epochs, continued" in next(
+        r.note for r in tiny.rows if r.quantity == "G1 test RMSE, backprop")
     for r in groups["HC G1 stream"] + groups["HC G2 stream"]:
         assert len(r.history) == TINY["hc_steps"]
         assert r.train["kl_per_position"] < r.before, "the climber descends"

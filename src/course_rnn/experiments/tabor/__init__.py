@@ -35,6 +35,11 @@ stopped on a plateau without learning its training corpus is trained twice as lo
 evidence that it is stuck, not slow. Runs with the end marker ``</s>`` are "not comparable"
 (Tabor's corpus had none).
 
+Every row is judged on *settled* runs: a backprop run of a compared group that ran out of epochs
+(:func:`ran_out`) is continued to twice its epochs first, and its continuation stands in for it
+(:attr:`TaborNumbers.ran_out` keeps the first runs it replaced). A group with a run that still
+runs out is "not converged".
+
 ``run(scale="quick")`` is what chapter 5 shows; the runs are independent and go to parallel
 worker processes (:func:`~course_rnn.experiments.workers.parallel_map`).
 
@@ -239,6 +244,17 @@ def jobs_for(settings: TaborSettings, seeds: dict[str, list[int]], device: str) 
 # -- what a trained network shows ------------------------------------------------------------------
 
 
+#: The backprop groups whose runs are compared (Table 4, or the end marker's cost): one that ran
+#: out of epochs is continued before anything is judged.
+SETTLED_GROUPS = ("G1 stream", "G2 stream", "G1 with </s>")
+
+
+def ran_out(r: TrainedRun) -> bool:
+    """A backprop run of :data:`SETTLED_GROUPS` that reached its cap on epochs still short of
+    its criterion: it has not settled, so it is continued."""
+    return r.group in SETTLED_GROUPS and r.history.convergence.stopped == "budget spent"
+
+
 def learned(r: TrainedRun) -> bool:
     """Tabor's success: 100% correct on the training corpus."""
     return r.train["percent_correct"] == 100.0
@@ -377,9 +393,11 @@ class Spread(Record):
 
 @dataclass
 class TaborNumbers(Record):
-    """Every measured number: per run, per group (mean ± SE over successful runs), the runs
-    that learned their training corpus or collapsed, the doubled budgets, and the top-level
-    distortion (Figure 4b) of the Grammar 1 stream networks."""
+    """Every measured number: per settled run (a run that ran out of epochs replaced by its
+    continuation, :func:`ran_out`), per group (mean ± SE over successful runs), the runs that
+    learned their training corpus or collapsed, the doubled budgets, the top-level distortion
+    (Figure 4b) of the Grammar 1 stream networks, and the first runs that ran out of epochs
+    (``ran_out``, by group)."""
 
     runs: dict[str, list[RunNumbers]]
     doubled: dict[str, list[RunNumbers]]
@@ -389,6 +407,7 @@ class TaborNumbers(Record):
     collapsed: dict[str, int]
     spread: dict[str, list[Spread]]
     doubled_spread: dict[str, list[Spread]]
+    ran_out: dict[str, list[RunNumbers]] = field(default_factory=dict)
     top_level_most_distorted: dict[str, int] = field(init=False)
 
     def __post_init__(self):
@@ -403,8 +422,10 @@ def spreads_of(groups: dict[str, list[TrainedRun]]) -> dict[str, list[Spread]]:
 
 
 def numbers_of(groups: dict[str, list[TrainedRun]], doubled: dict[str, list[TrainedRun]],
-               spreads: dict, doubled_spreads: dict) -> TaborNumbers:
-    """The :class:`TaborNumbers` of the runs (``spreads``: :func:`spreads_of` them)."""
+               spreads: dict, doubled_spreads: dict,
+               ran_out: Mapping[str, list[TrainedRun]] | None = None) -> TaborNumbers:
+    """The :class:`TaborNumbers` of the settled runs (``spreads``: :func:`spreads_of` them;
+    ``ran_out``: the first runs their continuations replaced, by group)."""
     return TaborNumbers(
         runs={name: [RunNumbers.of(r) for r in group] for name, group in groups.items()},
         doubled={name: [RunNumbers.of(r) for r in group] for name, group in doubled.items()},
@@ -412,7 +433,9 @@ def numbers_of(groups: dict[str, list[TrainedRun]], doubled: dict[str, list[Trai
         doubled_summary={name: GroupSummary.of(group) for name, group in doubled.items()},
         learned_training_set={name: sum(map(learned, group)) for name, group in groups.items()},
         collapsed={name: sum(map(collapsed, group)) for name, group in groups.items()},
-        spread=spreads, doubled_spread=doubled_spreads)
+        spread=spreads, doubled_spread=doubled_spreads,
+        ran_out={name: [RunNumbers.of(r) for r in runs]
+                 for name, runs in (ran_out or {}).items() if runs})
 
 
 # -- the rows: the verdicts, ours beside Table 4 ---------------------------------------------------
@@ -504,6 +527,9 @@ def score_rows(groups: dict[str, list[TrainedRun]], doubled: dict[str, list[Trai
                 continue
             if stats.n == 1:
                 note += "; one run, so our standard error is unknown"
+            if numbers.ran_out.get(name):
+                note += (f"; {len(numbers.ran_out[name])} run(s) that ran out of epochs, "
+                         "continued to twice their epochs")
             first = compare(groups[name], corpus, key, paper, paper_se, digits)
             again = (compare(doubled[name], corpus, key, paper, paper_se, digits)
                      if needs_twice(first) else None)  # trained before: to_double
@@ -604,11 +630,13 @@ def table4(result: Replication) -> str:
 # -- the figures -----------------------------------------------------------------------------------
 
 
-def run_name(r: TrainedRun, doubled: bool = False) -> str:
-    """A run's readable name in ``Replication.runs``."""
+def run_name(r: TrainedRun, doubled: bool = False, again: bool = False) -> str:
+    """A run's readable name in ``Replication.runs`` (" (2× budget)": continued to twice its
+    epochs; " (2× budget, again)": a continuation continued once more)."""
     trainer = "hill climbing" if r.group.startswith("HC") else "backprop"
     group = r.group.removeprefix("HC ")
-    return f"{trainer} {group} seed {r.seed}" + (" (2× budget)" if doubled else "")
+    mark = " (2× budget, again)" if again else " (2× budget)" if doubled else ""
+    return f"{trainer} {group} seed {r.seed}{mark}"
 
 
 def curves(groups: dict[str, list[TrainedRun]]) -> dict:
@@ -646,11 +674,13 @@ def curves(groups: dict[str, list[TrainedRun]]) -> dict:
 @dataclass
 class TaborArtefacts:
     """What the chapter reads beyond the numbers (not saved): ``groups`` (group name → its
-    :class:`TrainedRun` list) and ``doubled`` (the runs trained to twice their budget, by
-    group)."""
+    settled :class:`TrainedRun` list: a run that ran out of epochs replaced by its
+    continuation), ``doubled`` (the runs trained to twice their budget, by group) and
+    ``ran_out`` (the first runs that ran out of epochs, by group)."""
 
     groups: dict[str, list[TrainedRun]]
     doubled: dict[str, list[TrainedRun]]
+    ran_out: dict[str, list[TrainedRun]] = field(default_factory=dict)
 
 
 def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=None,
@@ -672,8 +702,9 @@ def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=N
 
     Returns a :class:`Replication` whose ``numbers`` are a :class:`TaborNumbers`, whose
     ``runs`` hold every training history by name, whose ``artefacts`` are a
-    :class:`TaborArtefacts` (``groups``: group name -> its :class:`TrainedRun` list;
-    ``doubled``: the runs trained to twice their budget, by group), and whose figures
+    :class:`TaborArtefacts` (``groups``: group name -> its settled :class:`TrainedRun` list;
+    ``doubled``: the runs trained to twice their budget, by group; ``ran_out``: the first runs
+    that ran out of epochs, by group), and whose figures
     ``curves`` and ``climber_curves`` are the learning curves.
     """
     setup = begin(EXPERIMENTS[0], SETTINGS, scale, settings, seeds, "seeds", device, progress,
@@ -687,25 +718,34 @@ def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=N
     groups: dict[str, list[TrainedRun]] = {name: [] for name in (*HILL_CLIMB, *BACKPROP)}
     for r in train(jobs_for(cfg, cfg.group_seeds(seeds), device)):
         groups[r.group].append(r)
-    groups = {name: runs for name, runs in groups.items() if runs}
-    spreads = spreads_of(groups)
-    redo = to_double(groups, spreads)
+    first = {name: runs for name, runs in groups.items() if runs}
 
     def train_again(min_epochs, resume):
         jobs = [doubled_job(r, cfg, device, min_epochs[key]) for key, r in resume.items()]
         return dict(zip(resume, train(jobs, f"{NAME}, twice the budget")))
 
-    first = {(r.group, r.seed): r for runs in groups.values() for r in runs}
-    again = twice_the_budget(first, [(r.group, r.seed) for runs in redo.values() for r in runs],
+    # settle: a compared run that ran out of epochs is continued; its continuation stands in
+    unsettled = {name: [r for r in runs if ran_out(r)] for name, runs in first.items()}
+    continued = twice_the_budget({(r.group, r.seed): r for runs in first.values() for r in runs},
+                                 [(r.group, r.seed) for runs in unsettled.values() for r in runs],
+                                 train_again)
+    groups = {name: [continued.get((r.group, r.seed), r) for r in runs]
+              for name, runs in first.items()}
+    spreads = spreads_of(groups)
+    redo = to_double(groups, spreads)
+    again = twice_the_budget({(r.group, r.seed): r for runs in groups.values() for r in runs},
+                             [(r.group, r.seed) for runs in redo.values() for r in runs],
                              train_again)
     doubled = {name: [again[r.group, r.seed] for r in runs] for name, runs in redo.items()}
-    numbers = numbers_of(groups, doubled, spreads, spreads_of(doubled))
+    ran_out_runs = {name: runs for name, runs in unsettled.items() if runs}
+    numbers = numbers_of(groups, doubled, spreads, spreads_of(doubled), ran_out_runs)
     rows = table_rows(groups, doubled, numbers)
-    histories = {run_name(r): r.history for group in groups.values() for r in group}
-    histories.update({run_name(r, doubled=True): r.history for group in doubled.values()
-                      for r in group})
-    return setup.replication(numbers, rows, curves(groups), TaborArtefacts(groups, doubled),
-                             histories)
+    histories = {run_name(r): r.history for group in first.values() for r in group}
+    histories.update({run_name(r, doubled=True): r.history for r in continued.values()})
+    histories.update({run_name(r, doubled=True, again=(r.group, r.seed) in continued): r.history
+                      for group in doubled.values() for r in group})
+    return setup.replication(numbers, rows, curves(groups),
+                             TaborArtefacts(groups, doubled, ran_out_runs), histories)
 
 
 EXPERIMENTS = (Experiment(name=NAME, title=TITLE, chapter="05_dynamical_automata_training",
