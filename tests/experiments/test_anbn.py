@@ -57,7 +57,8 @@ def test_run_returns_a_table_backed_by_numbers(tiny):
 def test_every_run_is_recorded_with_its_convergence(tiny):
     expected = [f"{name} seed {s}" for name in ("SRN", "GRU", "LSTM") for s in (0, 1)]
     expected += ["ReLU SRN seed 0", "SRN, 3 units seed 0"]
-    assert list(tiny.runs) == expected
+    # every run ran out of its five epochs, so every one was continued to twice its epochs
+    assert list(tiny.runs) == expected + [f"{name} (twice the budget)" for name in expected]
     for history in tiny.runs.values():
         criterion = history.convergence.criterion
         assert "exact optimum" in criterion and "plateau" in criterion
@@ -68,8 +69,8 @@ def test_every_run_is_recorded_with_its_convergence(tiny):
     assert tiny.unconverged() == list(tiny.runs)  # five epochs: nobody has learned
     # the page's sentence: every run counted by how it ended, in the experiment's words
     assert [r.ending for r in tiny.numbers.runs] == ["budget spent"] * 8
-    assert tiny.run_summary() == tally(r.ending for r in tiny.numbers.runs) == \
-        "8 runs, all ran out of steps"
+    assert tiny.run_summary() == \
+        "8 runs, all ran out of steps; 8 continued to twice their budget, all ran out of steps"
 
 
 def test_runs_are_scored_consistently(tiny):
@@ -97,7 +98,10 @@ def test_runs_are_scored_consistently(tiny):
     summary = tiny.numbers.summary
     assert summary["LSTM"].n_seeds == 2 and summary["ReLU SRN"].n_seeds == 1
     assert summary["GRU"].fitted == 0 and summary["GRU"].max_correct_n_mean is None
-    assert tiny.numbers.doubled == [] and tiny.numbers.continued == {}
+    # a run that ran out of epochs is continued (no stalled run: no `continued` summary)
+    assert [(d.id, d.seed) for d in tiny.numbers.doubled] == [(r.id, r.seed) for r in runs]
+    assert all(d.min_epochs == 10 and not d.converged for d in tiny.numbers.doubled)
+    assert tiny.numbers.continued == {}
 
 
 def test_the_counting_test_is_the_metric():
@@ -134,7 +138,7 @@ def test_artefacts_and_figures(tiny, tmp_path):
         ("srn-wide", 0)}
     assert models["lstm", 1].hidden_size == 2 and models["srn-wide", 0].hidden_size == 3
     assert models["srn-relu", 0].rnn.nonlinearity == "relu"
-    assert tiny.artefacts.doubled == {}
+    assert set(tiny.artefacts.doubled) == {(r.id, r.seed) for r in tiny.numbers.runs}
     assert set(tiny.figures) == {"final", "lstm_epochs", *(f"curves_{m}" for m in anbn.MODELS)}
     paths = tiny.save(tmp_path)
     saved = json.loads(paths["json"].read_text())
@@ -440,3 +444,26 @@ def test_a_model_that_never_fits_is_named():
                                    "none up to 40: an approximate counter")
     assert "of those, 2/3 count (right up to 40), 1 more part-way past 20" in rows[2].ours
     assert "against the SRN's and the GRU's" in rows[2].note
+
+
+def test_a_run_that_ran_out_of_epochs_is_continued_and_stands_in(monkeypatch):
+    """A first run that reached its cap short of its criterion has not settled: it is continued
+    with the stalled ones, and the claims are judged on its continuation instead of reading
+    "not converged"."""
+    cfg = anbn.SETTINGS.at("quick", {"models": ["srn", "lstm"]})
+    by_model = {"srn": [fake("srn", 0, False, 3, fitted=False), fake("srn", 1, True, 20)],
+                "lstm": [fake("lstm", 0, True, 45)]}
+    assert anbn.unsettled_runs(by_model) == [("srn", 0)] and anbn.stalled_runs(by_model) == []
+    asked = []
+
+    def train_all(pairs, cfg, device, progress, min_epochs=None, resume=None):
+        asked.append(dict(min_epochs))
+        return [("model", "history")] * len(pairs)
+
+    monkeypatch.setattr(anbn, "train_all", train_all)
+    monkeypatch.setattr(anbn, "score_run", lambda m, s, *rest, **kw: fake(m, s, True, 20))
+    verdicts, doubled, again = anbn.judge_claims(by_model, _fake_histories(by_model), cfg,
+                                                 "cpu", False)
+    assert asked == [{("srn", 0): 14}] and set(doubled) == {("srn", 0)} and again == {}
+    assert verdicts["srn"].label == "agrees" and verdicts["lstm"].label == "agrees"
+    assert anbn.no_count_measurement(by_model["srn"], 20).converged is False  # unsettled

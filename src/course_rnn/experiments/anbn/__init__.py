@@ -50,9 +50,10 @@ two SRNs that separate the architecture from its squashing nonlinearity: a ReLU 
 a squashing SRN only an approximation of one.
 
 **Verdicts** (:func:`~course_rnn.experiments.replication.judge`): a claim about counting is
-checked on *settled* runs: every stalled run is continued to twice its epochs (same seed,
-``min_epochs``: the first part of the run is identical) and what it became – stuck, or fitted –
-stands in for it (a stuck run counts nothing). When a claim disagrees with the lecture there,
+checked on *settled* runs: every stalled run, and every run that ran out of epochs, is
+continued to twice its epochs (same seed, ``min_epochs``: the first part of the run is
+identical) and what it became – stuck, fitted, or still out of epochs – stands in for it (a
+stuck run counts nothing). When a claim disagrees with the lecture there,
 its deciding runs (the seeds that disagree) are continued to twice their epochs and scored
 again (:func:`~course_rnn.experiments.replication.twice_the_budget`; a deciding run that was a
 stalled run's continuation is continued once more). All of it is trained before any row is
@@ -596,6 +597,14 @@ def stalled_runs(by_model: Mapping[str, Sequence[RunScore]]) -> list[tuple[str, 
             if r.converged and not r.fitted]
 
 
+def unsettled_runs(by_model: Mapping[str, Sequence[RunScore]]) -> list[tuple[str, int]]:
+    """The runs that have not settled, each continued to twice its epochs before any claim is
+    measured: the stalled ones (:func:`stalled_runs`) and those that reached the cap still
+    short of their criterion (ran out of epochs)."""
+    return [*stalled_runs(by_model),
+            *((m, r.seed) for m, runs in by_model.items() for r in runs if not r.converged)]
+
+
 def disputed_runs(by_model: Mapping[str, Sequence[RunScore]],
                   measured: Mapping[str, Measurement], train_max_n: int) -> list[tuple[str, int]]:
     """The deciding runs of each claim in ``measured`` that :func:`judge` decides at twice the
@@ -612,9 +621,10 @@ def disputed_runs(by_model: Mapping[str, Sequence[RunScore]],
 
 def to_double(by_model: Mapping[str, Sequence[RunScore]], first: Mapping[str, Measurement],
               train_max_n: int) -> list[tuple[str, int]]:
-    """The runs continued to twice their epochs at once: every stalled run, then the deciding
-    runs of each claim in ``first`` that disagrees on the first runs."""
-    return [*stalled_runs(by_model), *disputed_runs(by_model, first, train_max_n)]
+    """The runs continued to twice their epochs at once: every unsettled run (stalled, or out
+    of epochs), then the deciding runs of each claim in ``first`` that disagrees on the first
+    runs."""
+    return [*unsettled_runs(by_model), *disputed_runs(by_model, first, train_max_n)]
 
 
 def continue_runs(min_epochs: Mapping[tuple[str, int], int], resume: Mapping, cfg: AnbnSettings,
@@ -634,8 +644,9 @@ def judge_claims(by_model: Mapping[str, list[RunScore]], histories: Mapping, cfg
     """The lecture's claims judged (``{model id: Verdict}``), the runs continued to twice their
     epochs (``{(id, seed): DoubledRun}``) and the continued runs continued once more (the same).
 
-    A stalled run has not settled: every one is continued, together with the deciding runs of
-    each claim that disagrees on the first runs, and its continuation stands in for it. Each
+    A stalled run has not settled, nor has one that ran out of epochs: every one is continued,
+    together with the deciding runs of each claim that disagrees on the first runs, and its
+    continuation stands in for it. Each
     claim is measured on these settled runs; where it disagrees, its deciding runs at twice
     their budget decide – those not yet continued (a run whose first budget agreed; a stalled
     run's continuation, continued again) are trained now."""
@@ -643,15 +654,15 @@ def judge_claims(by_model: Mapping[str, list[RunScore]], histories: Mapping, cfg
     train_again = partial(continue_runs, cfg=cfg, device=device, progress=progress)
     first = {m: claim_measurement(by_model, m, train_n) for m in CLAIMS if m in by_model}
     doubled = twice_the_budget(histories, to_double(by_model, first, train_n), train_again)
-    stalled = set(stalled_runs(by_model))
-    settled = {m: [doubled[m, r.seed] if (m, r.seed) in stalled else r for r in runs]
+    unsettled = set(unsettled_runs(by_model))
+    settled = {m: [doubled[m, r.seed] if (m, r.seed) in unsettled else r for r in runs]
                for m, runs in by_model.items()}
     measured = {m: claim_measurement(settled, m, train_n) for m in first}
     disputed = disputed_runs(settled, measured, train_n)
-    latest = {**histories, **{p: doubled[p].history for p in stalled}}
-    again = twice_the_budget(latest, [p for p in disputed if p in stalled or p not in doubled],
+    latest = {**histories, **{p: doubled[p].history for p in unsettled}}
+    again = twice_the_budget(latest, [p for p in disputed if p in unsettled or p not in doubled],
                              train_again)
-    twice = {**{p: doubled[p] for p in disputed if p in doubled and p not in stalled}, **again}
+    twice = {**{p: doubled[p] for p in disputed if p in doubled and p not in unsettled}, **again}
     current = {m: [twice.get((m, r.seed), r) for r in runs] for m, runs in settled.items()}
     verdicts = {m: judge(one, claim_measurement(current, m, train_n) if needs_twice(one)
                          else None) for m, one in measured.items()}
@@ -698,7 +709,8 @@ def _no_count_note(s: ModelSummary, train_max_n: int, tolerance: float, optimum:
     """What the seeds of a model the lecture says cannot count did, in words (``again``: what
     became of its stalled seeds, continued)."""
     if not s.converged:
-        note = "no seed converged: the cap on epochs came first, so nothing is compared"
+        note = ("no seed converged in its first budget (the cap on epochs came first): each "
+                "was continued to twice its epochs, and the verdict is judged on those runs")
     elif not s.fitted:
         note = (f"no seed fitted the training set in its first budget (a seed has fitted when its "
                 f"training loss is within {tolerance:g} nats of the optimum {optimum:.4f})")
