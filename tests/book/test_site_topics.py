@@ -48,7 +48,7 @@ FIGURES = {
     "fig-02-srn-diagram": "02_srn",
     "fig-03-gru-diagram": "03_gates",
     "fig-03-lstm-diagram": "03_gates",
-    "fig-03-diverge": "03_gates_counting",
+    "fig-03-diverge": "03_gates",
     "fig-04-decay-diagram": "04_agreement",
     "fig-05-flnn-diagram": "05_dynamical_automata",
     "fig-05-stack-triangles": "05_dynamical_automata_training",
