@@ -199,3 +199,23 @@ def test_booleans_are_not_numbers():
     assert not practice.same([True], [True, False])
     assert practice.same({"a": np.array([1.0, 2.0])}, {"a": [1.0, 2.0 + 1e-9]})
     assert not practice.same({"a": [1.0]}, {"a": [1.0], "b": [2.0]})
+
+
+def test_the_kl_exercise_is_the_gap_a_sentence_run_is_trained_to_close():
+    """Chapter 2 part 2's exercise: KL(p ‖ q) of a prediction from the exact next-word
+    distribution — zero for the exact one itself, log |V| − H(p) for a uniform guess, and a
+    prediction's cross-entropy against p minus p's entropy."""
+    from course_rnn.languages import ElmanTemplates, Vocab
+
+    elman = ElmanTemplates()
+    words = Vocab.for_language(elman).output_symbols
+    hand, uniform, mixed, same = practice.EXERCISES["kl"].cases()
+    assert hand.want == pytest.approx(0.5 * np.log(0.5 / 0.9) + 0.5 * np.log(0.5 / 0.1))
+    p = np.array([v for v in elman.next_distribution(("woman",)).values() if v > 0])
+    assert uniform.want == pytest.approx(np.log(len(words)) + (p * np.log(p)).sum())
+    exact, predicted = mixed.args
+    cross_entropy = -sum(v * np.log(predicted[w]) for w, v in exact.items())
+    entropy = -sum(v * np.log(v) for v in exact.values())
+    assert mixed.want == pytest.approx(cross_entropy - entropy) and mixed.want > 0
+    assert same.want == pytest.approx(0.0, abs=1e-12)
+    assert all(set(case.args[0]) <= set(case.args[1]) for case in (uniform, mixed, same))

@@ -21,7 +21,8 @@ It never raises, whatever the student wrote: a page builds with a stub, a wrong 
 broken one. :func:`verdict` returns the same line with its status, for tests. The exercises are
 in :data:`EXERCISES`; each builds its inputs and their answers with the library's own functions
 (the language's ``deterministic_positions``, ``torch.softmax``, ``SRNCell``,
-``clip_grad_norm_``, ``Agreement.annotate``, ``PDDA1.step``, ``mean_visitation_set``,
+``clip_grad_norm_``, ``ElmanTemplates.next_distribution`` with ``kl_div``,
+``Agreement.annotate``, ``PDDA1.step``, ``mean_visitation_set``,
 ``matrix_exp``, ``metrics.validity_scores``, ``soft_stack_update``).
 ``tests/test_your_turn.py`` runs every page's exercise with its dropdown's solution (right), as
 committed (not done) and with a wrong answer (not yet).
@@ -182,6 +183,37 @@ def _clip_cases() -> list[Case]:
     return cases
 
 
+def _kl_cases() -> list[Case]:
+    from .languages import ElmanTemplates, Vocab
+
+    elman = ElmanTemplates()
+    words = Vocab.for_language(elman).output_symbols  # every word a model predicts, and </s>
+
+    def kl(exact, predicted):  # PyTorch's kl_div(log q, p) summed: sum of p log(p / q)
+        allowed = [w for w, prob in exact.items() if prob > 0]
+        p = torch.tensor([exact[w] for w in allowed], dtype=torch.float64)
+        q = torch.tensor([predicted[w] for w in allowed], dtype=torch.float64)
+        return float(torch.nn.functional.kl_div(q.log(), p, reduction="sum"))
+
+    uniform = {w: 1 / len(words) for w in words}
+    after_woman = elman.next_distribution(("woman",))
+    after_dragon_eat = elman.next_distribution(("dragon", "eat"))
+    mixed = {w: 0.8 * after_dragon_eat.get(w, 0.0) + 0.2 * uniform[w] for w in words}
+    same = {w: after_dragon_eat.get(w, 0.0) for w in words}
+    pairs = [
+        ({"cookie": 0.5, "bread": 0.5}, {"cookie": 0.9, "bread": 0.1},
+         "exact = {'cookie': 0.5, 'bread': 0.5}, predicted = {'cookie': 0.9, 'bread': 0.1}"),
+        (after_woman, uniform,
+         f"exact = after 'woman', predicted = uniform over {len(words)} words"),
+        (after_dragon_eat, mixed,
+         "exact = after 'dragon eat', predicted = 0.8 × exact + 0.2 × uniform"),
+        (after_dragon_eat, same,
+         "exact = after 'dragon eat', predicted = the same distribution"),
+    ]
+    return [Case((exact, predicted), label, kl(exact, predicted))
+            for exact, predicted, label in pairs]
+
+
 def _attractor_cases() -> list[Case]:
     from .languages import Agreement
 
@@ -271,6 +303,7 @@ EXERCISES: dict[str, Exercise] = {
     "srn_step": Exercise("srn_step", "the library's SRNCell step", _srn_step_cases),
     "half_life": Exercise("half_life", "the half-life of every bias", _half_life_cases),
     "clip": Exercise("clip", "what clip_grad_norm_ gives", _clip_cases),
+    "kl": Exercise("kl", "the KL divergence of every prediction", _kl_cases),
     "attractors": Exercise("attractors", "Linzen's count on every sentence", _attractor_cases),
     "pdda_step": Exercise("step", "PDDA 1's move in every case", _pdda_cases),
     "mean_states": Exercise("mean_states", "the mean visitation set", _mean_states_cases),

@@ -54,7 +54,7 @@ def test_returns_a_replication_with_a_table(tiny):
     assert "| quantity | paper | ours | verdict | note |" in tiny.table()
     json.dumps(tiny.to_json(), allow_nan=True)  # everything saved is JSON-able
     assert elman.EXPERIMENTS[0].name == "elman-clusters"
-    assert elman.EXPERIMENTS[0].chapter == "02_srn" and elman.EXPERIMENTS[0].run is elman.run
+    assert elman.EXPERIMENTS[0].chapter == "02_srn_words" and elman.EXPERIMENTS[0].run is elman.run
 
 
 def test_every_ours_number_is_in_numbers(tiny):

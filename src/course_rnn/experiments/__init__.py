@@ -57,7 +57,7 @@ ABOUT = {
     "bengio-kn": ("Bengio et al. (2003), Table 1: neural n-gram MLPs vs Kneser–Ney n-grams, "
                   "test perplexity (Brown there, Austen here)", "01_embeddings"),
     "elman-clusters": ("Elman (1990), Fig. 7: the SRN's hidden states cluster words by "
-                       "category", "02_srn"),
+                       "category", "02_srn_words"),
     "anbn": ("a^n b^n: which recurrent networks learn to count (SRN, GRU, LSTM, ReLU and wide "
              "SRNs trained on n ≤ 20, tested up to n = 60)", "03_gates_counting"),
     "decay-rnn-agreement": ("Bhatt et al. (2020), Tables 1, 2 and 4, Fig. 5: number prediction "

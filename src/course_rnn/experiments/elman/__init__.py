@@ -613,4 +613,4 @@ def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=N
 EXPERIMENTS = (Experiment(
     name="elman-clusters",
     title="Elman (1990), Fig. 7: the SRN's hidden states cluster words by category",
-    chapter="02_srn", run=run, settings=SETTINGS),)
+    chapter="02_srn_words", run=run, settings=SETTINGS),)
