@@ -312,7 +312,7 @@ def test_a_disagreement_is_checked_at_twice_the_budget(monkeypatch):
     monkeypatch.setattr(anbn, "train_all", train_all)
     monkeypatch.setattr(anbn, "score_run", lambda m, s, *rest, **kw: fake(m, s, True, 20))
     histories = _fake_histories(by_model)
-    verdicts, doubled, again = anbn.judge_claims(by_model, histories, cfg, "cpu", False)
+    verdicts, doubled, again = anbn.settle_and_judge(by_model, histories, cfg, "cpu", False)
     assert asked == [{("gru", 0): 14}]  # only the deciding seed, continued to 2 × 7 epochs
     assert again == {}
     assert verdicts["gru"].label == "budget-limited" and verdicts["lstm"].label == "agrees"
@@ -342,7 +342,7 @@ def test_stalled_runs_are_continued_and_reported(monkeypatch):
     monkeypatch.setattr(anbn, "train_all", train_all)
     monkeypatch.setattr(anbn, "score_run", rescore)
     histories = _fake_histories(by_model)
-    verdicts, doubled, _ = anbn.judge_claims(by_model, histories, cfg, "cpu", False)
+    verdicts, doubled, _ = anbn.settle_and_judge(by_model, histories, cfg, "cpu", False)
     assert asked == [{("srn", 0): 14, ("srn", 1): 14}]  # one batch of continued runs
     assert verdicts["srn"].label == "differs" and verdicts["lstm"].label == "agrees"
     summary = anbn.summarise([*by_model["srn"], *by_model["lstm"]], 20)
@@ -387,7 +387,7 @@ def test_a_stalled_run_that_learns_when_continued_is_judged_and_continued_again(
 
     monkeypatch.setattr(anbn, "train_all", train_all)
     monkeypatch.setattr(anbn, "score_run", rescore)
-    verdicts, doubled, again = anbn.judge_claims(by_model, histories, cfg, "cpu", False)
+    verdicts, doubled, again = anbn.settle_and_judge(by_model, histories, cfg, "cpu", False)
     assert [a[0] for a in asked] == [{("srn", 0): 14, ("srn", 1): 14}, {("srn", 0): 60}]
     assert asked[1][1][("srn", 0)] is continued[("srn", 0)]  # the continuation, continued
     assert set(doubled) == {("srn", 0), ("srn", 1)} and set(again) == {("srn", 0)}
@@ -462,7 +462,7 @@ def test_a_run_that_ran_out_of_epochs_is_continued_and_stands_in(monkeypatch):
 
     monkeypatch.setattr(anbn, "train_all", train_all)
     monkeypatch.setattr(anbn, "score_run", lambda m, s, *rest, **kw: fake(m, s, True, 20))
-    verdicts, doubled, again = anbn.judge_claims(by_model, _fake_histories(by_model), cfg,
+    verdicts, doubled, again = anbn.settle_and_judge(by_model, _fake_histories(by_model), cfg,
                                                  "cpu", False)
     assert asked == [{("srn", 0): 14}] and set(doubled) == {("srn", 0)} and again == {}
     assert verdicts["srn"].label == "agrees" and verdicts["lstm"].label == "agrees"

@@ -639,10 +639,11 @@ def continue_runs(min_epochs: Mapping[tuple[str, int], int], resume: Mapping, cf
             for p, (model, history) in zip(pairs, trained)}
 
 
-def judge_claims(by_model: Mapping[str, list[RunScore]], histories: Mapping, cfg: AnbnSettings,
+def settle_and_judge(by_model: Mapping[str, list[RunScore]], histories: Mapping, cfg: AnbnSettings,
                  device=None, progress=None) -> tuple[dict[str, Verdict], dict, dict]:
-    """The lecture's claims judged (``{model id: Verdict}``), the runs continued to twice their
-    epochs (``{(id, seed): DoubledRun}``) and the continued runs continued once more (the same).
+    """The runs settled, then the lecture's claims judged: ``({model id: Verdict}, the runs
+    continued to twice their epochs {(id, seed): DoubledRun}, the continued runs continued once
+    more (the same))``. It trains (through ``continue_runs``) before it judges: hence its name.
 
     A stalled run has not settled, nor has one that ran out of epochs: every one is continued,
     together with the deciding runs of each claim that disagrees on the first runs, and its
@@ -944,7 +945,7 @@ def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=N
     ones, and the deciding ones of a claim that disagreed); ``continued``, per model name,
     what became of its stalled seeds then (:func:`recheck`); ``doubled_again``, the deciding
     runs of a claim that disagreed on the settled runs only, continued then (a stalled run's
-    continuation continued once more; :func:`judge_claims`). ``runs``: every training history by
+    continuation continued once more; :func:`settle_and_judge`). ``runs``: every training history by
     name ("LSTM seed 0", "GRU seed 2 (twice the budget)"). ``artefacts`` is an
     :class:`AnbnArtefacts`: ``models`` and ``histories`` keyed by (model id, seed), e.g.
     ("lstm", 0), ``doubled`` (the same for the continued runs), ``vocab`` and ``language``.
@@ -965,7 +966,7 @@ def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=N
     scores = {p: score_run(*p, models[p], histories[p], cfg) for p in pairs}
     runs = list(scores.values())
     by_model = {m: [scores[p] for p in pairs if p[0] == m] for m in cfg.models}
-    verdicts, doubled, again = judge_claims(by_model, histories, cfg, device, progress)
+    verdicts, doubled, again = settle_and_judge(by_model, histories, cfg, device, progress)
     summary = summarise(runs, train_n)
     continued = recheck(doubled, stalled_runs(by_model), cfg)
     unstable = lstm_instability(runs, train_n)
