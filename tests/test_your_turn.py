@@ -219,3 +219,17 @@ def test_the_kl_exercise_is_the_gap_a_sentence_run_is_trained_to_close():
     assert mixed.want == pytest.approx(cross_entropy - entropy) and mixed.want > 0
     assert same.want == pytest.approx(0.0, abs=1e-12)
     assert all(set(case.args[0]) <= set(case.args[1]) for case in (uniform, mixed, same))
+
+
+def test_the_paired_interval_exercise_is_the_interval_chapter_4_judges_by():
+    """Chapter 4 part 2's exercise: the mean of the seed-by-seed differences and its 95 %
+    t-interval — what ``records.mean_interval`` gives ``agreement.PairedDifference``."""
+    from course_rnn.experiments.records import mean_interval
+
+    cases = practice.EXERCISES["paired_interval"].cases()
+    for case in cases:
+        ours, reference = case.args
+        differences = [a - b for a, b in zip(ours, reference, strict=True)]
+        assert case.want == pytest.approx(mean_interval(differences))
+    steady = cases[-1].want  # one point ahead on every seed: no spread, no width
+    assert steady == pytest.approx((1.0, 1.0, 1.0))

@@ -22,7 +22,7 @@ broken one. :func:`verdict` returns the same line with its status, for tests. Th
 in :data:`EXERCISES`; each builds its inputs and their answers with the library's own functions
 (the language's ``deterministic_positions``, ``torch.softmax``, ``SRNCell``,
 ``clip_grad_norm_``, ``ElmanTemplates.next_distribution`` with ``kl_div``,
-``Agreement.annotate``, ``PDDA1.step``, ``mean_visitation_set``,
+``Agreement.annotate``, SciPy's Student t, ``PDDA1.step``, ``mean_visitation_set``,
 ``matrix_exp``, ``metrics.validity_scores``, ``soft_stack_update``).
 ``tests/test_your_turn.py`` runs every page's exercise with its dropdown's solution (right), as
 committed (not done) and with a wrong answer (not yet).
@@ -223,6 +223,26 @@ def _attractor_cases() -> list[Case]:
                  f"intervening {show(e.intervening)})", e.attractors) for e in examples]
 
 
+def _paired_cases() -> list[Case]:
+    from scipy import stats
+
+    def interval(ours, reference):  # the mean of the paired differences and its 95 % t-interval
+        d = np.asarray(ours, dtype=float) - np.asarray(reference, dtype=float)
+        se = d.std(ddof=1) / math.sqrt(len(d))
+        half = float(stats.t.ppf(0.975, len(d) - 1)) * se
+        return (float(d.mean()), float(d.mean() - half), float(d.mean() + half))
+
+    rng = np.random.default_rng(4)
+    twelve = (np.round(97 + 2 * rng.random(12), 1).tolist(),
+              np.round(97.5 + 2 * rng.random(12), 1).tolist())
+    data = [([99.0, 98.5, 99.5, 97.0], [99.5, 99.0, 99.0, 98.5], "four seeds"),
+            (*twelve, "twelve seeds"),
+            ([80.0, 90.0], [85.0, 85.0], "two seeds, one up and one down"),
+            ([91.0, 92.0, 93.0], [90.0, 91.0, 92.0], "three seeds, always one point ahead")]
+    return [Case((ours, ref), f"{label}: ours = {show(ours)}, reference = {show(ref)}",
+                 interval(ours, ref)) for ours, ref, label in data]
+
+
 def _pdda_cases() -> list[Case]:
     from .languages import PDDA1
 
@@ -305,6 +325,8 @@ EXERCISES: dict[str, Exercise] = {
     "clip": Exercise("clip", "what clip_grad_norm_ gives", _clip_cases),
     "kl": Exercise("kl", "the KL divergence of every prediction", _kl_cases),
     "attractors": Exercise("attractors", "Linzen's count on every sentence", _attractor_cases),
+    "paired_interval": Exercise("paired_interval", "the mean and interval on every set of seeds",
+                                _paired_cases),
     "pdda_step": Exercise("step", "PDDA 1's move in every case", _pdda_cases),
     "mean_states": Exercise("mean_states", "the mean visitation set", _mean_states_cases),
     "rotation": Exercise("rotation", "e^S for every angle", _rotation_cases),
