@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import ROOT, skip_or_fail
+from .conftest import ROOT, reading_benchmark, skip_or_fail
 
 CHAPTERS = sorted(p.stem for p in (ROOT / "chapters").glob("[0-9][0-9]_*.ipynb"))
 # Pages whose run logs are still to be moved into their notes (being measured elsewhere, issue 43):
@@ -68,16 +68,6 @@ def is_settings_dump(line: str) -> bool:
     return len(keys) >= 3 and any(keys <= fields for fields in settings_fields())
 
 
-def _reading():
-    if "reading_benchmark" not in sys.modules:
-        spec = importlib.util.spec_from_file_location("reading_benchmark",
-                                                      ROOT / "benchmarks" / "reading.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = module
-        spec.loader.exec_module(module)
-    return sys.modules["reading_benchmark"]
-
-
 def offending(lines: list[str]) -> list[str]:
     """The lines that are a run's log line or a settings dump."""
     return [line for line in lines if RUN_LOG.search(line) or is_settings_dump(line)]
@@ -116,7 +106,7 @@ def test_no_run_log_or_settings_dump_in_the_main_line(chapter: str, site: Path):
     page = site / "chapters" / f"{chapter}.html"
     if not page.is_file():
         skip_or_fail(f"{chapter} is not in the built site at {site}")
-    lines = _reading().main_line_outputs(page)
+    lines = reading_benchmark().main_line_outputs(page)
     assert lines, f"{chapter}: no output read from the page's main line (has its layout changed?)"
     found = offending(lines)
     assert not found, (
