@@ -17,9 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import importlib.util
 import re
-import sys
 from pathlib import Path
 
 import pytest
