@@ -81,7 +81,7 @@ def test_a_seed_offset_shifts_every_seed_the_library_draws_from(monkeypatch):
 @pytest.mark.parametrize("bad", ["-1", "x", "1.5"])
 def test_a_bad_seed_offset_is_a_clear_error(monkeypatch, bad):
     monkeypatch.setenv("COURSE_RNN_SEED_OFFSET", bad)
-    with pytest.raises(ValueError, match="COURSE_RNN_SEED_OFFSET must be an integer"):
+    with pytest.raises(ValueError, match="COURSE_RNN_SEED_OFFSET: expected an integer"):
         seed_offset()
     with pytest.raises(ValueError, match="COURSE_RNN_SEED_OFFSET"):
         seed_everything(0)

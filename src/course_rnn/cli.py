@@ -21,19 +21,23 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import shlex
 import stat
 import sys
 from contextlib import ExitStack
 from pathlib import Path
 
-#: The scales (as in experiments.replication.SCALES; repeated here so that bad arguments are
-#: rejected before torch and the experiments are imported — a test keeps the two equal).
-SCALES = ("quick", "paper", "full")
-#: What --device accepts: the CPU, a CUDA GPU (optionally numbered), Apple's MPS, or the checked
-#: device (the CPU with a GPU's rules: course_rnn.device_check).
-DEVICE = re.compile(r"cpu|cuda(:\d+)?|mps|checked")
+# The run's context is parsed by course_rnn.context, which imports no torch: bad arguments are
+# refused by the library's own parsers before torch and the experiments are imported.
+from .context import (
+    LOCAL,
+    SCALES,
+    VARIABLES,
+    parse_device,
+    parse_executor,
+    parse_seed_offset,
+    run_context,
+)
 
 
 def _names() -> dict[str, str]:
@@ -43,11 +47,11 @@ def _names() -> dict[str, str]:
 
 
 def _about() -> dict[str, tuple[str, str]]:
-    """Each experiment's (title, chapter), read from a table: listing them imports no
+    """Each experiment's (title, chapter), read from its settings: listing them imports no
     experiment, torch or matplotlib, so ``--help`` and ``list`` answer at once."""
-    from .experiments import ABOUT
+    from .experiments import about
 
-    return ABOUT
+    return about()
 
 
 def _positive(text: str) -> int:
@@ -93,41 +97,19 @@ def _out(text: str) -> Path:
     return path
 
 
-def _non_negative(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected an integer ≥ 0, got {text!r}")
-    return value
-
-
-def _check_environment_offset() -> None:
-    """A bad ``$COURSE_RNN_SEED_OFFSET`` is refused before torch is imported."""
-    text = os.environ.get("COURSE_RNN_SEED_OFFSET", "").strip()
-    if text:
+def _argument(parse):
+    """An argparse type from one of :mod:`course_rnn.context`'s parsers."""
+    def argument(text: str):
         try:
-            _non_negative(text)
-        except argparse.ArgumentTypeError:
-            raise ValueError(f"$COURSE_RNN_SEED_OFFSET must be an integer ≥ 0, got {text!r}") \
-                from None
+            return parse(text)
+        except ValueError as err:
+            raise argparse.ArgumentTypeError(str(err)) from None
+    argument.__name__ = parse.__name__.removeprefix("parse_")  # argparse's "invalid … value"
+    return argument
 
 
-def _device(text: str) -> str:
-    if not DEVICE.fullmatch(text):
-        raise argparse.ArgumentTypeError(f"unknown device {text!r}: use cpu, cuda, cuda:N, mps or "
-                                         "checked")
-    return text
-
-
-def _executor(text: str) -> str:
-    from .experiments.cluster import parse_executor  # light: imports neither torch nor Dask
-
-    try:
-        return parse_executor(text)
-    except ValueError as err:
-        raise argparse.ArgumentTypeError(str(err)) from None
+_non_negative, _device, _executor = map(_argument, (parse_seed_offset, parse_device,
+                                                    parse_executor))
 
 
 def _setting(text: str) -> tuple[str, str]:
@@ -240,14 +222,19 @@ def _out_folder(args, name: str) -> Path:
     return args.out / name if args.experiment == "all" else args.out
 
 
+def _context(args):
+    """The run's context (:mod:`course_rnn.context`): the arguments, else the environment's
+    variables, every one of them checked here, before torch is imported."""
+    return run_context(device=args.device, seed_offset=args.seed_offset, scale=args.scale,
+                       executor=args.executor, progress=False if args.quiet else None)
+
+
 def _check_arguments(args, names) -> list[str]:
     """The experiments to run; ValueError for a bad combination of arguments, before torch is
     imported."""
     chosen = list(names) if args.experiment == "all" else [args.experiment]
     if args.seed_offset is not None:  # worker processes inherit it
-        os.environ["COURSE_RNN_SEED_OFFSET"] = str(args.seed_offset)
-    else:  # a bad value in the environment: refused before torch is imported
-        _check_environment_offset()
+        os.environ[VARIABLES["seed_offset"]] = str(args.seed_offset)
     if args.settings and args.experiment == "all":
         raise ValueError("--set applies to one experiment: each has its own settings")
     if args.scale == "full":  # only some experiments have it: say which before any work
@@ -282,27 +269,12 @@ def _to_run(args, chosen: list[str]) -> list[str]:
     return left
 
 
-def _where(args) -> str:
-    """``local`` or the Dask scheduler's address: ``--executor``, else ``$COURSE_RNN_DASK``."""
-    from .experiments.cluster import ENVIRONMENT, LOCAL, parse_executor
+def _connect(where: str, stack: ExitStack):
+    """The executor the runs use (None: local processes, ``where`` is ``local``); a Dask
+    scheduler that does not answer is refused here, in seconds, before any folder is made or
+    torch is imported."""
+    from .experiments.cluster import dask_executor
 
-    if args.executor is not None:
-        return args.executor
-    text = os.environ.get(ENVIRONMENT, "").strip()
-    if not text:
-        return LOCAL
-    try:
-        return parse_executor(text)
-    except ValueError as err:
-        raise ValueError(f"${ENVIRONMENT}: {err}") from None
-
-
-def _connect(args, stack: ExitStack):
-    """The executor the runs use (None: local processes); a Dask scheduler that does not
-    answer is refused here, in seconds, before any folder is made or torch is imported."""
-    from .experiments.cluster import LOCAL, dask_executor
-
-    where = _where(args)
     if where == LOCAL:
         return None
     executor = stack.enter_context(dask_executor(where))
@@ -316,9 +288,10 @@ def replicate(args, names, command: str | None = None) -> int:
     Returns the exit status: 1 when some training jobs failed (the others are kept)."""
     from .experiments.output import check_output_folder
 
+    context = _context(args)
     chosen = _to_run(args, _check_arguments(args, names))
     with ExitStack() as stack:
-        executor = _connect(args, stack)
+        executor = _connect(context.executor, stack)
         for name in chosen:  # refuse a folder that cannot take the results before any work
             check_output_folder(_out_folder(args, name), args.overwrite, create=True)
 
@@ -330,12 +303,12 @@ def replicate(args, names, command: str | None = None) -> int:
         from .experiments.workers import use_executor
         from .utils import pick_device
 
-        device = pick_device(args.device)  # ValueError for a missing GPU, before any training
+        device = pick_device(context.device)  # ValueError for a missing GPU, before any training
         if args.threads or args.scale == "quick":
             torch.set_num_threads(args.threads or 1)
         stack.enter_context(use_executor(executor))
         for name in chosen:
-            status = _replicate_one(args, name, device, command)
+            status = _replicate_one(args, name, device, context.progress, command)
             if status:
                 return status
     return 0
@@ -345,7 +318,7 @@ def replicate(args, names, command: str | None = None) -> int:
 FAILED_JOBS = "failed_jobs.txt"
 
 
-def _replicate_one(args, name: str, device, command: str | None) -> int:
+def _replicate_one(args, name: str, device, progress: bool, command: str | None) -> int:
     """Run experiment ``name`` with its finished jobs kept in ``<out>/jobs/`` (loaded there
     with --resume, thrown away first with --overwrite, removed once results.json is saved)."""
     from .experiments import get_experiment
@@ -366,7 +339,7 @@ def _replicate_one(args, name: str, device, command: str | None) -> int:
                   flush=True)
         try:
             result = experiment.run(scale=args.scale, seeds=args.seeds, device=device,
-                                    progress=False if args.quiet else None,
+                                    progress=progress,
                                     settings=dict(args.settings) or None)
         except JobsFailed as failed:
             (out / FAILED_JOBS).write_text(failed.report())

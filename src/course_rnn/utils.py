@@ -6,6 +6,8 @@ the library turns into random numbers — the initial weights (:func:`seed_every
 order) and sampling — so a whole chapter or replication re-runs with fresh randomness while its
 code, and the seed numbers it prints, stay the same. ``replicate --seed-offset N`` sets it. A
 claim that holds only at offset 0 is a fact about one draw, not about the models.
+
+The variables are read by :mod:`course_rnn.context`, the one place that parses the run's context.
 """
 
 from __future__ import annotations
@@ -16,26 +18,19 @@ import random
 import numpy as np
 import torch
 
+from .context import BOOK_SCALES, VARIABLES, run_context
+
 #: The scales a chapter runs at: ``"quick"``, the book's (CPU-friendly), or ``"paper"``, the
 #: papers' sizes. (``python -m course_rnn replicate`` also knows ``"full"``, where an experiment
-#: has one: :data:`course_rnn.experiments.settings.SCALES`.)
-SCALES = ("quick", "paper")
-SEED_OFFSET_VARIABLE = "COURSE_RNN_SEED_OFFSET"
+#: has one: :data:`course_rnn.context.SCALES`.)
+SCALES = BOOK_SCALES
+SEED_OFFSET_VARIABLE = VARIABLES["seed_offset"]
 
 
 def seed_offset() -> int:
     """``$COURSE_RNN_SEED_OFFSET`` as an integer ≥ 0 (0 when unset); ValueError naming the
     variable when it is anything else."""
-    text = os.environ.get(SEED_OFFSET_VARIABLE, "").strip()
-    if not text:
-        return 0
-    try:
-        offset = int(text)
-    except ValueError:
-        offset = -1
-    if offset < 0:
-        raise ValueError(f"${SEED_OFFSET_VARIABLE} must be an integer ≥ 0, got {text!r}")
-    return offset
+    return run_context().seed_offset
 
 
 def shift_seed(seed):
@@ -94,7 +89,7 @@ def pick_device(device: str | torch.device | None = None) -> torch.device:
     ``"checked"`` is the CPU acting as a GPU (:mod:`course_rnn.device_check`): the same
     numbers as the CPU, but ``.numpy()`` of a tensor left on it, or a CPU tensor mixed with
     one, fails as it would on a GPU."""
-    device = device or os.environ.get("COURSE_RNN_DEVICE") or None
+    device = device or run_context().device
     if device is None:
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
     if str(device) == "checked":
@@ -114,7 +109,7 @@ def pick_device(device: str | torch.device | None = None) -> torch.device:
 def current_scale(scale: str | None = None) -> str:
     """``scale`` if given, else ``$COURSE_RNN_SCALE``, else ``"quick"`` (CPU-friendly); a
     ValueError for any other value (``"default"`` too: the book's scale is called ``"quick"``)."""
-    scale = scale or os.environ.get("COURSE_RNN_SCALE") or "quick"
+    scale = scale or run_context().scale
     if scale not in SCALES:
         raise ValueError(f"unknown scale {scale!r}: choose one of {', '.join(SCALES)}"
                          + (" (the book's scale is called 'quick')" if scale == "default" else ""))

@@ -95,7 +95,7 @@ def test_a_bad_seed_offset_in_the_environment_is_refused_before_any_folder_is_ma
     with pytest.raises(SystemExit) as exit_:
         main(["replicate", "anbn", "--out", str(tmp_path / "out")])
     assert exit_.value.code == 2 and not (tmp_path / "out").exists()
-    message = "$COURSE_RNN_SEED_OFFSET must be an integer ≥ 0, got 'minus one'"
+    message = "$COURSE_RNN_SEED_OFFSET: expected an integer ≥ 0, got 'minus one'"
     assert message in capsys.readouterr().err
 
 
@@ -152,11 +152,17 @@ def test_bad_arguments_are_rejected_before_anything_heavy_is_imported(tmp_path):
     assert "invalid choice: 'nope'" in done.stderr
 
 
-def test_the_listing_s_titles_are_the_experiments_own():
-    """--help and list show titles from a table (no experiment imported): the same as theirs."""
-    from course_rnn.experiments import ABOUT
+def test_every_experiment_declares_a_title_and_a_chapter_of_the_book():
+    """--help and list read each experiment's title and chapter from its settings (no
+    experiment imported): every one has a title, and its chapter is a page of the book."""
+    from course_rnn.experiments import about
 
-    assert ABOUT == {name: (e.title, e.chapter) for name, e in EXPERIMENTS.items()}
+    listing = about()
+    assert listing == {name: (e.title, e.chapter) for name, e in EXPERIMENTS.items()}
+    chapters = Path(course_rnn.__file__).parents[2] / "chapters"
+    for name, (title, chapter) in listing.items():
+        assert len(title) > 20, name
+        assert (chapters / f"{chapter}.ipynb").is_file(), (name, chapter)
 
 
 @pytest.mark.parametrize("args", [["--help"], ["replicate", "--help"], ["list"]])
@@ -182,11 +188,7 @@ def test_an_output_folder_that_cannot_be_written_is_refused_before_any_work(wher
     assert (tmp_path / "file").read_text() == "not a folder"
 
 
-def test_cli_scales_are_the_experiments_scales():
-    from course_rnn import cli
-    from course_rnn.experiments.replication import SCALES
-
-    assert cli.SCALES == SCALES
+def test_the_cli_s_table_of_names_holds_every_experiment_in_order():
     from course_rnn.experiments import NAMES
 
     assert list(NAMES) == list(EXPERIMENTS)

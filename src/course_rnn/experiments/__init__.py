@@ -50,31 +50,6 @@ NAMES = {
 }
 #: Modules holding experiments, in the order of the book.
 MODULES = tuple(dict.fromkeys(NAMES.values()))
-#: Each experiment's title and chapter, as its :class:`~.replication.Experiment` has them: what
-#: ``python -m course_rnn --help`` and ``list`` show without importing the experiments (which
-#: loads torch and matplotlib: seconds). tests/experiments/test_cli.py keeps the two equal.
-ABOUT = {
-    "bengio-kn": ("Bengio et al. (2003), Table 1: neural n-gram MLPs vs Kneser–Ney n-grams, "
-                  "test perplexity (Brown there, Austen here)", "01_embeddings"),
-    "elman-clusters": ("Elman (1990), Fig. 7: the SRN's hidden states cluster words by "
-                       "category", "02_srn_words"),
-    "anbn": ("a^n b^n: which recurrent networks learn to count (SRN, GRU, LSTM, ReLU and wide "
-             "SRNs trained on n ≤ 20, tested up to n = 60)", "03_gates_counting"),
-    "decay-rnn-agreement": ("Bhatt et al. (2020), Tables 1, 2 and 4, Fig. 5: number prediction "
-                            "and grammaticality with SRN/GRU/LSTM and Decay RNNs, the learned "
-                            "decay α, Marvin & Linzen pairs", "04_agreement"),
-    "tabor-table4": ("Tabor (2011), Table 4: fractal learning networks on Grammars 1 and 2",
-                     "05_dynamical_automata_training"),
-    "urn-dyck": ("Bernardy & Lappin (2022; 2023): URNs, MatrixRNN and LSTM on Dyck, accuracy by "
-                 "attractors, inner nesting and outer depth", "06_unitary"),
-    "urn-cross-serial": ("Bernardy & Lappin (2023), Tables 1–2 and Fig. 2: URN vs LSTM on "
-                         "cross-serial C_8 → C_10", "06_unitary_stacks"),
-    "gym": ("The syntax gym: SRN, GRU, LSTM, Decay RNN, URN, FLNN and Stack-RNN on five "
-            "languages, and the papers' claims about who wins", "07_syntax_gym"),
-    "chomsky": ("Delétang et al. (2023), Table 2: SRN, LSTM, URN and Stack-RNN trained on short "
-                "strings, tested on longer ones, tasks across the Chomsky hierarchy",
-                "08_chomsky"),
-}
 #: Names this package exports from its modules, imported on first use (so that reading NAMES
 #: imports neither torch nor any experiment).
 _LAZY = {"SCALES": "replication", "Experiment": "replication", "Replication": "replication",
@@ -136,6 +111,17 @@ def check_overrides(name: str, scale: str, overrides: Mapping | None) -> None:
         scales.at(scale, overrides)
 
 
+def about() -> dict[str, tuple[str, str]]:
+    """Each experiment's (title, chapter), as its settings declare them: what ``python -m
+    course_rnn --help`` and ``list`` show, read without importing the experiments (which loads
+    torch and matplotlib: seconds)."""
+    found = {}
+    for name in NAMES:
+        with _scales_of(name) as scales:
+            found[name] = (scales.kind.title, scales.kind.chapter)
+    return found
+
+
 def has_scale(name: str, scale: str) -> bool:
     """Whether experiment ``name`` has settings for ``scale`` (read as :func:`check_overrides`
     reads them, without importing torch)."""
@@ -149,5 +135,5 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = ["NAMES", "MODULES", "ABOUT", "all_experiments", "get_experiment", "check_overrides",
+__all__ = ["NAMES", "MODULES", "about", "all_experiments", "get_experiment", "check_overrides",
            "has_scale", *_LAZY]

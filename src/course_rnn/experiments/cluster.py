@@ -21,8 +21,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from urllib.parse import urlsplit
 
+from ..context import LOCAL as LOCAL  # re-exported: what --executor calls local processes
+from ..context import VARIABLES
+from ..context import parse_executor as parse_executor  # re-exported
+
 #: Where ``replicate`` reads the scheduler's address when ``--executor`` is not given.
-ENVIRONMENT = "COURSE_RNN_DASK"
+ENVIRONMENT = VARIABLES["executor"]
 #: How to install what ``--executor dask://…`` needs.
 INSTALL = 'pip install "course_rnn[cluster]"'
 #: How long the first TCP connection to the scheduler may take.
@@ -32,30 +36,6 @@ CONNECT_SECONDS = 2.5
 #: How many times Dask runs a job again after it raised (a job lost with its worker is
 #: rescheduled by the scheduler itself, up to its ``allowed-failures``).
 RETRIES = 2
-#: The executors ``--executor`` names: local processes, or a Dask scheduler.
-LOCAL = "local"
-SCHEMES = ("dask", "tcp")
-
-
-def parse_executor(text: str) -> str:
-    """``local`` or a Dask scheduler's address as Dask writes it (``tcp://HOST:PORT``), from
-    ``local``, ``dask://HOST:PORT`` or ``tcp://HOST:PORT`` (what ``cluster.scheduler_address``
-    gives); ValueError naming ``text`` otherwise."""
-    text = text.strip()
-    if text == LOCAL:
-        return LOCAL
-    parts = urlsplit(text)
-    expected = f"expected {LOCAL!r} or dask://HOST:PORT, got {text!r}"
-    if parts.scheme not in SCHEMES or not parts.hostname or parts.path not in ("", "/"):
-        raise ValueError(expected)
-    try:
-        port = parts.port
-    except ValueError:
-        raise ValueError(f"{expected}: the port is not a number from 0 to 65535") from None
-    if port is None:
-        raise ValueError(f"{expected}: the scheduler's port is missing (Dask's default is 8786)")
-    host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
-    return f"tcp://{host}:{port}"
 
 
 def check_installed() -> None:

@@ -529,3 +529,10 @@ class Experiment:
     chapter: str  # the chapter that shows it, e.g. "05_dynamical_automata"
     run: Callable[..., Replication]  # run(scale=, seeds=, device=, progress=) -> Replication
     settings: Scales | None = None  # typed settings per scale (None: a dict of dicts)
+
+    @classmethod
+    def of(cls, settings: Scales, run: Callable[..., Replication]) -> Experiment:
+        """The experiment whose name, title and chapter its ``settings`` declare."""
+        kind = settings.kind
+        return cls(name=kind.experiment, title=kind.title, chapter=kind.chapter, run=run,
+                   settings=settings)

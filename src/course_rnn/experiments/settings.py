@@ -56,22 +56,18 @@ from ..checks import (
     check_positive,
     is_integer,
 )
+from ..context import SCALES, parse_scale
 
-#: The scales, in this order. Every experiment has "quick" and "paper" (:data:`REQUIRED`);
-#: "full" only where the paper's size is out of a 2-core CPU's reach in an hour: as close to
-#: the paper as that hour allows, its settings saying what was cut and why.
-SCALES = ("quick", "paper", "full")
+#: The scales every experiment has (of :data:`~course_rnn.context.SCALES`): "full" only where
+#: the paper's size is out of a 2-core CPU's reach in an hour: as close to the paper as that
+#: hour allows, its settings saying what was cut and why.
 REQUIRED = ("quick", "paper")
 
 
 def normalise_scale(scale: str | None) -> str:
     """One of :data:`SCALES` (None means ``"quick"``); ValueError otherwise (``"default"`` too:
     the book's scale is called ``"quick"``)."""
-    scale = scale or "quick"
-    if scale not in SCALES:
-        raise ValueError(f"unknown scale {scale!r}: choose one of {', '.join(SCALES)}"
-                         + (" (the book's scale is called 'quick')" if scale == "default" else ""))
-    return scale
+    return parse_scale(scale or "quick")
 
 
 def seed_list(seeds: int | Iterable[int] | None, default: int) -> list[int]:
@@ -303,13 +299,16 @@ S = TypeVar("S", bound="Settings")
 class Settings:
     """The base of every experiment's settings (see the module docstring).
 
-    A subclass is a frozen dataclass with one :func:`setting` field per setting, a class
-    attribute ``experiment`` (its name in messages) and, optionally, ``hints`` (an override key
-    that is not a setting → a sentence pointing to where it belongs) and :meth:`check` (rules
-    between fields).
+    A subclass is a frozen dataclass with one :func:`setting` field per setting, class
+    attributes ``experiment`` (its name, in messages too), ``title`` (one line: what it
+    replicates) and ``chapter`` (the chapter that shows it) — what ``replicate --help`` lists,
+    read without torch — and, optionally, ``hints`` (an override key that is not a setting → a
+    sentence pointing to where it belongs) and :meth:`check` (rules between fields).
     """
 
     experiment: ClassVar[str] = "the experiment"
+    title: ClassVar[str] = ""
+    chapter: ClassVar[str] = ""
     hints: ClassVar[dict[str, str]] = {}
 
     def __post_init__(self):

@@ -22,8 +22,9 @@ instead of local processes: any :class:`concurrent.futures.Executor` whose worke
 ``function``, e.g. a Dask cluster's (``Client(address).get_executor()``; ``replicate
 --executor dask://HOST:PORT`` connects one, :mod:`.cluster`). The experiments call
 ``parallel_map`` themselves, so the command line sets the executor for all of them at once
-rather than every ``run`` growing an argument. Each job sets its own torch threads and the seed
-offset of this process on the worker (a Dask worker inherits neither).
+rather than every ``run`` growing an argument. Every worker takes this process's run context
+(:mod:`course_rnn.context`: the seed offset, the checked device …) as one value, and its torch
+threads, before its first job (a Dask worker inherits neither).
 
 Nothing finished is lost: inside ``with keep_jobs(folder):`` every finished job's result is
 written into ``folder`` as it completes (:class:`~.jobstore.JobStore`), and a job whose result
@@ -48,15 +49,18 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 
 import torch
 
 from ..checks import check_count
+from ..context import VARIABLES, RunContext, run_context
 from ..device_check import NAME as CHECKED
 from ..device_check import is_on as checking_devices
+from ..device_check import switch_on as check_devices
 from ..training.progress import describe_run, listen_to_runs, progress_enabled
-from ..utils import SEED_OFFSET_VARIABLE, pick_device, seed_offset
+from ..utils import pick_device
 from .jobstore import Failure, JobsFailed, JobStore
 
 #: The executor and the job store that :func:`parallel_map` uses when its caller names none
@@ -97,14 +101,9 @@ def keep_jobs(folder: str | Path) -> Iterator[JobStore]:
 def worker_count(workers: int | None, jobs: int, device=None) -> int:
     """How many processes to use for ``jobs`` jobs (see the module docstring)."""
     if workers is None:
-        text = os.environ.get("COURSE_RNN_WORKERS")
-        if text:
-            try:
-                workers = int(text)
-            except ValueError:
-                raise ValueError(f"$COURSE_RNN_WORKERS must be an integer, got {text!r}") \
-                    from None
-        elif pick_device(device).type == "cuda":  # None: the device the runs will pick
+        workers = run_context().workers
+    if workers is None:
+        if pick_device(device).type == "cuda":  # None: the device the runs will pick
             workers = 1
         else:
             workers = os.cpu_count() or 1
@@ -125,10 +124,28 @@ class _Throttled:
             self.send(report)
 
 
-def _start_worker(threads: int, reports=None, checked: bool = False) -> None:
+def jobs_context() -> RunContext:
+    """This process's run context as its jobs need it: the environment's, with the checked
+    device when the check is on (``pick_device("checked")`` switches it on without the
+    variable)."""
+    context = run_context()
+    return replace(context, device=CHECKED) if checking_devices() else context
+
+
+def _adopt(context: RunContext, threads: int) -> None:
+    """Make this worker run as its parent: its run context and ``threads`` torch threads. The
+    device is the jobs' own argument: the context's only switches the check on, once, before
+    any job's arguments (which may name it) are unpickled; a job that picks its own device
+    (None) gets the worker's environment's, as it would in the parent."""
     torch.set_num_threads(threads)
-    if checked:  # the parent's checked device, which the jobs' arguments may name
-        pick_device(CHECKED)
+    device = VARIABLES["device"]
+    os.environ.update({k: v for k, v in context.variables().items() if k != device})
+    if context.device == CHECKED:
+        check_devices()
+
+
+def _start_worker(context: RunContext, threads: int, reports=None) -> None:
+    _adopt(context, threads)
     if reports is not None:  # progress on: this worker's runs report to the parent's bar
         pid = os.getpid()
         listen_to_runs(_Throttled(lambda report: reports.put((pid, report))))
@@ -136,24 +153,20 @@ def _start_worker(threads: int, reports=None, checked: bool = False) -> None:
 
 class _Job:
     """``function`` as an executor's worker calls it: with ``threads`` torch threads and this
-    process's seed offset, since a worker started elsewhere (a Dask worker on another machine)
-    shares neither. A top-level class, so that it pickles.
+    process's run ``context``, since a worker started elsewhere (a Dask worker on another
+    machine) shares neither. A top-level class, so that it pickles.
 
     The arguments come and the result goes back as one pickle each (:func:`_pack`), as they do
     to a local process: Dask's own serializers take a model apart without its ``__getstate__``
     (an LSTM's weak references then fail, and a result Dask cannot send is recomputed for
     ever), and a result that cannot be pickled is this job's error, not the cluster's."""
 
-    def __init__(self, function: Callable, threads: int, offset: int, checked: bool = False):
-        self.function, self.threads, self.offset = function, threads, offset
-        self.checked = checked  # the parent's checked device (COURSE_RNN_DEVICE=checked)
+    def __init__(self, function: Callable, threads: int, context: RunContext):
+        self.function, self.threads, self.context = function, threads, context
         self.__name__ = getattr(function, "__name__", "job")  # what Dask's dashboard shows
 
     def __call__(self, packed: bytes) -> bytes:
-        torch.set_num_threads(self.threads)
-        os.environ[SEED_OFFSET_VARIABLE] = str(self.offset)
-        if self.checked:
-            pick_device(CHECKED)  # before the arguments, which may name it, are unpickled
+        _adopt(self.context, self.threads)
         return _pack(self.function(*pickle.loads(packed)))
 
 
@@ -251,7 +264,7 @@ def _run(outcomes: _Outcomes, missing: list[int], workers: int | None, threads: 
          executor: Executor | None) -> None:
     """Run the jobs ``missing`` (indices) on the executor, in this process or in workers."""
     if executor is not None:
-        call = _Job(outcomes.function, threads, seed_offset(), checking_devices())
+        call = _Job(outcomes.function, threads, jobs_context())
         futures = {executor.submit(call, _pack(outcomes.jobs[i])): i for i in missing}
         _collect(futures, outcomes, unpack=pickle.loads)
         return
@@ -279,11 +292,11 @@ def _in_this_process(outcomes: _Outcomes, missing: list[int]) -> None:
 
 
 def _in_workers(outcomes: _Outcomes, missing: list[int], count: int, threads: int) -> None:
-    context = multiprocessing.get_context("spawn")  # fork is unsafe once torch has threads
+    spawn = multiprocessing.get_context("spawn")  # fork is unsafe once torch has threads
     bar = outcomes.bar
-    reports = context.Queue() if bar is not None else None
-    with ProcessPoolExecutor(count, mp_context=context, initializer=_start_worker,
-                             initargs=(threads, reports, checking_devices())) as pool:
+    reports = spawn.Queue() if bar is not None else None
+    with ProcessPoolExecutor(count, mp_context=spawn, initializer=_start_worker,
+                             initargs=(jobs_context(), threads, reports)) as pool:
         futures = {pool.submit(outcomes.function, *outcomes.jobs[i]): i for i in missing}
         _collect(futures, outcomes, (lambda: _drain(reports, bar)) if bar else None)
 

@@ -14,10 +14,11 @@ training loops at every evaluation, hands the listener a small dict::
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from collections.abc import Callable
+
+from ..context import run_context
 
 _listener: Callable[[dict], None] | None = None
 
@@ -26,7 +27,7 @@ def progress_enabled(progress: bool | None) -> bool:
     """Progress bars are on by default, off when ``$COURSE_RNN_PROGRESS=0`` (book builds, CI)."""
     if progress is not None:
         return progress
-    return os.environ.get("COURSE_RNN_PROGRESS", "1") != "0"
+    return run_context().progress
 
 
 def listen_to_runs(listener: Callable[[dict], None] | None):

@@ -1293,11 +1293,7 @@ def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=N
     return setup.replication(numbers, rows, figures, AgreementArtefacts.of(data, results), runs)
 
 
-EXPERIMENTS = (Experiment(
-    name=NAME,
-    title="Bhatt et al. (2020), Tables 1, 2 and 4, Fig. 5: number prediction and grammaticality "
-          "with SRN/GRU/LSTM and Decay RNNs, the learned decay α, Marvin & Linzen pairs",
-    chapter="04_agreement", run=run, settings=SETTINGS),)
+EXPERIMENTS = (Experiment.of(SETTINGS, run),)
 
 __all__ = [
     "run", "EXPERIMENTS", "NAME", "SETTINGS", "AgreementSettings", "DEFAULT_SEEDS",

@@ -54,6 +54,10 @@ class AgreementSettings(Settings):
     """
 
     experiment: ClassVar[str] = NAME
+    title: ClassVar[str] = ("Bhatt et al. (2020), Tables 1, 2 and 4, Fig. 5: number prediction "
+                            "and grammaticality with SRN/GRU/LSTM and Decay RNNs, the learned "
+                            "decay α, Marvin & Linzen pairs")
+    chapter: ClassVar[str] = "04_agreement"
     hints: ClassVar[dict[str, str]] = {"seeds": " (pass seeds= to run() for the seeds)"}
 
     n_train: int = setting(at_least=1)

@@ -988,8 +988,4 @@ def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=N
     return setup.replication(numbers, rows, figures, artefacts, named)
 
 
-EXPERIMENTS = (Experiment(
-    name="anbn",
-    title="a^n b^n: which recurrent networks learn to count (SRN, GRU, LSTM, ReLU and wide "
-          "SRNs trained on n ≤ 20, tested up to n = 60)",
-    chapter="03_gates_counting", run=run, settings=SETTINGS),)
+EXPERIMENTS = (Experiment.of(SETTINGS, run),)

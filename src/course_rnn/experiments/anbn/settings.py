@@ -54,6 +54,9 @@ class AnbnSettings(Settings):
     """
 
     experiment: ClassVar[str] = "anbn"
+    title: ClassVar[str] = ("a^n b^n: which recurrent networks learn to count (SRN, GRU, LSTM, "
+                            "ReLU and wide SRNs trained on n ≤ 20, tested up to n = 60)")
+    chapter: ClassVar[str] = "03_gates_counting"
 
     models: tuple[str, ...] = setting(one_of=MODELS, non_empty=True)
     hidden_size: int = setting(at_least=1)

@@ -75,8 +75,6 @@ from ..workers import parallel_map
 from .settings import BROWN_MIN_COUNT, SETTINGS, VARIANTS, BengioSettings
 
 NAME = "bengio-kn"
-TITLE = ("Bengio et al. (2003), Table 1: neural n-gram MLPs vs Kneser–Ney n-grams, "
-         "test perplexity (Brown there, Austen here)")
 
 # -- the settings' companions: Table 1's figures ---------------------------------------------------
 
@@ -834,5 +832,4 @@ def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=N
                              BengioArtefacts.of(mlps, counts, data, pairs, again), runs)
 
 
-EXPERIMENTS = (Experiment(name=NAME, title=TITLE, chapter="01_embeddings", run=run,
-                          settings=SETTINGS),)
+EXPERIMENTS = (Experiment.of(SETTINGS, run),)

@@ -40,6 +40,9 @@ class BengioSettings(Settings):
     """
 
     experiment: ClassVar[str] = "bengio-kn"
+    title: ClassVar[str] = ("Bengio et al. (2003), Table 1: neural n-gram MLPs vs Kneser–Ney "
+                            "n-grams, test perplexity (Brown there, Austen here)")
+    chapter: ClassVar[str] = "01_embeddings"
 
     kn_orders: tuple[int, ...] = setting(at_least=2, non_empty=True)
     discount: float = setting(check=lambda d: 0 < d <= 1, says="a number in (0, 1]")

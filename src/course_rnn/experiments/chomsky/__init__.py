@@ -475,11 +475,7 @@ def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=N
                              named)
 
 
-EXPERIMENTS = (Experiment(
-    name="chomsky",
-    title="Delétang et al. (2023), Table 2: SRN, LSTM, URN and Stack-RNN trained on short "
-          "strings, tested on longer ones, tasks across the Chomsky hierarchy",
-    chapter="08_chomsky", run=run, settings=SETTINGS),)
+EXPERIMENTS = (Experiment.of(SETTINGS, run),)
 
 __all__ = [
     "run", "EXPERIMENTS", "SETTINGS", "ChomskySettings", "TASK_NAMES", "DEFAULT_TASKS",

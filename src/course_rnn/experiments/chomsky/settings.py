@@ -35,6 +35,10 @@ class ChomskySettings(Settings):
     """
 
     experiment: ClassVar[str] = "chomsky"
+    title: ClassVar[str] = ("Delétang et al. (2023), Table 2: SRN, LSTM, URN and Stack-RNN "
+                            "trained on short strings, tested on longer ones, tasks across the "
+                            "Chomsky hierarchy")
+    chapter: ClassVar[str] = "08_chomsky"
 
     tasks: tuple[str, ...] = setting(one_of=TASK_NAMES, non_empty=True)
     hidden_size: int = setting(at_least=1)

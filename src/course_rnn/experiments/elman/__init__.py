@@ -610,7 +610,4 @@ def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=N
     return setup.replication(numbers, rows, figures, artefacts, named)
 
 
-EXPERIMENTS = (Experiment(
-    name="elman-clusters",
-    title="Elman (1990), Fig. 7: the SRN's hidden states cluster words by category",
-    chapter="02_srn_words", run=run, settings=SETTINGS),)
+EXPERIMENTS = (Experiment.of(SETTINGS, run),)

@@ -40,6 +40,9 @@ class ElmanSettings(Settings):
     """
 
     experiment: ClassVar[str] = "elman-clusters"
+    title: ClassVar[str] = ("Elman (1990), Fig. 7: the SRN's hidden states cluster words by "
+                            "category")
+    chapter: ClassVar[str] = "02_srn_words"
 
     model: str = setting(one_of=MODEL_KINDS)
     hidden_size: int = setting(at_least=1)

@@ -711,11 +711,7 @@ def run(scale: str = "quick", seeds=None, device=None, progress: bool | None = N
     return setup.replication(numbers, claims, figures, artefacts, histories)
 
 
-EXPERIMENTS = (Experiment(
-    name="gym",
-    title="The syntax gym: SRN, GRU, LSTM, Decay RNN, URN, FLNN and Stack-RNN on five "
-          "languages, and the papers' claims about who wins",
-    chapter="07_syntax_gym", run=run, settings=SETTINGS),)
+EXPERIMENTS = (Experiment.of(SETTINGS, run),)
 
 __all__ = [
     "run", "EXPERIMENTS", "SETTINGS", "GymSettings", "GymLanguageSettings", "DEFAULT_SEEDS",

@@ -102,6 +102,9 @@ class GymSettings(Settings):
     ``{"anbn": {"epochs": 2}}`` changes only what it names)."""
 
     experiment: ClassVar[str] = "gym"
+    title: ClassVar[str] = ("The syntax gym: SRN, GRU, LSTM, Decay RNN, URN, FLNN and Stack-RNN "
+                            "on five languages, and the papers' claims about who wins")
+    chapter: ClassVar[str] = "07_syntax_gym"
 
     hidden_size: int = setting(at_least=1)
     urn_hidden_size: int = setting(at_least=2)

@@ -82,7 +82,6 @@ from .settings import BACKPROP, HILL_CLIMB, SETTINGS, TaborSettings
 from .settings import SEED_KEYS as SEED_KEYS  # the seed keys of the groups, beside the settings
 
 NAME = "tabor-table4"
-TITLE = "Tabor (2011), Table 4: fractal learning networks on Grammars 1 and 2"
 
 # -- the settings' companions: Table 4's figures ---------------------------------------------------
 
@@ -748,5 +747,4 @@ def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=N
                              TaborArtefacts(groups, doubled, ran_out_runs), histories)
 
 
-EXPERIMENTS = (Experiment(name=NAME, title=TITLE, chapter="05_dynamical_automata_training",
-                          run=run, settings=SETTINGS),)
+EXPERIMENTS = (Experiment.of(SETTINGS, run),)

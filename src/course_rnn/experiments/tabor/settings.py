@@ -40,6 +40,8 @@ class TaborSettings(Settings):
     """
 
     experiment: ClassVar[str] = "tabor-table4"
+    title: ClassVar[str] = "Tabor (2011), Table 4: fractal learning networks on Grammars 1 and 2"
+    chapter: ClassVar[str] = "05_dynamical_automata_training"
 
     seeds: int = setting(at_least=1)
     eos_seeds: int = setting(at_least=1)

@@ -700,11 +700,7 @@ def run_dyck(scale: str = "quick", seeds: int | Iterable[int] | None = None, dev
                              artefacts, histories)
 
 
-EXPERIMENT = Experiment(
-    name="urn-dyck",
-    title="Bernardy & Lappin (2022; 2023): URNs, MatrixRNN and LSTM on Dyck, accuracy by "
-          "attractors, inner nesting and outer depth",
-    chapter="06_unitary", run=run_dyck, settings=DYCK_SETTINGS)
+EXPERIMENT = Experiment.of(DYCK_SETTINGS, run_dyck)
 EXPERIMENTS = (EXPERIMENT, CROSS_SERIAL)
 
 __all__ = [

@@ -433,8 +433,4 @@ def run_cross_serial(scale: str = "quick", seeds: int | Iterable[int] | None = N
                              artefacts, histories)
 
 
-EXPERIMENT = Experiment(
-    name="urn-cross-serial",
-    title="Bernardy & Lappin (2023), Tables 1–2 and Fig. 2: URN vs LSTM on cross-serial "
-          "C_8 → C_10",
-    chapter="06_unitary_stacks", run=run_cross_serial, settings=CROSS_SERIAL_SETTINGS)
+EXPERIMENT = Experiment.of(CROSS_SERIAL_SETTINGS, run_cross_serial)

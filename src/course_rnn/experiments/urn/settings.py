@@ -24,6 +24,9 @@ class DyckSettings(Settings):
     """
 
     experiment: ClassVar[str] = "urn-dyck"
+    title: ClassVar[str] = ("Bernardy & Lappin (2022; 2023): URNs, MatrixRNN and LSTM on Dyck, "
+                            "accuracy by attractors, inner nesting and outer depth")
+    chapter: ClassVar[str] = "06_unitary"
 
     train: int = setting(at_least=1)
     valid: int = setting(at_least=1)
@@ -51,6 +54,9 @@ class CrossSerialSettings(Settings):
     """
 
     experiment: ClassVar[str] = "urn-cross-serial"
+    title: ClassVar[str] = ("Bernardy & Lappin (2023), Tables 1–2 and Fig. 2: URN vs LSTM on "
+                            "cross-serial C_8 → C_10")
+    chapter: ClassVar[str] = "06_unitary_stacks"
 
     train: int = setting(at_least=1)
     max_total: int = setting(at_least=2)
