@@ -20,6 +20,7 @@ import contextlib
 import importlib.util
 import io
 import json
+import math
 import re
 import sys
 from pathlib import Path
@@ -223,13 +224,17 @@ def test_the_kl_exercise_is_the_gap_a_sentence_run_is_trained_to_close():
 
 def test_the_paired_interval_exercise_is_the_interval_chapter_4_judges_by():
     """Chapter 4 part 2's exercise: the mean of the seed-by-seed differences and its 95 %
-    t-interval — what ``records.mean_interval`` gives ``agreement.PairedDifference``."""
-    from course_rnn.experiments.records import mean_interval
+    t-interval — what ``metrics.mean_interval`` gives ``agreement.PairedDifference``, checked
+    here against the interval worked by hand."""
+    from scipy import stats
 
     cases = practice.EXERCISES["paired_interval"].cases()
     for case in cases:
         ours, reference = case.args
-        differences = [a - b for a, b in zip(ours, reference, strict=True)]
-        assert case.want == pytest.approx(mean_interval(differences))
+        d = [a - b for a, b in zip(ours, reference, strict=True)]
+        mean = sum(d) / len(d)
+        sd = math.sqrt(sum((x - mean) ** 2 for x in d) / (len(d) - 1))
+        half = stats.t.ppf(0.975, len(d) - 1) * sd / math.sqrt(len(d))
+        assert case.want == pytest.approx((mean, mean - half, mean + half))
     steady = cases[-1].want  # one point ahead on every seed: no spread, no width
     assert steady == pytest.approx((1.0, 1.0, 1.0))

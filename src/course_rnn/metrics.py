@@ -130,6 +130,28 @@ def next_symbol_validity(model, language, vocab: Vocab, strings: Sequence) -> di
     return validity_scores(correct)
 
 
+# -- over seeds: a mean and how sure it is ------------------------------------------------------
+def mean_se(values: Sequence[float]) -> tuple[float, float]:
+    """Mean and standard error (NaN with fewer than two values)."""
+    values = np.asarray(list(values), dtype=float)
+    if values.size == 0:
+        raise ValueError("mean_se needs at least one value")
+    se = values.std(ddof=1) / math.sqrt(values.size) if values.size > 1 else float("nan")
+    return float(values.mean()), float(se)
+
+
+def mean_interval(values: Sequence[float], level: float = 0.95) -> tuple[float, float, float]:
+    """Mean and the ``level`` Student-t interval of the mean: (mean, low, high). With one value
+    the interval is unknown: (mean, -inf, inf), which no equivalence margin can contain."""
+    from scipy import stats
+
+    mean, se = mean_se(values)
+    if math.isnan(se):
+        return mean, -math.inf, math.inf
+    half = float(stats.t.ppf(0.5 + level / 2, len(values) - 1)) * se
+    return mean, mean - half, mean + half
+
+
 # -- a^n b^n --------------------------------------------------------------------------------------
 def anbn_generalisation(model, vocab: Vocab, max_n: int, letters: str = "ab") -> dict:
     """Score a^n b^n for n = 1..max_n.

@@ -224,13 +224,10 @@ def _attractor_cases() -> list[Case]:
 
 
 def _paired_cases() -> list[Case]:
-    from scipy import stats
+    from .metrics import mean_interval
 
     def interval(ours, reference):  # the mean of the paired differences and its 95 % t-interval
-        d = np.asarray(ours, dtype=float) - np.asarray(reference, dtype=float)
-        se = d.std(ddof=1) / math.sqrt(len(d))
-        half = float(stats.t.ppf(0.975, len(d) - 1)) * se
-        return (float(d.mean()), float(d.mean() - half), float(d.mean() + half))
+        return mean_interval(np.subtract(ours, reference))
 
     rng = np.random.default_rng(4)
     twelve = (np.round(97 + 2 * rng.random(12), 1).tolist(),

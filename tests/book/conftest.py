@@ -22,6 +22,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 # COURSE_RNN_SITE points the tests at another build (e.g. a copy of the book built elsewhere).
 SITE = Path(os.environ.get("COURSE_RNN_SITE", ROOT / "book" / "_build" / "html"))
+# The chapter notebooks (chapters/NN_*.ipynb), in the order of their names: each is a page.
+CHAPTERS = sorted((ROOT / "chapters").glob("[0-9][0-9]_*.ipynb"))
 # Folders of the site that hold assets, not pages.
 ASSET_FOLDERS = {"_static", "_sources", "_images", "vendor"}
 

@@ -13,9 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import ROOT, reading_benchmark, skip_or_fail
+from .conftest import CHAPTERS, reading_benchmark, skip_or_fail
 
-CHAPTERS = sorted((ROOT / "chapters").glob("[0-9][0-9]_*.ipynb"))
 MAX_READER_MINUTES = 35
 
 

@@ -11,32 +11,11 @@ Record with another layout on disk overrides ``to_json``.
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-import numpy as np
-
-
-def mean_se(values: Sequence[float]) -> tuple[float, float]:
-    """Mean and standard error (NaN with fewer than two values)."""
-    values = np.asarray(list(values), dtype=float)
-    if values.size == 0:
-        raise ValueError("mean_se needs at least one value")
-    se = values.std(ddof=1) / math.sqrt(values.size) if values.size > 1 else float("nan")
-    return float(values.mean()), float(se)
-
-
-def mean_interval(values: Sequence[float], level: float = 0.95) -> tuple[float, float, float]:
-    """Mean and the ``level`` Student-t interval of the mean: (mean, low, high). With one value
-    the interval is unknown: (mean, -inf, inf), which no equivalence margin can contain."""
-    from scipy import stats
-
-    mean, se = mean_se(values)
-    if math.isnan(se):
-        return mean, -math.inf, math.inf
-    half = float(stats.t.ppf(0.5 + level / 2, len(values) - 1)) * se
-    return mean, mean - half, mean + half
+from ..metrics import mean_interval as mean_interval  # re-exported: the experiments' summaries
+from ..metrics import mean_se as mean_se  # re-exported
 
 
 def unsaved(**kwargs):
