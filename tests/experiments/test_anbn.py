@@ -242,7 +242,8 @@ def test_instability_of_a_curve():
 
 # -- verdicts from synthetic runs ----------------------------------------------------------------
 def fake(model_id, seed, converged, reach, fitted=None, loss=0.2, curve=None):
-    """A stand-in RunScore: what the verdicts read is given, the rest is filler."""
+    """A stand-in RunScore: what the verdicts read is given (its grade as :func:`anbn.outcome`
+    gives it for N_train = 20), the rest is filler."""
     fitted = converged if fitted is None else fitted
     curve = [reach] if curve is None else curve
     return anbn.RunScore(
@@ -251,7 +252,7 @@ def fake(model_id, seed, converged, reach, fitted=None, loss=0.2, curve=None):
         train_right=0, beyond_right=0, max_correct_n=reach, max_correct_n_best_epoch=max(curve),
         max_correct_n_curve=curve, curve_epochs=[5.0 * (i + 1) for i in range(len(curve))],
         right=[], loss_by_phase=anbn.LossByPhase(0.0, 0.0), max_grad_norm=0.0,
-        clipped_share=0.0, outcome="")
+        clipped_share=0.0, outcome=anbn.outcome(converged, fitted, reach, 20))
 
 
 def test_no_count_counts_converged_seeds_and_waits_for_them():

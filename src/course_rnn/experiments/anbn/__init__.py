@@ -456,14 +456,15 @@ def summarise(runs: Sequence[RunScore], train_max_n: int) -> dict[str, ModelSumm
         fitted = [r for r in mine if r.fitted]
         stalled = [r.final_loss for r in mine if r.converged and not r.fitted]
         finals = [r.max_correct_n for r in fitted]
+        grades = [r.outcome for r in fitted]  # as recheck reads them: one route to a grade
         mean, se = mean_se(finals) if finals else (None, None)
         best = max(fitted, key=lambda r: r.max_correct_n) if fitted else None
         summary[name] = ModelSummary(
             n_seeds=len(mine), converged=sum(r.converged for r in mine), fitted=len(fitted),
             stalled=len(stalled), stalled_loss_min=min(stalled, default=None),
             stalled_loss_max=max(stalled, default=None),
-            generalised=sum(v >= counting_n(train_max_n) for v in finals),
-            part_way=sum(train_max_n < v < counting_n(train_max_n) for v in finals),
+            generalised=grades.count("generalised"),
+            part_way=grades.count("generalised part-way"),
             max_correct_n_mean=mean, max_correct_n_se=se,
             best_seed=best.seed if best else None,
             max_correct_n_best_seed=best.max_correct_n if best else None,
