@@ -64,26 +64,24 @@ def parse_device(text: str) -> str:
     return text
 
 
+def _whole_number(text: str, at_least: int) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = at_least - 1
+    if value < at_least:
+        raise ValueError(f"expected an integer ≥ {at_least}, got {text!r}")
+    return value
+
+
 def parse_seed_offset(text: str) -> int:
     """An integer ≥ 0."""
-    try:
-        offset = int(text)
-    except ValueError:
-        offset = -1
-    if offset < 0:
-        raise ValueError(f"expected an integer ≥ 0, got {text!r}")
-    return offset
+    return _whole_number(text, 0)
 
 
 def parse_workers(text: str) -> int:
-    """A whole number ≥ 1."""
-    try:
-        workers = int(text)
-    except ValueError:
-        workers = 0
-    if workers < 1:
-        raise ValueError(f"expected an integer ≥ 1, got {text!r}")
-    return workers
+    """An integer ≥ 1."""
+    return _whole_number(text, 1)
 
 
 def parse_progress(text: str) -> bool:
