@@ -58,13 +58,16 @@ book: $(STAMP) web-assets
 # nobody chose. SEED_OFFSET=n repeats offset n (the one a CI log printed). It is executed afresh
 # (a change to the library reaches every chapter) into book/_build/elsewhere: make book's site
 # and cache, at offset 0 on this CPU's kernels, are left as they are. Each chapter runs once in
-# make test (it ran twice, book and nbval, until session 24: ≈ 57 min in CI against 45).
+# make test (it ran twice, book and nbval, until session 24: ≈ 57 min in CI against 45), on the
+# checked device (COURSE_RNN_DEVICE=checked, below: the CPU with a GPU's refusals, the same
+# numbers bit for bit), so a chapter's .numpy() of a device tensor fails here, not first on a
+# lent GPU (session 31: 17 min against ≈ 15 on the plain CPU; it found one in chapter 3 part 2).
 ELSEWHERE := book/_build/elsewhere
 book-elsewhere: $(STAMP) web-assets
 	@offset=$$($(BIN)/python scripts/ci_offset.py $(SEED_OFFSET)) && \
-	  echo "book-elsewhere: seed offset $$offset, portable kernels (repeat: make test SEED_OFFSET=$$offset)" && \
+	  echo "book-elsewhere: seed offset $$offset, portable kernels, checked device (repeat: make test SEED_OFFSET=$$offset)" && \
 	  rm -rf $(ELSEWHERE) && \
-	  ATEN_CPU_CAPABILITY=default COURSE_RNN_SEED_OFFSET=$$offset \
+	  ATEN_CPU_CAPABILITY=default COURSE_RNN_SEED_OFFSET=$$offset COURSE_RNN_DEVICE=checked \
 	  $(BIN)/jupyter-book build -W -n --keep-going --path-output $(ELSEWHERE) book/
 
 # The site tests (tests/book/) check that site. The tests run in two processes (pytest-xdist; a
@@ -90,8 +93,9 @@ notebooks: $(STAMP)
 # processes already use both cores.
 notebooks-elsewhere: $(STAMP)
 	@offset=$$($(BIN)/python scripts/ci_offset.py $(SEED_OFFSET)) && \
-	  echo "notebooks-elsewhere: seed offset $$offset, portable kernels (repeat: make notebooks-elsewhere SEED_OFFSET=$$offset)" && \
-	  ATEN_CPU_CAPABILITY=default COURSE_RNN_SEED_OFFSET=$$offset $(BIN)/python -m pytest chapters
+	  echo "notebooks-elsewhere: seed offset $$offset, portable kernels, checked device (repeat: make notebooks-elsewhere SEED_OFFSET=$$offset)" && \
+	  ATEN_CPU_CAPABILITY=default COURSE_RNN_SEED_OFFSET=$$offset COURSE_RNN_DEVICE=checked \
+	  $(BIN)/python -m pytest chapters
 
 # Regenerate the student notebooks and autograder bundles from exercises/source/. The grader
 # finds exercises/ from the folder make runs in (this repository), or $COURSE_RNN_EXERCISES.

@@ -208,3 +208,31 @@ def test_make_test_runs_the_library_tests_checked_so_a_numpy_of_a_device_tensor_
     assert run("").returncode == 0  # on the plain CPU the mistake passes unseen
     checked = run("checked")
     assert checked.returncode == 1 and "Tensor.cpu()" in checked.stdout, checked.stdout[-2000:]
+
+
+def test_make_test_builds_the_chapters_checked_so_a_notebook_s_numpy_of_a_device_tensor_fails(
+        tmp_path):
+    """`make test`'s book build (and `make notebooks-elsewhere`) execute the chapters under the
+    check; there a chapter cell's GPU mistake fails, as it would on a GPU (session 31's first
+    checked build found one in chapter 3 part 2)."""
+    makefile = (Path(__file__).resolve().parents[1] / "Makefile").read_text()
+    for target in ("book-elsewhere", "notebooks-elsewhere"):
+        recipe = makefile.split(f"\n{target}:")[1].split("\n\n")[0]
+        assert "COURSE_RNN_DEVICE=checked" in recipe, target
+    import nbformat
+
+    cell = ("import torch\nfrom course_rnn.utils import pick_device\n"
+            "states = torch.zeros(2, 3).to(pick_device())\nstates[0].numpy()")
+    notebook = tmp_path / "chapter.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(cell)]), notebook)
+
+    def run(device: str) -> subprocess.CompletedProcess:
+        env = {k: v for k, v in os.environ.items() if k != "COURSE_RNN_DEVICE"}
+        return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                               "--nbval-lax", "--nbval-current-env", str(notebook)],
+                              cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                              env=env | ({"COURSE_RNN_DEVICE": device} if device else {}))
+
+    assert run("").returncode == 0  # on the plain CPU the mistake passes unseen
+    checked = run("checked")
+    assert checked.returncode == 1 and "Tensor.cpu()" in checked.stdout, checked.stdout[-2000:]
