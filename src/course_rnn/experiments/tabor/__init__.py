@@ -54,7 +54,7 @@ from __future__ import annotations
 
 import copy
 import math
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -682,6 +682,11 @@ class TaborArtefacts:
     ran_out: dict[str, list[TrainedRun]] = field(default_factory=dict)
 
 
+def by_key(groups: Mapping[str, Sequence[TrainedRun]]) -> dict[tuple[str, int], TrainedRun]:
+    """Every run of ``groups`` by ``(group, seed)``, the key :func:`twice_the_budget` reads."""
+    return {(r.group, r.seed): r for runs in groups.values() for r in runs}
+
+
 def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=None,
         progress: bool | None = None, settings: Mapping | None = None,
         workers: int | None = None) -> Replication:
@@ -725,16 +730,12 @@ def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=N
 
     # settle: a compared run that ran out of epochs is continued; its continuation stands in
     unsettled = {name: [r for r in runs if ran_out(r)] for name, runs in first.items()}
-    continued = twice_the_budget({(r.group, r.seed): r for runs in first.values() for r in runs},
-                                 [(r.group, r.seed) for runs in unsettled.values() for r in runs],
-                                 train_again)
+    continued = twice_the_budget(by_key(first), list(by_key(unsettled)), train_again)
     groups = {name: [continued.get((r.group, r.seed), r) for r in runs]
               for name, runs in first.items()}
     spreads = spreads_of(groups)
     redo = to_double(groups, spreads)
-    again = twice_the_budget({(r.group, r.seed): r for runs in groups.values() for r in runs},
-                             [(r.group, r.seed) for runs in redo.values() for r in runs],
-                             train_again)
+    again = twice_the_budget(by_key(groups), list(by_key(redo)), train_again)
     doubled = {name: [again[r.group, r.seed] for r in runs] for name, runs in redo.items()}
     ran_out_runs = {name: runs for name, runs in unsettled.items() if runs}
     numbers = numbers_of(groups, doubled, spreads, spreads_of(doubled), ran_out_runs)
