@@ -15,7 +15,9 @@ actually come next in a string (``EOS`` and the alphabet; never ``<pad>`` or ``<
   Reported by number of attractors (Linzen et al. 2016).
 
 And one number about the data rather than the model: :func:`optimal_loss`, the lowest training
-loss any language model can reach on a corpus – what "has fitted its training set" means.
+loss any language model can reach on a corpus – what "has fitted its training set" means; and
+two about a score over several seeds: :func:`mean_se` and :func:`mean_interval` (the mean and
+its Student-t interval, what "as accurate as" is judged by).
 """
 
 from __future__ import annotations
