@@ -98,15 +98,13 @@ def record_classes(paths) -> list[str]:
                 bases = [b.id if isinstance(b, ast.Name) else getattr(b, "attr", "")
                          for b in node.bases]
                 classes[f"{path.relative_to(EXPERIMENTS)}:{node.name}"] = bases
-    names = {key.split(":")[1] for key in classes}
     records, changed = {"Record"}, True
     while changed:
         before = len(records)
         records |= {key.split(":")[1] for key, bases in classes.items()
                     if any(b in records for b in bases)}
         changed = len(records) != before
-    return sorted(key for key in classes if key.split(":")[1] in records - {"Record"}
-                  and key.split(":")[1] in names)
+    return sorted(key for key in classes if key.split(":")[1] in records - {"Record"})
 
 
 def calls_of(name: str) -> list[str]:

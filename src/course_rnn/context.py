@@ -89,10 +89,11 @@ def parse_progress(text: str) -> bool:
     return text != "0"
 
 
-def parse_scale(text: str) -> str:
-    """One of :data:`SCALES` (``"default"`` is refused with the book's scale's name)."""
-    if text not in SCALES:
-        raise ValueError(f"unknown scale {text!r}: choose one of {', '.join(SCALES)}"
+def parse_scale(text: str, allowed: tuple[str, ...] = SCALES) -> str:
+    """One of ``allowed`` (:data:`SCALES`; a chapter's: :data:`BOOK_SCALES`); ``"default"`` is
+    refused with the book's scale's name."""
+    if text not in allowed:
+        raise ValueError(f"unknown scale {text!r}: choose one of {', '.join(allowed)}"
                          + (" (the book's scale is called 'quick')" if text == "default" else ""))
     return text
 

@@ -18,13 +18,12 @@ import random
 import numpy as np
 import torch
 
-from .context import BOOK_SCALES, VARIABLES, run_context
+from .context import BOOK_SCALES, parse_scale, run_context
 
 #: The scales a chapter runs at: ``"quick"``, the book's (CPU-friendly), or ``"paper"``, the
 #: papers' sizes. (``python -m course_rnn replicate`` also knows ``"full"``, where an experiment
 #: has one: :data:`course_rnn.context.SCALES`.)
 SCALES = BOOK_SCALES
-SEED_OFFSET_VARIABLE = VARIABLES["seed_offset"]
 
 
 def seed_offset() -> int:
@@ -109,8 +108,4 @@ def pick_device(device: str | torch.device | None = None) -> torch.device:
 def current_scale(scale: str | None = None) -> str:
     """``scale`` if given, else ``$COURSE_RNN_SCALE``, else ``"quick"`` (CPU-friendly); a
     ValueError for any other value (``"default"`` too: the book's scale is called ``"quick"``)."""
-    scale = scale or run_context().scale
-    if scale not in SCALES:
-        raise ValueError(f"unknown scale {scale!r}: choose one of {', '.join(SCALES)}"
-                         + (" (the book's scale is called 'quick')" if scale == "default" else ""))
-    return scale
+    return parse_scale(scale or run_context().scale, SCALES)

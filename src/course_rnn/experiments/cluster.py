@@ -21,12 +21,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from urllib.parse import urlsplit
 
-from ..context import LOCAL as LOCAL  # re-exported: what --executor calls local processes
-from ..context import VARIABLES
 from ..context import parse_executor as parse_executor  # re-exported
 
-#: Where ``replicate`` reads the scheduler's address when ``--executor`` is not given.
-ENVIRONMENT = VARIABLES["executor"]
 #: How to install what ``--executor dask://…`` needs.
 INSTALL = 'pip install "course_rnn[cluster]"'
 #: How long the first TCP connection to the scheduler may take.
