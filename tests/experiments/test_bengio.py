@@ -116,10 +116,11 @@ def test_verdicts_wait_for_convergence_and_a_doubled_budget(tiny):
         assert row.verdict in ("differs", "budget-limited")
         assert row.evidence["budget_1x"]["runs_converged"] == 1
         assert row.evidence["budget_2x"]["runs"] == 1
-    twice = tiny.runs["MLP, no direct, seed 0, twice the epochs"]
+    twice = tiny.runs["MLP, no direct, seed 0 (twice the budget)"]
     assert twice.convergence.epochs >= 2 * first.convergence.epochs - 1e-3
     assert twice["valid_loss"][: len(first)] == first["valid_loss"]
     assert len(tiny.artefacts.doubled) == 1  # trained once, for both rows
+    assert "1 continued to twice its budget" in tiny.run_summary()  # named as every experiment's
 
 
 def test_unconverged_runs_get_no_verdict(data):

@@ -827,7 +827,7 @@ def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=N
                [r.history for r in again.values()]) if again else None
     rows = table_rows(numbers, config, [r.history for r in mlps.values()], doubled)
     runs = {run_name(*key): r.history for key, r in mlps.items()}
-    runs.update({f"{run_name(*key)}, twice the epochs": r.history for key, r in again.items()})
+    runs.update({f"{run_name(*key)} (twice the budget)": r.history for key, r in again.items()})
     return setup.replication(numbers, rows, figures_of(mlps, numbers, config),
                              BengioArtefacts.of(mlps, counts, data, pairs, again), runs)
 
