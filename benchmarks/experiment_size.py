@@ -9,9 +9,10 @@ Reads the source (nothing runs) and writes, per experiment package of
   modules: ``replication.py``, ``settings.py``, ``records.py`` …), files and lines;
 - its ``Record`` classes (a class whose bases name ``Record``, or a subclass of one);
 
-and for ``experiments/`` as a whole its lines and ``Record`` classes; and, over ``src/``, the
-places that choose a device (calls of ``pick_device``) and raise a continued run's cap by hand
-(calls of ``continued_cap``). Issue 44's "done when" reads these numbers.
+and for ``experiments/`` as a whole its lines and ``Record`` classes; over ``src/``, the places
+that choose a device (calls of ``pick_device``); in ``experiments/``, the calls of ``fit`` that
+raise a continued run's cap by hand (a cap computed from ``min_epochs``). Issue 44's "done
+when" reads these numbers.
 
 Writes ``benchmarks/results/experiment_size.md`` and ``experiment_size.json``.
 
@@ -120,6 +121,39 @@ def calls_of(name: str) -> list[str]:
     return found
 
 
+def _names(node) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def caps_raised_by_hand() -> list[str]:
+    """``file:line`` of every call of ``fit`` in ``experiments/`` whose cap (``epochs=`` or
+    ``steps=``) is computed from the run's ``min_epochs``, directly, through a name assigned
+    from it in the same function, or in a ``dict(...)`` of arguments passed as ``**``: a
+    continued run's cap raised by hand, which ``fit`` does itself."""
+    found = []
+    for path in sorted(EXPERIMENTS.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for function in (n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)):
+            tainted, raised = {"min_epochs"}, set()
+            for node in ast.walk(function):
+                if isinstance(node, ast.Assign):
+                    targets = {t.id for t in node.targets if isinstance(t, ast.Name)}
+                    if isinstance(node.value, ast.Call) and _raises_cap(node.value, tainted):
+                        raised |= targets  # common = dict(epochs=…, …)
+                    elif _names(node.value) & tainted:
+                        tainted |= targets
+            for node in ast.walk(function):
+                if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "fit" and (
+                        _raises_cap(node, tainted) or any(
+                            k.arg is None and _names(k.value) & raised for k in node.keywords)):
+                    found.append(f"{path.relative_to(PACKAGE)}:{node.lineno}")
+    return sorted(set(found))
+
+
+def _raises_cap(call: ast.Call, tainted: set[str]) -> bool:
+    return any(k.arg in ("epochs", "steps") and _names(k.value) & tainted for k in call.keywords)
+
+
 def measure() -> dict:
     packages = sorted(p for p in EXPERIMENTS.iterdir() if (p / "__init__.py").is_file())
     per = {}
@@ -138,7 +172,7 @@ def measure() -> dict:
         "experiments_lines": sum(map(lines, everything)),
         "record_classes": record_classes(everything),
         "pick_device_calls": calls_of("pick_device"),
-        "continued_cap_calls": calls_of("continued_cap"),
+        "caps_raised_by_hand": caps_raised_by_hand(),
     }
 
 
@@ -157,9 +191,10 @@ def markdown(m: dict) -> str:
         f"{len(m['record_classes'])} `Record` classes.",
         f"- `pick_device` is called in {len(m['pick_device_calls'])} places: "
         + ", ".join(f"`{c}`" for c in m["pick_device_calls"]) + ".",
-        f"- a continued run's cap raised by hand (`continued_cap`) in "
-        f"{len(m['continued_cap_calls'])} places: "
-        + ", ".join(f"`{c}`" for c in m["continued_cap_calls"]) + ".", ""])
+        f"- a continued run's cap raised by hand (a `fit` call whose `epochs=` or `steps=` is "
+        f"computed from `min_epochs`) in {len(m['caps_raised_by_hand'])} places"
+        + (": " + ", ".join(f"`{c}`" for c in m["caps_raised_by_hand"]) if m[
+            "caps_raised_by_hand"] else " (`fit` sets a continued run's cap)") + ".", ""])
 
 
 def main() -> None:

@@ -14,6 +14,8 @@ value that differs from the same case saved in ``DIR``, and writes
 ``benchmarks/results/same_results.md``: the cases, how many runs each trained and how many it
 continued (a case that continues none does not test the continuation), and whether it matched.
 
+``--book`` adds the book's own runs (the quick scale, as the chapters run them; minutes each).
+
 Exit status: 0 when every case matched (or without ``--compare``), 1 otherwise.
 """
 
@@ -97,6 +99,11 @@ CASES = (
           test_samples=4)),
 )
 
+#: The book's own runs (the quick scale, its seeds), minutes each: only with ``--book``.
+BOOK_CASES = tuple((f"{name} quick", name, None, {}) for name in (
+    "bengio-kn", "elman-clusters", "anbn", "decay-rnn-agreement", "tabor-table4", "urn-dyck",
+    "urn-cross-serial", "gym", "chomsky"))
+
 #: Keys that hold times (wall or CPU seconds) or say where and when a run was made.
 CLOCK = re.compile(r"second|^(machine|provenance|python|torch)$")
 #: The marks of a run continued to twice its budget (replication.CONTINUED's).
@@ -122,7 +129,7 @@ def record(replication) -> dict:
     return without_clock(saved)
 
 
-def run_case(experiment: str, seeds: int, settings: dict) -> dict:
+def run_case(experiment: str, seeds: int | None, settings: dict) -> dict:
     from course_rnn.experiments import get_experiment
 
     replication = get_experiment(experiment).run(scale="quick", seeds=seeds, device="cpu",
@@ -135,10 +142,10 @@ def file_name(case: str) -> str:
 
 
 def differences(old, new, where: str = "") -> list[str]:
-    """Where ``new`` differs from ``old``: one line per differing value (at most 20)."""
+    """Where ``new`` differs from ``old``: one line per differing value."""
     found: list[str] = []
     _walk(old, new, where or "$", found)
-    return found[:20] + ([f"… and {len(found) - 20} more"] if len(found) > 20 else [])
+    return found
 
 
 def _walk(old, new, where: str, found: list[str]) -> None:
@@ -167,9 +174,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, required=True, help="folder for one JSON per case")
     parser.add_argument("--compare", type=Path, help="a folder an earlier run wrote")
-    parser.add_argument("--cases", nargs="*", help="case names (default: all)")
+    parser.add_argument("--cases", nargs="*", help="case names (default: all but the book's)")
+    parser.add_argument("--book", action="store_true",
+                        help="also the book's own runs (BOOK_CASES: the quick scale, minutes each)")
     args = parser.parse_args(argv)
-    names = [c[0] for c in CASES]
+    cases = CASES + BOOK_CASES if args.book or args.cases else CASES
+    names = [c[0] for c in CASES + BOOK_CASES]
     unknown = sorted(set(args.cases or ()) - set(names))
     if unknown:
         parser.error(f"unknown case(s) {unknown}: choose from {names}")
@@ -179,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("COURSE_RNN_WORKERS", "1")
     args.out.mkdir(parents=True, exist_ok=True)
     lines, same = [], True
-    for case, experiment, seeds, settings in CASES:
+    for case, experiment, seeds, settings in cases:
         if args.cases and case not in args.cases:
             continue
         start = time.perf_counter()
@@ -192,7 +202,10 @@ def main(argv: list[str] | None = None) -> int:
             found = (differences(json.loads(before.read_text()), saved) if before.exists()
                      else [f"{before}: not saved before"])
             same &= not found
-            verdict = "identical" if not found else "differs: " + "; ".join(found)
+            verdict = "identical" if not found else "differs: " + "; ".join(found[:3]) + (
+                f" (and {len(found) - 3} more)" if len(found) > 3 else "")
+            for line in found[:30] + ([f"… and {len(found) - 30} more"] if found[30:] else []):
+                print(f"  {case}: {line}", flush=True)
         lines.append(f"| {case} | {experiment} | {trained} | {continued} | "
                      f"{time.perf_counter() - start:.0f} | {verdict} |")
         print(lines[-1], flush=True)

@@ -371,13 +371,6 @@ def test_table2_at_ceiling_is_not_comparable():
     assert "ceiling" in rows[0].note
 
 
-def test_a_continued_run_gets_twice_the_cap():
-    # a first run: the cap; a continued one: twice it, and at least `patience` past its minimum
-    assert agreement.continued_cap(150, 0, 10) == 150
-    assert agreement.continued_cap(150, 134, 10) == 300  # room to improve past the minimum
-    assert agreement.continued_cap(150, 300, 10) == 310  # a run that spent its whole first cap
-
-
 def test_the_training_table_says_how_each_run_ended_in_the_books_words(tiny):
     """A classifier that met the plateau of "target, or a plateau" stalled; the table says so
     (Convergence.ending), never the library's raw stop ("criterion met")."""

@@ -342,9 +342,9 @@ def test_parameter_rows_are_computed(xs, monkeypatch):
 
 
 def test_a_continued_dyck_run_has_room_past_its_minimum():
-    """Continued to twice its epochs, a Dyck run may go on to its own plateau: its cap is
-    replication.continued_cap (twice the first cap, and the patience past its minimum), never the
-    minimum itself."""
+    """Continued to twice its epochs, a Dyck run may go on to its own plateau: its cap is the one
+    fit sets for a continuation (twice the first cap, and the patience past its minimum), never
+    the minimum itself."""
     cfg = urn.DYCK_SETTINGS.at("quick", DYCK_TINY)
     train, valid, test = urn.dyck_data(cfg)
     first = urn.train_dyck_model("LSTM", 0, cfg, train, valid, test, "cpu")

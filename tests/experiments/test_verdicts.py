@@ -141,12 +141,3 @@ def test_rows_carry_the_verdict_and_its_evidence_into_results_json(tmp_path):
                              "not comparable"}
 
 
-def test_a_continued_run_s_cap_leaves_room_past_its_minimum():
-    """Twice the first cap, and at least the patience past the minimum (in the budget's unit):
-    never the minimum itself, which would cut every run still improving there."""
-    from course_rnn.experiments.replication import continued_cap
-
-    assert continued_cap(5_000, 1_800, 250) == 10_000
-    assert continued_cap(5_000, 10_000, 250) == 10_250  # a run that spent its whole first cap
-    assert continued_cap(150, 133.2, 10) == 300
-    assert continued_cap(5_000, 0, 250) == 5_000  # a first run keeps its cap

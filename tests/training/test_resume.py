@@ -111,6 +111,36 @@ def test_min_epochs_on_a_resumed_run_goes_on_past_the_criterion():
     assert twice["train_loss"] == scratch["train_loss"]
 
 
+@pytest.mark.parametrize("until, patience, minimum, cap", [
+    (Plateau(patience=2), None, 6, 8),  # a run that spent its first cap: 2 evaluations past it
+    (Plateau(patience=2), None, 2, 6),  # one that stopped early: twice the first cap
+    (NEVER, None, 6, 6),  # a target is judged at every evaluation: no patience past the minimum
+    (NEVER, 4, 6, 10),  # the stall rule's patience counts too
+])
+def test_a_continued_run_gets_twice_the_cap_and_the_patience_past_its_minimum(
+        until, patience, minimum, cap):
+    """fit sets a continuation's cap itself (no experiment raises it): twice the first run's,
+    and at least the criterion's patience past the minimum, never the minimum alone — which
+    would cut every run still improving there."""
+    common = dict(batch_size=None, lr=0.05, seed=0, progress=False, until=until,
+                  patience=patience)
+    first = fit(lstm(), VOCAB, PERIODIC, epochs=3, **common)
+    assert first.settings["epochs_cap"] == 3  # a first run keeps its cap
+    again = fit(lstm(), VOCAB, PERIODIC, epochs=3, min_epochs=minimum, resume=first, **common)
+    assert again.settings["epochs_cap"] == cap
+    assert again.settings["min_epochs"] == minimum
+
+
+def test_a_continued_run_in_steps_counts_the_patience_in_evaluations():
+    """In steps, evaluated every 3: twice 10 steps, or 3 × 2 steps past the minimum of 5.5
+    epochs of 4 steps (22 steps; 28 > 20)."""
+    common = dict(batch_size=2, lr=0.05, seed=0, progress=False, eval_every=3,
+                  until=Plateau(patience=2))
+    first = fit(lstm(), VOCAB, PERIODIC, steps=10, **common)
+    again = fit(lstm(), VOCAB, PERIODIC, steps=10, min_epochs=5.5, resume=first, **common)
+    assert again.settings["steps_cap"] == 28
+
+
 def test_resume_refuses_other_settings_and_histories_without_state():
     first = fit(lstm(), VOCAB, PERIODIC, epochs=2, lr=0.05, progress=False)
     with pytest.raises(ValueError, match=r"lr \(was 0.05, now 0.01\)"):

@@ -130,7 +130,9 @@ def twice_the_budget(first: Mapping[Any, Any], deciding: Iterable,
 
     ``train_again(min_epochs, resume)`` trains them (together, so an experiment's worker pool can
     run them at once): ``min_epochs[key] = 2 × epochs(first[key])`` and ``resume[key] =
-    first[key]``; it returns ``{key: continued run}``. ``epochs(run)``: the epochs the run took,
+    first[key]``, given to :func:`~course_rnn.training.fit` with the first run's cap (fit sets
+    the continued run's: twice it, and the criterion's patience past the minimum); it returns
+    ``{key: continued run}``. ``epochs(run)``: the epochs the run took,
     by default the whole epochs begun (⌈ ⌉ of its History's, or its ``history``'s, convergence
     record); an experiment that doubles a fraction of an epoch passes its own. No deciding run:
     ``{}`` and nothing is trained.
@@ -148,18 +150,6 @@ def twice_the_budget(first: Mapping[Any, Any], deciding: Iterable,
         raise ValueError(f"train_again returned runs {sorted(map(str, again))}, expected "
                          f"{sorted(map(str, keys))}")
     return {key: again[key] for key in keys}
-
-
-def continued_cap(cap: float, minimum: float, patience: float) -> int:
-    """The most a run may train, in its budget's unit (epochs or steps): ``cap`` for a first run
-    (``minimum`` 0); for one continued by :func:`twice_the_budget`, twice the first runs' ``cap``
-    and at least ``patience`` past its ``minimum`` (twice what it took). The minimum is where
-    the run is asked to get to; its criterion may need some evaluations beyond it, and a cap
-    equal to the minimum would cut every run still improving slowly at the minimum, calling it
-    "ran out of steps" where continuing a little longer says fitted or stuck (measured: chapter
-    4's Ab-DRNN continued from 67 to 134 epochs improved until epoch 142; chapter 8's
-    modular-arithmetic runs, continued to exactly twice their steps, all ran out)."""
-    return max(2 * cap, math.ceil(minimum) + patience) if minimum else cap
 
 
 def _epochs_taken(run) -> int:

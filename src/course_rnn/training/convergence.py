@@ -195,6 +195,14 @@ def status(criterion: Criterion, history, monitor: str) -> tuple[bool, str]:
     return criterion.check(history[getattr(criterion, "metric", None) or monitor], monitor)
 
 
+def patience_of(criterion: Criterion) -> int:
+    """The evaluations ``criterion`` may need past a given point before it can be met there: its
+    longest :class:`Plateau`'s patience (0 for a :class:`Target` or :class:`Optimum` alone,
+    judged at every evaluation)."""
+    parts = criterion.criteria if isinstance(criterion, AnyOf) else (criterion,)
+    return max((c.patience for c in parts if isinstance(c, Plateau)), default=0)
+
+
 def stopped_short(criterion: Criterion, history, monitor: str) -> bool:
     """Whether a met ``criterion`` was met by a plateau short of its target: an :class:`AnyOf`
     of a :class:`Target` or :class:`Optimum` and a :class:`Plateau` whose first met part is the

@@ -53,6 +53,7 @@ from .convergence import (
     Plateau,
     Target,
     check_criterion,
+    patience_of,
     status,
     stopped_short,
     watched,
@@ -138,8 +139,12 @@ def fit(
             or because it diverged. With ``until=None`` and no ``patience`` there is no default
             criterion: every step is trained, and the record says ``stopped="budget spent"``
             with no criterion judged (``converged`` is False). ``min_epochs`` still applies.
-        min_epochs: train at least this long even when the criterion is met earlier (used to
-            continue a run to twice its budget); a fraction of an epoch counts its steps.
+        min_epochs: train at least this long even when the criterion is met earlier; a fraction
+            of an epoch counts its steps. A minimum marks the **continuation** of a run to twice
+            its budget (with ``resume=`` that run, and ``epochs``/``steps`` its cap, as before):
+            the cap becomes twice ``epochs`` (or ``steps``), and at least the criterion's
+            patience past the minimum, so that a run still improving at its minimum can meet
+            its criterion there rather than be cut off (``_Budget.of``).
         batch_size: examples per step (``None``: the whole set, one step per epoch).
         optimizer, lr, momentum, weight_decay, fused: see :mod:`~course_rnn.training.optim`.
         lr_factors: per-parameter learning-rate multipliers by name prefix.
@@ -345,12 +350,30 @@ class _Budget:
     in_steps: bool  # given as steps= (else as epochs=)
 
     @classmethod
-    def of(cls, o: _Options, items: int) -> _Budget:
+    def of(cls, o: _Options, items: int, patience: int) -> _Budget:
+        """The budget of ``items`` training items; ``patience``: the evaluations the criterion
+        may need past a given point (:func:`~.convergence.patience_of`, or the stall rule's).
+
+        A continuation (``min_epochs``) may train twice the cap, and at least ``patience``
+        evaluations past its minimum: a cap equal to the minimum would cut every run still
+        improving slowly there, calling it "ran out" where going on a little says fitted or
+        stuck (measured: chapter 4's Ab-DRNN continued from 67 to 134 epochs improved until
+        epoch 142; chapter 8's modular-arithmetic runs, continued to exactly twice their steps,
+        all ran out)."""
         per_epoch = math.ceil(items / (o.batch_size or items))
-        epochs = DEFAULT_EPOCHS if o.epochs is None else int(o.epochs)
-        return cls(per_epoch, o.eval_every or per_epoch,
-                   int(o.steps) if o.steps is not None else epochs * per_epoch,
-                   math.ceil(o.min_epochs * per_epoch), o.steps is not None)
+        eval_every = o.eval_every or per_epoch
+        if o.steps is not None:
+            cap = int(o.steps)
+            if o.min_epochs:  # a continuation: twice the cap, and the patience past the minimum
+                cap = max(2 * cap, math.ceil(o.min_epochs * per_epoch) + patience * eval_every)
+        else:
+            epochs = DEFAULT_EPOCHS if o.epochs is None else int(o.epochs)
+            if o.min_epochs:  # the same, in whole epochs
+                epochs = max(2 * epochs, math.ceil(o.min_epochs)
+                             + math.ceil(patience * eval_every / per_epoch))
+            cap = epochs * per_epoch
+        return cls(per_epoch, eval_every, cap, math.ceil(o.min_epochs * per_epoch),
+                   o.steps is not None)
 
     @property
     def evaluations(self) -> int:
@@ -411,7 +434,7 @@ def _prepare(model, task: Task, train, o: _Options) -> _Run:
         o.init(model)
     opt = make_optimizer(o.optimizer, parameter_groups(model, o.lr, o.lr_factors), o.lr,
                          o.momentum, o.weight_decay, o.fused)
-    budget = _Budget.of(o, len(train_set))
+    budget = _Budget.of(o, len(train_set), max(patience_of(criterion), o.patience or 0))
     scheduler, per_step = make_schedule(o.schedule, opt, budget.evaluations, budget.max_steps)
     settings = _settings(o, task, criterion, monitor, device, len(train_set), budget)
     history = History(settings=settings)

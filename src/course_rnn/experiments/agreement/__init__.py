@@ -86,7 +86,6 @@ from ..replication import (
     Measurement,
     Replication,
     Row,
-    continued_cap,
     judge,
     needs_twice,
     pm,
@@ -246,7 +245,8 @@ def train_classifier(name: str, train: Sequence, valid: Sequence, vocab: Vocab,
     """``(classifier, history)``: model ``name`` under a linear head,
     ``p(y | w_1 … w_n) = softmax(V h_n + c)``, trained on ``(string, label)`` pairs until
     :func:`classifier_criterion` is met (at most ``max_epochs``; a run continued to twice its
-    budget trains at least ``min_epochs`` and at most :func:`continued_cap`); the
+    budget trains at least ``min_epochs``, within the cap :func:`~course_rnn.training.fit`
+    sets for a continuation); the
     model returned is the one that met it (the criterion watches accuracy, so the weights of
     the best validation *loss* are not put back). A Decay RNN records ``α`` every
     ``alpha_every`` optimizer steps (``history.step_values("alpha")``). ``resume``: the
@@ -255,8 +255,7 @@ def train_classifier(name: str, train: Sequence, valid: Sequence, vocab: Vocab,
                   alpha_parametrisation=alpha_parametrisation)
     clf = SequenceClassifier(model, n_classes=2, seed=seed)
     track = {"alpha": _alpha_metric} if MODELS[name][0] == "decay_rnn" else None
-    cap = continued_cap(settings.max_epochs, min_epochs, settings.patience)
-    history = fit(clf, vocab, train, valid=valid, epochs=cap,
+    history = fit(clf, vocab, train, valid=valid, epochs=settings.max_epochs,
                   min_epochs=min_epochs, batch_size=settings.batch_size, lr=settings.lr,
                   until=classifier_criterion(settings), restore_best=False, seed=seed,
                   device=device, step_metrics=track, step_every=settings.alpha_every,
@@ -269,10 +268,10 @@ def train_lm(name: str, train: Sequence, valid: Sequence, vocab: Vocab,
              resume=None):
     """``(model, history)``: model ``name`` trained as a language model (``lm_*`` settings)
     until its validation loss stops improving (best weights kept); ``resume``: the History of
-    the run to continue (at least ``min_epochs``, at most :func:`continued_cap`)."""
+    the run to continue (at least ``min_epochs``, within the continued run's cap)."""
     model = build(name, vocab, settings, seed, hidden=settings.lm_hidden_size)
     history = fit(model, vocab, train, valid=valid,
-                  epochs=continued_cap(settings.lm_max_epochs, min_epochs, settings.lm_patience),
+                  epochs=settings.lm_max_epochs,
                   min_epochs=min_epochs,
                   batch_size=settings.lm_batch_size, lr=settings.lm_lr,
                   until=Plateau(patience=settings.lm_patience), seed=seed, device=device,

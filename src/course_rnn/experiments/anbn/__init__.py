@@ -94,7 +94,6 @@ from ..replication import (
     Replication,
     Row,
     Verdict,
-    continued_cap,
     judge,
     needs_twice,
     pm,
@@ -212,9 +211,9 @@ def train_one(model_id: str, seed: int, cfg: AnbnSettings, device=None, min_epoc
     return ``(model, history)``. ``history["max_correct_n"]`` is max_correct_n (n ≤
     ``test_max_n``) at every evaluation (every ``eval_every`` epochs). ``min_epochs``
     trains at least that long and ``resume`` (the History of the seed's first run) continues
-    it (twice its budget, and then to its own stop within :func:`~course_rnn.experiments.
-    replication.continued_cap`); ``clip`` overrides the setting (None: no clipping). Top level,
-    for worker processes."""
+    it (twice its budget, and then to its own stop within the continued run's cap, which
+    :func:`~course_rnn.training.fit` sets); ``clip`` overrides the setting (None: no
+    clipping). Top level, for worker processes."""
     kind, options, size = MODELS[model_id]
     vocab = Vocab.for_language(AnBn())
     model = build_model(kind, vocab_size=len(vocab), hidden_size=getattr(cfg, size), seed=seed,
@@ -222,7 +221,7 @@ def train_one(model_id: str, seed: int, cfg: AnbnSettings, device=None, min_epoc
     test = CountingTest(vocab, cfg.test_max_n)
     strings = train_strings(cfg.train_max_n, cfg.repeats)
     steps_per_epoch = math.ceil(len(strings) / (cfg.batch_size or len(strings)))
-    history = fit(model, vocab, strings, epochs=continued_cap(cfg.epochs, min_epochs, cfg.patience),
+    history = fit(model, vocab, strings, epochs=cfg.epochs,
                   min_epochs=min_epochs, batch_size=cfg.batch_size, lr=cfg.lr,
                   schedule=ReduceOnPlateau(0.5, evaluations(cfg.lr_patience, cfg),
                                            cfg.min_lr),

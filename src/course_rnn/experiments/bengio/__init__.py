@@ -64,7 +64,6 @@ from ..replication import (
     Replication,
     Row,
     Timer,
-    continued_cap,
     judge,
     needs_twice,
     pm,
@@ -232,8 +231,8 @@ def train_mlp(variant: str, seed: int, train_pairs, valid_pairs, test_pairs, voc
     """One MLP, ``y = b + W x + U tanh(d + H x)`` (``W`` only for the "direct" variant), trained
     by :func:`~course_rnn.training.fit` until its validation loss plateaus (``min_epochs``: at
     least that long, and ``resume``: the History of the run to continue, for the doubled
-    budget, then on to its own stop within :func:`~course_rnn.experiments.replication.
-    continued_cap`)."""
+    budget, then on to its own stop within the cap :func:`~course_rnn.training.fit` sets
+    for a continuation)."""
     seed_everything(seed)  # the initial weights; fit(seed=...) fixes the init and batch order
     model = BengioMLP(vocab_size, context=config.context, embedding_dim=config.embedding_dim,
                       hidden_size=config.hidden_size, direct=VARIANTS[variant])
@@ -241,7 +240,7 @@ def train_mlp(variant: str, seed: int, train_pairs, valid_pairs, test_pairs, voc
         factor=config.lr_factor, patience=config.lr_patience)
     history = fit(
         model, NextWordInChunks(), train_pairs, valid=valid_pairs,
-        epochs=continued_cap(config.max_epochs, min_epochs, config.patience),
+        epochs=config.max_epochs,
         min_epochs=min_epochs,
         batch_size=config.batch, optimizer="adam", lr=config.lr,
         fused=True,  # the Adam update of 0.8 M weights was a fifth of a step; fused, a twentieth

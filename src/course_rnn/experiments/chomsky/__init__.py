@@ -30,8 +30,8 @@ its score is reported, and the table counts how many runs fitted.
 reports the maximum over 30 runs) and the mean with a 95 % t-interval beside the paper's figure.
 A row agrees when both are on the same side of 90 (the paper's "solved"); a disagreement is
 re-checked with every run of the row continued to at least twice its steps and then to its own
-stop, within twice the cap (:func:`~course_rnn.experiments.replication.judge`,
-:func:`~course_rnn.experiments.replication.continued_cap`). a^n b^n is compared with Joulin &
+stop, within twice the cap (:func:`~course_rnn.experiments.replication.judge`; the cap is
+:func:`~course_rnn.training.fit`'s for a continuation). a^n b^n is compared with Joulin &
 Mikolov (2015) on the share of strings fully right (their measure); Dyck-2 completion and the
 URN have no published figure.
 
@@ -62,7 +62,6 @@ from ..replication import (
     Measurement,
     Replication,
     Row,
-    continued_cap,
     judge,
     needs_twice,
     twice_the_budget,
@@ -142,16 +141,14 @@ def train_run(task_name: str, model_name: str, seed: int, cfg: ChomskySettings, 
     """Train one run until it has fitted the training lengths or stalled (or its ``steps`` are
     spent), then test it at every length. ``first``: continue that run for at least
     ``min_epochs`` (twice its steps: the verdicts' re-check, :func:`~course_rnn.experiments.
-    replication.twice_the_budget`) and then to its own stop, within :func:`~course_rnn.
-    experiments.replication.continued_cap`. Top level, for worker processes."""
+    replication.twice_the_budget`) and then to its own stop, within the continued run's cap
+    (:func:`~course_rnn.training.fit` sets it). Top level, for worker processes."""
     task = TransductionTask(make_transduction(task_name))
     curriculum, valid = training_data(task, cfg)
     model = first.model if first is not None else build(model_name, len(task.vocab), cfg, seed)
     until = AnyOf(Target("valid_accuracy", cfg.fitted),
                   Plateau("valid_accuracy", patience=cfg.patience, mode="max"))
-    # an "epoch" of the curriculum is eval_every steps
-    budget = continued_cap(cfg.steps, min_epochs * cfg.eval_every, cfg.patience * cfg.eval_every)
-    history = fit(model, task, curriculum, valid=valid, steps=budget,
+    history = fit(model, task, curriculum, valid=valid, steps=cfg.steps,
                   min_epochs=min_epochs,
                   batch_size=cfg.batch_size, lr=cfg.lr, clip=1.0, until=until,
                   restore_best=False, seed=seed, device=device, progress=False,

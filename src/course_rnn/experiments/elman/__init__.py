@@ -75,7 +75,6 @@ from ..replication import (
     Measurement,
     Replication,
     Row,
-    continued_cap,
     judge,
     needs_twice,
     twice_the_budget,
@@ -124,14 +123,14 @@ def train_run(regime: str, seed: int, cfg: ElmanSettings, data: tuple, device=No
               min_epochs: int = 0, resume=None) -> tuple:
     """Train one SRN on one regime until it has learned (see the module docstring); return
     ``(model, history)``. ``min_epochs`` and ``resume`` (the History of the seed's first run)
-    continue a run to twice its budget, then on to its own stop within :func:`~course_rnn.
-    experiments.replication.continued_cap`. Top level, for worker processes."""
+    continue a run to twice its budget, then on to its own stop within the continued run's cap
+    (:func:`~course_rnn.training.fit` sets it). Top level, for worker processes."""
     language = ElmanTemplates()
     vocab = Vocab.for_language(language)
     train, probe = data
     batch_size, lr = cfg.regime(regime)
     model = build_model(cfg.model, vocab_size=len(vocab), hidden_size=cfg.hidden_size, seed=seed)
-    common = dict(valid=probe, epochs=continued_cap(cfg.epochs, min_epochs, cfg.patience),
+    common = dict(valid=probe, epochs=cfg.epochs,
                   min_epochs=min_epochs,
                   batch_size=int(batch_size), lr=float(lr), optimizer=cfg.optimizer,
                   schedule=ReduceOnPlateau(0.5, cfg.lr_patience), seed=seed, device=device,

@@ -89,7 +89,6 @@ from ..replication import (
     Experiment,
     Replication,
     Row,
-    continued_cap,
     deciding_models,
     judged_rows,
     twice_the_budget,
@@ -300,9 +299,9 @@ def _build(model: str, vocab: Vocab, cfg: GymSettings, seed: int):
 def gym_run(language: str, model_name: str, seed: int, cfg: GymSettings, device=None,
             min_epochs: int = 0, resume=None) -> GymRun:
     """Train one model on one language until its validation loss plateaus (at least
-    ``min_epochs``, then on to its own stop within :func:`~course_rnn.experiments.replication.
-    continued_cap`; ``resume``: the History of the run to continue), then score it. ``cfg`` is
-    the whole gym's settings. Returns the run's :class:`GymRun` with its ``history``
+    ``min_epochs``, then on to its own stop within the cap :func:`~course_rnn.training.fit`
+    sets for a continuation; ``resume``: the History of the run to continue), then score it.
+    ``cfg`` is the whole gym's settings. Returns the run's :class:`GymRun` with its ``history``
     and CPU model (``trained``). A top-level function, so that worker processes can run it."""
     task = cached_task(language, cfg.languages[language])
     model = _build(model_name, task.vocab, cfg, seed)
@@ -310,7 +309,7 @@ def gym_run(language: str, model_name: str, seed: int, cfg: GymSettings, device=
     batch_size, lr, patience = cfg.training(language)
     start = time.process_time()  # CPU time: steady on a shared machine, unlike wall time
     history = fit(model, task.vocab, task.train, valid=task.valid,
-                  epochs=continued_cap(task.epochs, min_epochs, patience), min_epochs=min_epochs,
+                  epochs=task.epochs, min_epochs=min_epochs,
                   batch_size=batch_size, lr=lr, lr_factors=FLNN_LR_FACTORS if flnn else None,
                   until=Plateau(patience=patience), seed=seed, device=device, progress=False,
                   resume=resume)

@@ -70,7 +70,6 @@ from ..replication import (
     Measurement,
     Replication,
     Row,
-    continued_cap,
     judge,
     needs_twice,
     pm,
@@ -156,8 +155,8 @@ def criterion(group: str, settings: TaborSettings):
 def backprop_run(group: str, seed: int, settings: TaborSettings, device="cpu",
                  min_epochs: int = 0, resume=None) -> TrainedRun:
     """One FLNN of ``group`` trained by backpropagation through time until its criterion.
-    ``min_epochs``: train at least that long, then on to its own stop within
-    :func:`~course_rnn.experiments.replication.continued_cap`; ``resume``: the History of this
+    ``min_epochs``: train at least that long, then on to its own stop within the continued
+    run's cap (:func:`~course_rnn.training.fit` sets it); ``resume``: the History of this
     seed's first run (the doubled budget continues it)."""
     number, end_marker, rbf_size, _, equal_rates = BACKPROP[group]
     language, vocab = grammar(number, end_marker)
@@ -166,7 +165,7 @@ def backprop_run(group: str, seed: int, settings: TaborSettings, device="cpu",
     history = fit(model, ExactDistributions(language, vocab), language.training_corpus(),
                   batch_size=None, lr=settings.lr,
                   lr_factors=None if equal_rates else {"scale": settings.scale_lr_factor},
-                  clip=None, epochs=continued_cap(cap, min_epochs, settings.plateau_patience),
+                  clip=None, epochs=cap,
                   min_epochs=min_epochs,
                   eval_every=settings.eval_every,
                   until=criterion(group, settings), restore_best=end_marker, seed=seed,

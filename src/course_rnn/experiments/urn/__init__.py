@@ -70,7 +70,6 @@ from ..replication import (
     Experiment,
     Replication,
     Row,
-    continued_cap,
     deciding_models,
     judged_rows,
     pm,
@@ -209,7 +208,7 @@ def train_dyck_model(name: str, seed: int, cfg: DyckSettings, train: Sequence, v
                      test: Sequence, device=None, min_epochs: int = 0,
                      resume=None) -> TrainedDyck:
     """Train one Dyck network until its validation loss plateaus (at least ``min_epochs``, and
-    then to its own stop within :func:`~course_rnn.experiments.replication.continued_cap`;
+    then to its own stop within the cap :func:`~course_rnn.training.fit` sets for it;
     ``resume``: the History of the run to continue), then score it on ``test``. A top-level
     function, so that worker processes can run it."""
     dyck = Dyck()
@@ -217,7 +216,7 @@ def train_dyck_model(name: str, seed: int, cfg: DyckSettings, train: Sequence, v
     model = dyck_model(name, len(vocab), cfg, seed)
     probe = _ProbeScores(dyck, vocab, test[: cfg.probe], cfg.depth)
     history = fit(model, vocab, train, valid=valid,
-                  epochs=continued_cap(cfg.epochs, min_epochs, cfg.patience),
+                  epochs=cfg.epochs,
                   min_epochs=min_epochs, batch_size=cfg.batch, lr=cfg.lr,
                   schedule=halving(cfg), until=Plateau(patience=cfg.patience), seed=seed,
                   device=device, metrics=probe.metrics(), progress=False, resume=resume)

@@ -35,7 +35,6 @@ from ..replication import (
     Claim,
     Experiment,
     Replication,
-    continued_cap,
     deciding_models,
     judged_rows,
     twice_the_budget,
@@ -87,8 +86,8 @@ def train_cross_serial_model(kind: str, units: int, seed: int, cfg: CrossSerialS
                              train: Sequence, device=None, min_epochs: int = 0,
                              resume=None) -> TrainedCrossSerial:
     """Train one network until every string of the training family C_{max_total+1} is right
-    (:data:`FIT_METRIC` = 1; at least ``min_epochs``, at most :func:`~course_rnn.experiments.
-    replication.continued_cap` for a continued run; ``resume``: the History of the run to
+    (:data:`FIT_METRIC` = 1; at least ``min_epochs``, and within the cap
+    :func:`~course_rnn.training.fit` sets for a continued run; ``resume``: the History of the run to
     continue), then score it on every string of C_{test_family}. A top-level function, so that
     worker processes can run it."""
     language = CrossSerial()
@@ -99,8 +98,7 @@ def train_cross_serial_model(kind: str, units: int, seed: int, cfg: CrossSerialS
     def fitted(m) -> float:
         return cross_serial_accuracy(m, language, vocab, family)["accuracy"]
 
-    # no plateau rule here (a run stops only when it fits): no patience past the minimum
-    history = fit(model, vocab, train, epochs=continued_cap(cfg.epochs, min_epochs, 0),
+    history = fit(model, vocab, train, epochs=cfg.epochs,
                   min_epochs=min_epochs, batch_size=cfg.batch, lr=cfg.lr,
                   until=Target(FIT_METRIC, 1.0), metrics={FIT_METRIC: fitted}, seed=seed,
                   device=device, progress=False, resume=resume)
