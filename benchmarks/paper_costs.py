@@ -39,10 +39,10 @@ def _gym_cap(run: str, paper: dict) -> int:
 PROBES = {
     "urn-dyck": (["epochs=2", "patience=1", "lr_patience=1"], lambda run, p: p["epochs"]),
     "urn-cross-serial": (["epochs=2"], lambda run, p: p["epochs"]),
-    "decay-rnn-agreement": (["max_epochs=2", "lm_max_epochs=2", "patience=1", "lm_patience=1",
+    "decay-rnn-agreement": (["epochs=2", "lm_epochs=2", "patience=1", "lm_patience=1",
                              "gram_seeds=1"],
-                            lambda run, p: p["lm_max_epochs"] if "language model" in run
-                            else p["max_epochs"]),
+                            lambda run, p: p["lm_epochs"] if "language model" in run
+                            else p["epochs"]),
     "gym": (['languages={"anbn": {"epochs": 2}, "dyck": {"epochs": 2}, '
              '"cross_serial": {"epochs": 2}, "palindrome": {"epochs": 2}, '
              '"agreement": {"epochs": 2}}'], _gym_cap),

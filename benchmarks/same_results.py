@@ -10,7 +10,8 @@ twice their budget — in this process, one worker, on the CPU, and saves for ea
 ``results.json`` holds that does not depend on the clock or the machine: the settings, every
 number, the table, the figures' names, and every run's whole learning curve and convergence
 record (``results.json`` thins the curves; here none is). ``--compare DIR`` then lists every
-value that differs from the same case saved in ``DIR``, and writes
+value that differs from the same case saved in ``DIR`` (a setting renamed since, by
+``settings.RENAMED``, compared under its new name), and writes
 ``benchmarks/results/same_results.md``: the cases, how many runs each trained and how many it
 continued (a case that continues none does not test the continuation), and whether it matched.
 
@@ -37,11 +38,11 @@ RESULTS = ROOT / "benchmarks" / "results"
 CASES = (
     ("bengio smoke", "bengio-kn", 2,
      dict(kn_orders=[2], test_sentences=30, valid_sentences=30, hidden_size=4, embedding_dim=4,
-          context=2, batch=64, eval_every=10, patience=1, min_delta=0.05, max_epochs=1)),
+          context=2, batch_size=64, eval_every=10, patience=1, min_delta=0.05, epochs=1)),
     ("bengio continued", "bengio-kn", 1,
      dict(kn_orders=[2, 3], test_sentences=30, valid_sentences=30, hidden_size=4,
-          embedding_dim=4, context=2, batch=64, eval_every=20, patience=2, min_delta=0.01,
-          max_epochs=20)),
+          embedding_dim=4, context=2, batch_size=64, eval_every=20, patience=2, min_delta=0.01,
+          epochs=20)),
     ("elman smoke", "elman-clusters", 2, dict(hidden_size=8, sentences=300, epochs=2, probe=300)),
     ("elman continued", "elman-clusters", 1,
      dict(hidden_size=8, sentences=300, epochs=40, probe=300, patience=2, tolerance=1.0)),
@@ -52,30 +53,30 @@ CASES = (
      dict(hidden_size=2, wide_hidden_size=3, train_max_n=4, test_max_n=8, repeats=1,
           batch_size=4, epochs=40, patience=10, extra_seeds=1)),
     ("agreement smoke", "decay-rnn-agreement", 1,
-     dict(n_train=120, hidden_size=8, embedding=8, max_epochs=2, patience=2, batch_size=64,
+     dict(n_train=120, hidden_size=8, embedding_dim=8, epochs=2, patience=2, batch_size=64,
           n_test=40, alpha_inits=[0.3, 0.8], alpha_every=1, gram_models=["LSTM", "DRNN"],
-          lm_sentences=60, lm_hidden_size=8, lm_max_epochs=2, lm_patience=2, lm_batch_size=32,
+          lm_sentences=60, lm_hidden_size=8, lm_epochs=2, lm_patience=2, lm_batch_size=32,
           n_pairs=8)),
     ("agreement continued", "decay-rnn-agreement", 1,
-     dict(n_train=400, hidden_size=8, embedding=8, max_epochs=30, patience=2, target=0.62,
+     dict(n_train=400, hidden_size=8, embedding_dim=8, epochs=30, patience=2, target=0.62,
           batch_size=32, lr=0.01, n_test=40, alpha_inits=[0.3, 0.8], alpha_every=1,
           gram_models=["LSTM", "DRNN"], gram_seeds=3, gram_pair_seeds=3, lm_sentences=60,
-          lm_hidden_size=8, lm_max_epochs=40, lm_patience=1, lm_batch_size=32, lm_lr=0.01,
+          lm_hidden_size=8, lm_epochs=40, lm_patience=1, lm_batch_size=32, lm_lr=0.01,
           n_pairs=8)),
     ("tabor smoke", "tabor-table4", 1,
      dict(epochs=15, equal_rate_epochs=15, eval_every=1, hc_steps=4, plateau_patience=5)),
     ("tabor continued", "tabor-table4", 2,
      dict(epochs=60, equal_rate_epochs=60, eval_every=5, hc_steps=4, plateau_patience=10)),
     ("urn-dyck smoke", "urn-dyck", 1,
-     dict(train=64, valid=32, test=64, probe=16, hidden_size=6, embedding=4, epochs=3,
-          patience=1, batch=32)),
+     dict(train=64, valid=32, test=64, probe=16, hidden_size=6, embedding_dim=4, epochs=3,
+          patience=1, batch_size=32)),
     ("urn-dyck continued", "urn-dyck", 1,
-     dict(train=64, valid=32, test=64, probe=16, hidden_size=6, embedding=4, epochs=200,
-          patience=3, batch=32)),
+     dict(train=64, valid=32, test=64, probe=16, hidden_size=6, embedding_dim=4, epochs=200,
+          patience=3, batch_size=32)),
     ("cross-serial smoke", "urn-cross-serial", 1,
-     dict(train=32, hidden_sizes=[2, 3], embedding=3, epochs=2, batch=16)),
+     dict(train=32, hidden_sizes=[2, 3], embedding_dim=3, epochs=2, batch_size=16)),
     ("cross-serial continued", "urn-cross-serial", 1,
-     dict(train=64, hidden_sizes=[8, 16], embedding=4, epochs=300, batch=16)),
+     dict(train=64, hidden_sizes=[8, 16], embedding_dim=4, epochs=300, batch_size=16)),
     ("gym smoke", "gym", 1,
      dict(hidden_size=4, urn_hidden_size=4, lr=0.02, batch_size=32, patience=2, languages=dict(
          anbn=dict(train_copies=2, epochs=2, test_max_n=12),
@@ -164,6 +165,18 @@ def _walk(old, new, where: str, found: list[str]) -> None:
         found.append(f"{where}: {json.dumps(old)[:80]} → {json.dumps(new)[:80]}")
 
 
+def renamed(saved: dict) -> dict:
+    """``saved`` with its settings' old names replaced by today's (``settings.RENAMED``), in
+    place, so that a rename alone is no difference."""
+    from course_rnn.experiments.settings import RENAMED
+
+    settings = saved.get("settings")
+    if isinstance(settings, dict):
+        saved["settings"] = {RENAMED.get(k, k) if RENAMED.get(k) not in settings else k: v
+                             for k, v in settings.items()}
+    return saved
+
+
 def counts(saved: dict) -> tuple[int, int]:
     """(runs trained, runs continued to twice their budget)."""
     runs = saved.get("runs", {})
@@ -199,8 +212,8 @@ def main(argv: list[str] | None = None) -> int:
         verdict = ""
         if args.compare is not None:
             before = args.compare / file_name(case)
-            found = (differences(json.loads(before.read_text()), saved) if before.exists()
-                     else [f"{before}: not saved before"])
+            found = (differences(renamed(json.loads(before.read_text())), saved)
+                     if before.exists() else [f"{before}: not saved before"])
             same &= not found
             verdict = "identical" if not found else "differs: " + "; ".join(found[:3]) + (
                 f" (and {len(found) - 3} more)" if len(found) > 3 else "")
@@ -225,7 +238,8 @@ def report(lines: list[str], args) -> None:
         f"`benchmarks/same_results.py --out {args.out} --compare {args.compare}` at {commit} "
         f"(uncommitted changes included), {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}:"
         " every case's results.json (without times and machine facts, every learning curve "
-        "whole) against the same case run before the change.",
+        "whole; a setting renamed since compared under its new name) against the same case run "
+        "before the change.",
         "",
         "| case | experiment | runs | continued | seconds | result |",
         "|---|---|---|---|---|---|",

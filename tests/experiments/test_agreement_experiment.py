@@ -15,9 +15,9 @@ from course_rnn.models.decay_rnn import dale_signs
 from course_rnn.training import Convergence, History
 from course_rnn.training.convergence import status
 
-TINY = dict(n_train=120, hidden_size=8, embedding=8, max_epochs=2, patience=2, batch_size=64,
+TINY = dict(n_train=120, hidden_size=8, embedding_dim=8, epochs=2, patience=2, batch_size=64,
             n_test=40, alpha_inits=(0.3, 0.8), alpha_every=1, gram_models=("LSTM", "DRNN"),
-            gram_pair_seeds=1, lm_sentences=60, lm_hidden_size=8, lm_max_epochs=2, lm_patience=2,
+            gram_pair_seeds=1, lm_sentences=60, lm_hidden_size=8, lm_epochs=2, lm_patience=2,
             lm_batch_size=32, n_pairs=8)
 
 
@@ -137,7 +137,7 @@ def test_paper_is_bigger_than_quick():
 @pytest.mark.parametrize("kwargs, match", [
     (dict(settings={"n_trian": 10}), "n_trian"),
     (dict(settings={"seeds": (0, 1)}), "seeds="),
-    (dict(settings={"max_epochs": 0}), "max_epochs"),
+    (dict(settings={"epochs": 0}), "epochs"),
     (dict(settings={"patience": -1}), "patience"),
     (dict(settings={"n_test": 3}), "n_test"),
     (dict(settings={"n_test": "many"}), "n_test"),

@@ -14,7 +14,7 @@ from course_rnn.models.bengio import BengioMLP, perplexity
 from course_rnn.models.kneser_ney import KneserNeyLM, ModifiedKneserNeyLM
 
 TINY = dict(kn_orders=[2, 3], test_sentences=30, valid_sentences=30, hidden_size=4, embedding_dim=4,
-            context=2, batch=64, lr=0.01, eval_every=10, patience=2, max_epochs=6)
+            context=2, batch_size=64, lr=0.01, eval_every=10, patience=2, epochs=6)
 
 
 @pytest.fixture(scope="module")
@@ -124,7 +124,7 @@ def test_verdicts_wait_for_convergence_and_a_doubled_budget(tiny):
 
 
 def test_unconverged_runs_get_no_verdict(data):
-    capped = bengio.run(seeds=1, settings=dict(TINY, kn_orders=[2], max_epochs=1, patience=50),
+    capped = bengio.run(seeds=1, settings=dict(TINY, kn_orders=[2], epochs=1, patience=50),
                         device="cpu", progress=False, data=data, workers=1)
     assert capped.unconverged() == ["MLP, no direct, seed 0"]
     verdicts = [r.verdict for r in capped.rows if r.quantity.startswith(("best MLP", "MLP +"))]
@@ -152,10 +152,10 @@ def test_settings_and_seeds():
     assert isinstance(quick, bengio.BengioSettings)
     assert quick.min_count == 4  # Bengio et al. merged words of frequency ≤ 3
     assert quick.kn_orders == (3, 4, 5) and quick.variants == ("no direct",)
-    assert quick.embedding_std == 0.01 and quick.max_epochs >= 5 and quick.seeds == (0,)
+    assert quick.embedding_std == 0.01 and quick.epochs >= 5 and quick.seeds == (0,)
     paper = bengio.SETTINGS["paper"]
     assert paper.seeds == (0, 1, 2) and paper.variants == ("no direct", "direct")
-    assert paper.max_epochs >= 2 * bengio.BROWN_EPOCHS[0]  # a generous cap
+    assert paper.epochs >= 2 * bengio.BROWN_EPOCHS[0]  # a generous cap
     assert bengio.SETTINGS.at("quick", {"seeds": 2}).seeds == (0, 1)  # a count: 0 … N-1
     assert bengio.SETTINGS.at("quick", {"seeds": "2"}).seeds == (0, 1)  # --set seeds=2
     assert bengio.SETTINGS.at("quick", {"seeds": "[2]"}).seeds == (2,)  # a list of seeds
@@ -176,7 +176,8 @@ def test_settings_and_seeds():
     (dict(settings={"variants": ["direct", "direct"]}), "'variants'"),
     (dict(settings={"seeds": [1, 1]}), "'seeds'"),
     (dict(settings={"eval_every": 0}), "'eval_every' must be a number ≥ 1"),
-    (dict(settings={"max_epochs": 0}), "'max_epochs' must be a number ≥ 1"),
+    (dict(settings={"epochs": 0}), "'epochs' must be a number ≥ 1"),
+    (dict(settings={"batch": 64}), "'batch' is now called 'batch_size'"),  # its old name
     (dict(settings={"patience": -1}), "'patience' must be a number ≥ 1"),
     (dict(settings={"test_sentences": 0}), "'test_sentences'"),
     (dict(settings={"valid_sentences": "all"}), "'valid_sentences'"),

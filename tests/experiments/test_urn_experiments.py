@@ -22,9 +22,9 @@ from course_rnn.languages.dyck import Dyck
 from course_rnn.metrics import pooled_accuracy
 from course_rnn.models.urn import URN
 
-DYCK_TINY = dict(train=64, valid=32, test=64, probe=16, hidden_size=6, embedding=4, epochs=3,
-                 patience=1, batch=32)
-XS_TINY = dict(train=32, hidden_sizes=(2, 3), embedding=3, epochs=2, batch=16)
+DYCK_TINY = dict(train=64, valid=32, test=64, probe=16, hidden_size=6, embedding_dim=4, epochs=3,
+                 patience=1, batch_size=32)
+XS_TINY = dict(train=32, hidden_sizes=(2, 3), embedding_dim=3, epochs=2, batch_size=16)
 
 
 @pytest.fixture(autouse=True)

@@ -147,6 +147,17 @@ class _Rule:
                                  + (f" in {value!r}" if elements else ""))
 
 
+#: Settings' old names (one name per idea, issue 44): old → today's. An override that uses an
+#: old name is refused with today's.
+RENAMED = {"batch": "batch_size", "embedding": "embedding_dim", "max_epochs": "epochs",
+           "lm_max_epochs": "lm_epochs", "hidden": "hidden_size", "units": "hidden_size"}
+
+
+def _renamed(key: str, names: tuple[str, ...]) -> str:
+    new = RENAMED.get(key)
+    return f" ({key!r} is now called {new!r})" if new in names else ""
+
+
 # -- the widest values: no setting may ask for more than the library can sensibly train ---------
 def ceiling(name: str) -> tuple[float, str] | None:
     """The largest value setting ``name`` may take and what it is, by the setting's name (the
@@ -154,7 +165,7 @@ def ceiling(name: str) -> tuple[float, str] | None:
     seed, which may be any integer. Every other integer is a count: at most ``MAX_COUNT``."""
     if name == "lr" or name.endswith("_lr"):
         return MAX_LR, "a learning rate"
-    if name in ("hidden_size", "hidden_sizes", "embedding", "embedding_dim", "stack_width") \
+    if name in ("hidden_size", "hidden_sizes", "embedding_dim", "stack_width") \
             or name.endswith("_hidden_size"):
         return MAX_WIDTH, "a layer's width"
     if name.endswith("_std"):
@@ -338,7 +349,7 @@ class Settings:
         changes = {**(overrides or {}), **more}
         unknown = sorted(set(changes) - set(self.names()))
         if unknown:
-            hint = "".join(self.hints.get(k, "") for k in unknown)
+            hint = "".join(self.hints.get(k, "") or _renamed(k, self.names()) for k in unknown)
             raise ValueError(f"unknown setting(s) {', '.join(map(repr, unknown))} for "
                              f"{self.experiment}{hint}: choose from {', '.join(self.names())}")
         kinds = typing.get_type_hints(type(self))

@@ -18,7 +18,7 @@ of each is in ``Replication.runs``):
 
 * a classifier until its validation accuracy (on a held-out share of the training sentences)
   reaches ``target``, or — once it has left chance — stops improving for ``patience`` epochs
-  (:func:`classifier_criterion`); ``max_epochs`` is only a cap;
+  (:func:`classifier_criterion`); ``epochs`` is only a cap;
 * a language model until its validation loss stops improving (a plateau over ``lm_patience``
   epochs).
 
@@ -231,7 +231,7 @@ def build(name: str, vocab: Vocab, settings: AgreementSettings, seed: int,
         options = {**options, "alpha_init": alpha_init,
                    "alpha_parametrisation": alpha_parametrisation}
     return build_model(kind, vocab_size=len(vocab), hidden_size=hidden or settings.hidden_size,
-                       embedding_dim=settings.embedding, seed=seed, **options)
+                       embedding_dim=settings.embedding_dim, seed=seed, **options)
 
 
 def _alpha_metric(classifier) -> float:
@@ -244,7 +244,7 @@ def train_classifier(name: str, train: Sequence, valid: Sequence, vocab: Vocab,
                      min_epochs: int = 0, resume=None):
     """``(classifier, history)``: model ``name`` under a linear head,
     ``p(y | w_1 … w_n) = softmax(V h_n + c)``, trained on ``(string, label)`` pairs until
-    :func:`classifier_criterion` is met (at most ``max_epochs``; a run continued to twice its
+    :func:`classifier_criterion` is met (at most ``epochs``; a run continued to twice its
     budget trains at least ``min_epochs``, within the cap :func:`~course_rnn.training.fit`
     sets for a continuation); the
     model returned is the one that met it (the criterion watches accuracy, so the weights of
@@ -255,7 +255,7 @@ def train_classifier(name: str, train: Sequence, valid: Sequence, vocab: Vocab,
                   alpha_parametrisation=alpha_parametrisation)
     clf = SequenceClassifier(model, n_classes=2, seed=seed)
     track = {"alpha": _alpha_metric} if MODELS[name][0] == "decay_rnn" else None
-    history = fit(clf, vocab, train, valid=valid, epochs=settings.max_epochs,
+    history = fit(clf, vocab, train, valid=valid, epochs=settings.epochs,
                   min_epochs=min_epochs, batch_size=settings.batch_size, lr=settings.lr,
                   until=classifier_criterion(settings), restore_best=False, seed=seed,
                   device=device, step_metrics=track, step_every=settings.alpha_every,
@@ -271,7 +271,7 @@ def train_lm(name: str, train: Sequence, valid: Sequence, vocab: Vocab,
     the run to continue (at least ``min_epochs``, within the continued run's cap)."""
     model = build(name, vocab, settings, seed, hidden=settings.lm_hidden_size)
     history = fit(model, vocab, train, valid=valid,
-                  epochs=settings.lm_max_epochs,
+                  epochs=settings.lm_epochs,
                   min_epochs=min_epochs,
                   batch_size=settings.lm_batch_size, lr=settings.lm_lr,
                   until=Plateau(patience=settings.lm_patience), seed=seed, device=device,

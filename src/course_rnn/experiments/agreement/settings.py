@@ -40,17 +40,17 @@ class AgreementSettings(Settings):
     """What :func:`~course_rnn.experiments.agreement.run` trains, on what, and how long.
 
     Classifiers: ``n_train`` training sentences (the first ``valid_share`` of them held out for
-    validation), ``hidden_size`` units and ``embedding`` dimensions, Adam at ``lr`` on batches of
-    ``batch_size``, until the held-out accuracy reaches ``target`` or (clear of chance) stops
-    improving for ``patience`` epochs, at most ``max_epochs``; ``n_test`` sentences per test
-    set. α: DRNNs on grammaticality from every start in ``alpha_inits``, α recorded every
-    ``alpha_every`` steps. Grammaticality: the ``gram_models`` on the first ``gram_seeds``
-    seeds, and the LSTM and the DRNN (the pair whose difference is the paper's headline) on at
-    least ``gram_pair_seeds`` seeds (the run's seeds, continued past the last where it has
-    fewer), so that their difference has an interval. Language models: ``lm_sentences``
-    sentences, ``lm_hidden_size`` units, Adam at ``lm_lr`` on batches of ``lm_batch_size``
-    until the validation loss stops improving for ``lm_patience`` epochs (at most
-    ``lm_max_epochs``); ``n_pairs`` Marvin & Linzen pairs per category.
+    validation), ``hidden_size`` units and ``embedding_dim`` dimensions, Adam at ``lr`` on
+    batches of ``batch_size``, until the held-out accuracy reaches ``target`` or (clear of
+    chance) stops improving for ``patience`` epochs, within a cap of ``epochs``; ``n_test``
+    sentences per test set. α: DRNNs on grammaticality from every start in ``alpha_inits``, α
+    recorded every ``alpha_every`` steps. Grammaticality: the ``gram_models`` on the first
+    ``gram_seeds`` seeds, and the LSTM and the DRNN (the pair whose difference is the paper's
+    headline) on at least ``gram_pair_seeds`` seeds (the run's seeds, continued past the last
+    where it has fewer), so that their difference has an interval. Language models:
+    ``lm_sentences`` sentences, ``lm_hidden_size`` units, Adam at ``lm_lr`` on batches of
+    ``lm_batch_size`` until the validation loss stops improving for ``lm_patience`` epochs
+    (within a cap of ``lm_epochs``); ``n_pairs`` Marvin & Linzen pairs per category.
     """
 
     experiment: ClassVar[str] = NAME
@@ -63,10 +63,10 @@ class AgreementSettings(Settings):
     n_train: int = setting(at_least=1)
     valid_share: float = setting(between=(0, 1))
     hidden_size: int = setting(at_least=1)
-    embedding: int = setting(at_least=1)
+    embedding_dim: int = setting(at_least=1)
     batch_size: int = setting(at_least=1)
     lr: float = setting(above=0)
-    max_epochs: int = setting(at_least=1)
+    epochs: int = setting(at_least=1)
     target: float = setting(between=(0, 1))
     patience: int = setting(at_least=1)
     n_test: int = setting(at_least=4, says="at least 4 (the balanced set has n_test // 4 "
@@ -78,7 +78,7 @@ class AgreementSettings(Settings):
     gram_pair_seeds: int = setting(at_least=1)
     lm_sentences: int = setting(at_least=1)
     lm_hidden_size: int = setting(at_least=1)
-    lm_max_epochs: int = setting(at_least=1)
+    lm_epochs: int = setting(at_least=1)
     lm_patience: int = setting(at_least=1)
     lm_batch_size: int = setting(at_least=1)
     lm_lr: float = setting(above=0)
@@ -95,20 +95,20 @@ class AgreementSettings(Settings):
 # Bhatt et al. (Appendix A.4): hidden = embedding = 50, Adam lr 1e-3, 3 runs, ~157K training
 # sentences (batch size 1 there; 32 here). LM: embedding 200, hidden 650.
 _PAPER = AgreementSettings(
-    n_train=150_000, valid_share=0.1, hidden_size=50, embedding=50, batch_size=32, lr=1e-3,
-    max_epochs=50, target=0.995, patience=5, n_test=3000, alpha_inits=(0.2, 0.5, 0.8, 0.95),
+    n_train=150_000, valid_share=0.1, hidden_size=50, embedding_dim=50, batch_size=32, lr=1e-3,
+    epochs=50, target=0.995, patience=5, n_test=3000, alpha_inits=(0.2, 0.5, 0.8, 0.95),
     alpha_every=200, gram_models=tuple(MODELS), gram_seeds=3, gram_pair_seeds=3,
     lm_sentences=100_000,
-    lm_hidden_size=650, lm_max_epochs=40, lm_patience=5, lm_batch_size=128, lm_lr=1e-3,
+    lm_hidden_size=650, lm_epochs=40, lm_patience=5, lm_batch_size=128, lm_lr=1e-3,
     n_pairs=1000)
 
 SETTINGS = Scales(
     quick=AgreementSettings(
-        n_train=3000, valid_share=0.1, hidden_size=24, embedding=16, batch_size=128, lr=1e-2,
-        max_epochs=150, target=0.995, patience=10, n_test=600, alpha_inits=(0.2, 0.95),
+        n_train=3000, valid_share=0.1, hidden_size=24, embedding_dim=16, batch_size=128, lr=1e-2,
+        epochs=150, target=0.995, patience=10, n_test=600, alpha_inits=(0.2, 0.95),
         alpha_every=10, gram_models=("SRN", "LSTM", "DRNN"), gram_seeds=1,
         gram_pair_seeds=12, lm_sentences=3000,
-        lm_hidden_size=32, lm_max_epochs=100, lm_patience=10, lm_batch_size=64, lm_lr=1e-2,
+        lm_hidden_size=32, lm_epochs=100, lm_patience=10, lm_batch_size=64, lm_lr=1e-2,
         n_pairs=200),
     paper=_PAPER,
     # The paper scale on fewer sentences, because its corpora are out of a 2-core CPU's reach

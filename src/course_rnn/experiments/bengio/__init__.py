@@ -21,7 +21,7 @@ Brown's words of frequency ≤ 3):
   drawn from N(0, ``embedding_std``²), the learning rate halved when the validation loss stalls)
   **until the validation loss has plateaued**: evaluated every ``eval_every`` steps on the first
   ``valid_sentences`` validation sentences, stopped once ``patience`` evaluations improved it by
-  less than ``min_delta`` (relative), the best weights restored; ``max_epochs`` is only a cap;
+  less than ``min_delta`` (relative), the best weights restored; ``epochs`` is only a cap;
 * the mixture ``P = λ P_MLP + (1 − λ) P_count`` of each MLP with the best count model, ``λ``
   tuned on the same validation sentences (the paper's MLP10 mixes its MLP9 with a trigram).
 
@@ -240,9 +240,9 @@ def train_mlp(variant: str, seed: int, train_pairs, valid_pairs, test_pairs, voc
         factor=config.lr_factor, patience=config.lr_patience)
     history = fit(
         model, NextWordInChunks(), train_pairs, valid=valid_pairs,
-        epochs=config.max_epochs,
+        epochs=config.epochs,
         min_epochs=min_epochs,
-        batch_size=config.batch, optimizer="adam", lr=config.lr,
+        batch_size=config.batch_size, optimizer="adam", lr=config.lr,
         fused=True,  # the Adam update of 0.8 M weights was a fifth of a step; fused, a twentieth
         weight_decay=config.weight_decay, schedule=schedule,
         init=normal_embeddings(config.embedding_std),
@@ -482,7 +482,7 @@ def numbers_of(counts: CountModels, mlps: dict, config: BengioSettings, data: Au
                       watched_valid_sentences=len(data.watched(config.valid_sentences)),
                       **sizes),
         budget=Budget(epochs=epochs_used, epochs_max=max(epochs_used),
-                      epochs_min=min(epochs_used), cap=config.max_epochs,
+                      epochs_min=min(epochs_used), cap=config.epochs,
                       converged=sum(g.converged for group in per_run.values() for g in group),
                       runs=len(epochs_used), paper_epochs=list(BROWN_EPOCHS)),
         vocabulary_share_of_brown=len(data.vocab) / BROWN_VOCAB)
@@ -622,7 +622,7 @@ def context_rows(numbers: BengioNumbers, config: BengioSettings) -> list[Row]:
             paper=(f"{BROWN_EPOCHS[0]}–{BROWN_EPOCHS[1]} (§4: until convergence, "
                    f"{BROWN_TRAIN_WORDS:,} words)"),
             ours=f"{_span(budget.epochs)} ({budget.converged} of {budget.runs} runs converged)",
-            note=(f"to a validation plateau, best weights kept; cap {config.max_epochs} epochs "
+            note=(f"to a validation plateau, best weights kept; cap {config.epochs} epochs "
                   f"of {numbers.corpus.train_pairs:,} n-grams")),
         Row(quantity="vocabulary (words seen ≥ 4 times, `<unk>` and the markers)",
             paper=f"{BROWN_VOCAB:,} (§4, Brown)", ours=f"{numbers.corpus.vocabulary:,}",

@@ -31,11 +31,11 @@ class BengioSettings(Settings):
       seed of ``seeds`` (a count N means 0 … N-1; stored as the list); ``hidden_size`` (h),
       ``embedding_dim`` (m), ``context`` (n - 1); ``embedding_std`` of their initial
       embeddings;
-    * training: Adam at ``lr`` on batches of ``batch`` n-grams with ``weight_decay``; the
+    * training: Adam at ``lr`` on batches of ``batch_size`` n-grams with ``weight_decay``; the
       learning rate is multiplied by ``lr_factor`` when ``lr_patience`` evaluations in a row
       did not improve the validation loss (None: a constant rate); evaluated every
       ``eval_every`` steps; converged when ``patience`` evaluations improve the validation loss
-      by less than ``min_delta`` (relative); at most ``max_epochs`` epochs (a cap, not a
+      by less than ``min_delta`` (relative); at most ``epochs`` epochs (a cap, not a
       budget).
     """
 
@@ -55,7 +55,7 @@ class BengioSettings(Settings):
     embedding_dim: int = setting(at_least=1)
     context: int = setting(at_least=1)
     embedding_std: float = setting(above=0)
-    batch: int = setting(at_least=1)
+    batch_size: int = setting(at_least=1)
     lr: float = setting(above=0)
     weight_decay: float = setting(at_least=0)
     lr_factor: float = setting(between=(0, 1))
@@ -63,7 +63,7 @@ class BengioSettings(Settings):
     eval_every: int = setting(at_least=1)
     patience: int = setting(at_least=1)
     min_delta: float = setting(at_least=0)
-    max_epochs: int = setting(at_least=1)
+    epochs: int = setting(at_least=1)
 
     def __post_init__(self):
         if is_integer(self.seeds) and not isinstance(self.seeds, bool):  # a count N: 0 … N-1
@@ -97,13 +97,13 @@ SETTINGS = Scales(
     quick=BengioSettings(
         kn_orders=(3, 4, 5), discount=0.75, min_count=BROWN_MIN_COUNT, test_sentences=800,
         valid_sentences=1000, variants=("no direct",), seeds=(0,), hidden_size=50, embedding_dim=60,
-        context=4, embedding_std=0.01, batch=256, lr=6e-3, weight_decay=0.0, lr_factor=0.5,
-        lr_patience=0, eval_every=500, patience=2, min_delta=1e-3, max_epochs=10),
+        context=4, embedding_std=0.01, batch_size=256, lr=6e-3, weight_decay=0.0, lr_factor=0.5,
+        lr_patience=0, eval_every=500, patience=2, min_delta=1e-3, epochs=10),
     # both variants, three seeds, the whole validation and test parts, a longer plateau
     paper=BengioSettings(
         kn_orders=(3, 4, 5), discount=0.75, min_count=BROWN_MIN_COUNT, test_sentences=None,
         valid_sentences=None, variants=("no direct", "direct"), seeds=3, hidden_size=50,
-        embedding_dim=60, context=4, embedding_std=0.01, batch=256, lr=6e-3, weight_decay=0.0,
+        embedding_dim=60, context=4, embedding_std=0.01, batch_size=256, lr=6e-3, weight_decay=0.0,
         lr_factor=0.5, lr_patience=0, eval_every=1000, patience=4, min_delta=1e-3,
-        max_epochs=40),
+        epochs=40),
 )

@@ -122,7 +122,7 @@ def dyck_model(name: str, vocab_size: int, cfg: DyckSettings, seed: int):
     dropout 0.05, as in the seeds' code)."""
     kind, options = DYCK_MODELS[name]
     if kind == "lstm":
-        options = {**options, "embedding_dim": cfg.embedding}
+        options = {**options, "embedding_dim": cfg.embedding_dim}
     return build_model(kind, vocab_size=vocab_size, hidden_size=cfg.hidden_size, seed=seed,
                        **options)
 
@@ -217,7 +217,7 @@ def train_dyck_model(name: str, seed: int, cfg: DyckSettings, train: Sequence, v
     probe = _ProbeScores(dyck, vocab, test[: cfg.probe], cfg.depth)
     history = fit(model, vocab, train, valid=valid,
                   epochs=cfg.epochs,
-                  min_epochs=min_epochs, batch_size=cfg.batch, lr=cfg.lr,
+                  min_epochs=min_epochs, batch_size=cfg.batch_size, lr=cfg.lr,
                   schedule=halving(cfg), until=Plateau(patience=cfg.patience), seed=seed,
                   device=device, metrics=probe.metrics(), progress=False, resume=resume)
     closing = dyck_closing_accuracy(model, dyck, vocab, test)

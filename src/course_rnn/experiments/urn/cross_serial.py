@@ -79,7 +79,7 @@ def cross_serial_model(kind: str, vocab_size: int, units: int, cfg: CrossSerialS
     if kind == "urn":
         return build_model("urn", vocab_size=vocab_size, hidden_size=units, seed=seed)
     return build_model("lstm", vocab_size=vocab_size, hidden_size=units,
-                       embedding_dim=cfg.embedding, seed=seed)
+                       embedding_dim=cfg.embedding_dim, seed=seed)
 
 
 def train_cross_serial_model(kind: str, units: int, seed: int, cfg: CrossSerialSettings,
@@ -99,7 +99,7 @@ def train_cross_serial_model(kind: str, units: int, seed: int, cfg: CrossSerialS
         return cross_serial_accuracy(m, language, vocab, family)["accuracy"]
 
     history = fit(model, vocab, train, epochs=cfg.epochs,
-                  min_epochs=min_epochs, batch_size=cfg.batch, lr=cfg.lr,
+                  min_epochs=min_epochs, batch_size=cfg.batch_size, lr=cfg.lr,
                   until=Target(FIT_METRIC, 1.0), metrics={FIT_METRIC: fitted}, seed=seed,
                   device=device, progress=False, resume=resume)
     scores = cross_serial_accuracy(model, language, vocab, language.family(cfg.test_family))

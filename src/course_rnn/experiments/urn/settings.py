@@ -16,11 +16,11 @@ class DyckSettings(Settings):
     ``train``/``valid``: strings of depth exactly ``depth`` (seeds 0 and 2); ``test``:
     unconstrained strings (seed 1), of which the first ``probe`` are also scored at every epoch
     (recorded, never used to stop or select); ``length``: symbols per string; ``hidden_size``: state
-    size of every network; ``embedding``: the LSTM's input embedding; ``epochs``: the cap;
+    size of every network; ``embedding_dim``: the LSTM's input embedding; ``epochs``: the cap;
     ``patience``: evaluations (epochs) without a 0.1 % better validation loss before a run
     counts as converged; ``lr_patience``: epochs of a stalled validation loss after which the
     learning rate is halved (so that a run settles into its minimum instead of bouncing at the
-    noise floor of its starting rate); ``batch`` and ``lr`` of Adam.
+    noise floor of its starting rate); ``batch_size`` and ``lr`` of Adam.
     """
 
     experiment: ClassVar[str] = "urn-dyck"
@@ -35,11 +35,11 @@ class DyckSettings(Settings):
     length: int = setting(at_least=2)
     depth: int = setting(at_least=1)
     hidden_size: int = setting(at_least=2)  # a URN needs a plane to rotate
-    embedding: int = setting(at_least=1)
+    embedding_dim: int = setting(at_least=1)
     epochs: int = setting(at_least=1)
     patience: int = setting(at_least=1)
     lr_patience: int = setting(at_least=1)
-    batch: int = setting(at_least=1)
+    batch_size: int = setting(at_least=1)
     lr: float = setting(above=0)
 
 
@@ -48,9 +48,9 @@ class CrossSerialSettings(Settings):
     """What :func:`~course_rnn.experiments.urn.run_cross_serial` trains and how long.
 
     ``train``: strings sampled from C_{max_total+1}; ``test_family``: test on every string of
-    C_k for this k; ``hidden_sizes``: the state sizes compared (Tables 1–2); ``embedding``: the
+    C_k for this k; ``hidden_sizes``: the state sizes compared (Tables 1–2); ``embedding_dim``: the
     LSTM's input embedding; ``epochs``: the cap on training until every string of the training
-    family is right; ``batch`` and ``lr`` of Adam.
+    family is right; ``batch_size`` and ``lr`` of Adam.
     """
 
     experiment: ClassVar[str] = "urn-cross-serial"
@@ -62,9 +62,9 @@ class CrossSerialSettings(Settings):
     max_total: int = setting(at_least=2)
     test_family: int = setting(at_least=3)
     hidden_sizes: tuple[int, ...] = setting(at_least=2, non_empty=True)
-    embedding: int = setting(at_least=1)
+    embedding_dim: int = setting(at_least=1)
     epochs: int = setting(at_least=1)
-    batch: int = setting(at_least=1)
+    batch_size: int = setting(at_least=1)
     lr: float = setting(above=0)
 
 
@@ -72,19 +72,19 @@ class CrossSerialSettings(Settings):
 #: quick: batch 64 so that a few thousand strings still give 50 updates an epoch.
 DYCK_SETTINGS = Scales(
     quick=DyckSettings(train=3_200, valid=512, test=5_120, probe=256, length=20, depth=3,
-                       hidden_size=50, embedding=12, epochs=80, patience=5, lr_patience=1, batch=64,
-                       lr=0.01),
+                       hidden_size=50, embedding_dim=12, epochs=80, patience=5, lr_patience=1,
+                       batch_size=64, lr=0.01),
     paper=DyckSettings(train=102_400, valid=5_120, test=5_120, probe=512, length=20, depth=3,
-                       hidden_size=50, embedding=12, epochs=200, patience=10, lr_patience=2,
-                       batch=512, lr=0.01),
+                       hidden_size=50, embedding_dim=12, epochs=200, patience=10, lr_patience=2,
+                       batch_size=512, lr=0.01),
 )
 #: urn-cross-serial. Paper (2023 §3): 51,200 strings, 100 epochs, batch 512, lr 0.001; quick:
 #: 1,024 strings and lr 0.01 (far fewer updates per epoch).
 CROSS_SERIAL_SETTINGS = Scales(
     quick=CrossSerialSettings(train=1_024, max_total=7, test_family=10, hidden_sizes=(8, 16, 32),
-                              embedding=20, epochs=400, batch=128, lr=0.01),
+                              embedding_dim=20, epochs=400, batch_size=128, lr=0.01),
     paper=CrossSerialSettings(train=51_200, max_total=7, test_family=10, hidden_sizes=(8, 16, 32),
-                              embedding=20, epochs=300, batch=512, lr=0.001),
+                              embedding_dim=20, epochs=300, batch_size=512, lr=0.001),
 )
 #: How many seeds each experiment trains by default (the chapter's counts).
 DYCK_SEEDS = {"quick": 1, "paper": 3}
