@@ -39,8 +39,8 @@ from course_rnn.widgets.web import static_script
 
 DEFAULT_OUT = Path(__file__).parent / "results" / "playground.json"
 CHROMIUM = "/usr/bin/chromium"
-SETTINGS = {"language": "anbn", "model": "lstm", "hidden": 4, "range": 10, "lr": 0.05, "seed": 0,
-            "batch": "full"}
+SETTINGS = {"language": "anbn", "model": "lstm", "hidden_size": 4, "range": 10, "lr": 0.05,
+            "seed": 0, "batch_size": "full"}
 
 # In the page: a warmed-up engine on the main thread, then `epochs` epochs timed (wall clock).
 ENGINE_WARM_UP = """(settings) => {
@@ -127,7 +127,7 @@ def browser_rates(browser, seconds: float) -> dict:
 def torch_rate(seconds: float) -> dict:
     """The bare PyTorch loop on the same model, data and optimizer; epochs per second."""
     vocab = Vocab(AnBn().alphabet)
-    model = build_model("lstm", vocab_size=len(vocab), hidden_size=SETTINGS["hidden"], seed=0)
+    model = build_model("lstm", vocab_size=len(vocab), hidden_size=SETTINGS["hidden_size"], seed=0)
     batch = make_batch(vocab, [AnBn.string(n) for n in range(1, SETTINGS["range"] + 1)])
     task = LanguageModelling(vocab)
     optimizer = torch.optim.Adam(model.parameters(), lr=SETTINGS["lr"])

@@ -165,16 +165,32 @@ def _walk(old, new, where: str, found: list[str]) -> None:
         found.append(f"{where}: {json.dumps(old)[:80]} → {json.dumps(new)[:80]}")
 
 
+#: Names of saved numbers renamed since (issue 44 item 4: elman's setup, urn-cross-serial's
+#: runs and mean errors), old → today's; compared under today's.
+NUMBERS_RENAMED = {"hidden": "hidden_size", "units": "hidden_size",
+                   "by_units": "by_hidden_size",
+                   "by_units_and_length": "by_hidden_size_and_length"}
+
+
 def renamed(saved: dict) -> dict:
-    """``saved`` with its settings' old names replaced by today's (``settings.RENAMED``), in
-    place, so that a rename alone is no difference."""
+    """``saved`` with the old names of its settings (``settings.RENAMED``) and of its numbers
+    (:data:`NUMBERS_RENAMED`) replaced by today's, so that a rename alone is no difference."""
     from course_rnn.experiments.settings import RENAMED
 
     settings = saved.get("settings")
     if isinstance(settings, dict):
-        saved["settings"] = {RENAMED.get(k, k) if RENAMED.get(k) not in settings else k: v
-                             for k, v in settings.items()}
+        saved["settings"] = _renamed_keys(settings, RENAMED, deep=False)
+    saved["numbers"] = _renamed_keys(saved.get("numbers"), NUMBERS_RENAMED, deep=True)
     return saved
+
+
+def _renamed_keys(value, names: dict, deep: bool):
+    if isinstance(value, list) and deep:
+        return [_renamed_keys(v, names, deep) for v in value]
+    if not isinstance(value, dict):
+        return value
+    return {names.get(k, k) if names.get(k) not in value else k:
+            _renamed_keys(v, names, deep) if deep else v for k, v in value.items()}
 
 
 def counts(saved: dict) -> tuple[int, int]:

@@ -140,7 +140,7 @@ def test_training_follows_pytorch_step_by_step(node, option):
     kind, options = MODELS[option]
     model = build_model(kind, vocab_size=len(vocab), hidden_size=3, seed=5, **options)
     spec = export_model(model, vocab, lang)
-    epochs, lr, settings = 40, 0.05, {"language": "anbn", "model": option, "hidden": 3,
+    epochs, lr, settings = 40, 0.05, {"language": "anbn", "model": option, "hidden_size": 3,
                                       "range": 6, "lr": 0.05, "seed": 0}
     js = run_js(node, f"""
         const t = new E.Trainer(Object.assign({{initial: input.spec}}, input.settings));
@@ -232,7 +232,8 @@ def test_dyck_training_strings_are_members_of_the_depths_asked(node):
 def test_exported_weights_load_into_pytorch_with_the_same_predictions(node):
     """What the page's "download weights" saves: import_model gives PyTorch the same model."""
     js = run_js(node, """
-        const t = new E.Trainer({language: "dyck1", model: "gru", hidden: 5, range: 3, seed: 4});
+        const t = new E.Trainer({language: "dyck1", model: "gru", hidden_size: 5, range: 3,
+                                 seed: 4});
         for (let e = 0; e < 30; e++) t.step();
         return {spec: t.exportSpec(), run: E.run(t.model, input)};
     """, list("(()(()))"))
@@ -253,8 +254,8 @@ def test_same_seed_same_run_and_minibatches_are_seeded(node):
           const t = new E.Trainer(s);
           return Array.from({length: 5}, () => t.step().loss);
         };
-        return [losses({seed: 1, batch: 4}), losses({seed: 1, batch: 4}),
-                losses({seed: 2, batch: 4}), losses({language: "dyck2", seed: 1}),
+        return [losses({seed: 1, batch_size: 4}), losses({seed: 1, batch_size: 4}),
+                losses({seed: 2, batch_size: 4}), losses({language: "dyck2", seed: 1}),
                 losses({language: "dyck2", seed: 1})];
     """)
     assert runs[0] == runs[1] and runs[3] == runs[4]
@@ -262,9 +263,9 @@ def test_same_seed_same_run_and_minibatches_are_seeded(node):
 
 
 @pytest.mark.parametrize("settings, named", [
-    ({"hidden": 0}, "the state size must be a whole number from 1 to 8"),
-    ({"hidden": 9}, "the state size must be a whole number from 1 to 8"),
-    ({"hidden": "2.5"}, "the state size must be a whole number from 1 to 8"),
+    ({"hidden_size": 0}, "the state size must be a whole number from 1 to 8"),
+    ({"hidden_size": 9}, "the state size must be a whole number from 1 to 8"),
+    ({"hidden_size": "2.5"}, "the state size must be a whole number from 1 to 8"),
     ({"range": 31}, "the training range (largest n) must be a whole number from 1 to 30"),
     ({"language": "dyck2", "range": 9},
      "the training range (largest depth) must be a whole number from 1 to 8"),
@@ -273,7 +274,9 @@ def test_same_seed_same_run_and_minibatches_are_seeded(node):
     ({"seed": -1}, "the seed must be a whole number"),
     ({"language": "palindromes"}, "unknown language \"palindromes\""),
     ({"model": "urn"}, "unknown model \"urn\""),
-    ({"batch": 0}, "the batch size must be a whole number from 1"),
+    ({"batch_size": 0}, "the batch size must be a whole number from 1"),
+    ({"hidden": 3}, "the setting \"hidden\" is now called \"hidden_size\""),  # old names
+    ({"batch": 4}, "the setting \"batch\" is now called \"batch_size\""),
 ])
 def test_bad_settings_are_refused_with_a_message_naming_them(node, settings, named):
     message = run_js(node, """try { new E.Trainer(input); return null; }

@@ -259,10 +259,10 @@ def clade_counts(runs: Mapping[tuple[str, int], TrainedRun], groups: Mapping) ->
 
 @dataclass
 class TrainingSize(Record):
-    """The size of what was trained: ``hidden`` units, ``training_sentences`` (and as many
+    """The size of what was trained: ``hidden_size`` units, ``training_sentences`` (and as many
     ``training_words`` in the stream), the fewest and most epochs a run needed."""
 
-    hidden: int
+    hidden_size: int
     training_sentences: int
     passes_min: float
     passes_max: float
@@ -419,8 +419,8 @@ def setup_rows(setup: TrainingSize, scale: str) -> list[Row]:
     passes = (f"{setup.passes_min}" if setup.passes_min == setup.passes_max
               else f"{setup.passes_min}–{setup.passes_max}")
     return [
-        Row("hidden units", "150 (text)", str(setup.hidden),
-            "same as Elman" if setup.hidden == 150 else differs),
+        Row("hidden units", "150 (text)", str(setup.hidden_size),
+            "same as Elman" if setup.hidden_size == 150 else differs),
         Row("training sentences / passes", f"10,000 / {ELMAN_PASSES} (text)",
             f"{setup.training_sentences:,} / {passes} (until learned)",
             ("same corpus size as Elman; " if setup.training_sentences == 10_000

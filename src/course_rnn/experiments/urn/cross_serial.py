@@ -45,7 +45,8 @@ from .settings import CROSS_SERIAL_SEEDS, CROSS_SERIAL_SETTINGS, CrossSerialSett
 
 # -- the settings' companions: the paper's figures ---------------------------------------------
 
-#: B&L 2023, Table 1 (cross-serial) and Table 2 (Dyck): (task, units) → (LSTM, URN) parameters.
+#: B&L 2023, Table 1 (cross-serial) and Table 2 (Dyck): (task, hidden_size) → (LSTM, URN)
+#: parameters.
 PAPER_PARAMS = {
     ("cross-serial", 8): (1218, 370), ("cross-serial", 16): (2738, 1370),
     ("cross-serial", 32): (7314, 5290),
@@ -73,16 +74,16 @@ class TrainedCrossSerial:
     scores: dict
 
 
-def cross_serial_model(kind: str, vocab_size: int, units: int, cfg: CrossSerialSettings,
+def cross_serial_model(kind: str, vocab_size: int, hidden_size: int, cfg: CrossSerialSettings,
                        seed: int):
-    """A full URN (no truncation, as in the 2023 paper) or an LSTM with ``units`` units."""
+    """A full URN (no truncation, as in the 2023 paper) or an LSTM with ``hidden_size`` units."""
     if kind == "urn":
-        return build_model("urn", vocab_size=vocab_size, hidden_size=units, seed=seed)
-    return build_model("lstm", vocab_size=vocab_size, hidden_size=units,
+        return build_model("urn", vocab_size=vocab_size, hidden_size=hidden_size, seed=seed)
+    return build_model("lstm", vocab_size=vocab_size, hidden_size=hidden_size,
                        embedding_dim=cfg.embedding_dim, seed=seed)
 
 
-def train_cross_serial_model(kind: str, units: int, seed: int, cfg: CrossSerialSettings,
+def train_cross_serial_model(kind: str, hidden_size: int, seed: int, cfg: CrossSerialSettings,
                              train: Sequence, device=None, min_epochs: int = 0,
                              resume=None) -> TrainedCrossSerial:
     """Train one network until every string of the training family C_{max_total+1} is right
@@ -92,7 +93,7 @@ def train_cross_serial_model(kind: str, units: int, seed: int, cfg: CrossSerialS
     worker processes can run it."""
     language = CrossSerial()
     vocab = Vocab(language.alphabet)
-    model = cross_serial_model(kind, len(vocab), units, cfg, seed)
+    model = cross_serial_model(kind, len(vocab), hidden_size, cfg, seed)
     family = language.family(cfg.max_total + 1)
 
     def fitted(m) -> float:
@@ -108,11 +109,11 @@ def train_cross_serial_model(kind: str, units: int, seed: int, cfg: CrossSerialS
 
 def train_cross_serial_runs(jobs: Sequence[tuple], cfg: CrossSerialSettings, train: Sequence,
                             device, progress) -> list[TrainedCrossSerial]:
-    """:func:`train_cross_serial_model` for every (kind, units, seed, min_epochs[, resume]) of
+    """:func:`train_cross_serial_model` for every (kind, hidden_size, seed, min_epochs[, resume]) of
     ``jobs``, in parallel worker processes."""
     return parallel_map(train_cross_serial_model,
-                        [(kind, units, seed, cfg, train, str(device), *more)
-                         for kind, units, seed, *more in jobs],
+                        [(kind, hidden_size, seed, cfg, train, str(device), *more)
+                         for kind, hidden_size, seed, *more in jobs],
                         device=device, desc="urn-cross-serial", progress=progress)
 
 
@@ -121,12 +122,12 @@ def train_cross_serial_runs(jobs: Sequence[tuple], cfg: CrossSerialSettings, tra
 
 @dataclass
 class CrossSerialRun(Record):
-    """One trained cross-serial network: ``model`` ("URN"/"LSTM"), ``units``, ``seed``, its
+    """One trained cross-serial network: ``model`` ("URN"/"LSTM"), ``hidden_size``, ``seed``, its
     parameters, final training loss, epochs, convergence, string error on C_k and the error by
     m + n."""
 
     model: str
-    units: int
+    hidden_size: int
     seed: int
     parameters: int
     train_loss: float
@@ -136,9 +137,9 @@ class CrossSerialRun(Record):
     error_by_length: dict[int, float]
 
     @classmethod
-    def of(cls, kind: str, units: int, seed: int, run: TrainedCrossSerial) -> CrossSerialRun:
+    def of(cls, kind: str, hidden_size: int, seed: int, run: TrainedCrossSerial) -> CrossSerialRun:
         r, history = run.scores, run.history
-        return cls(model=kind.upper(), units=units, seed=seed,
+        return cls(model=kind.upper(), hidden_size=hidden_size, seed=seed,
                    parameters=run.model.num_parameters(),
                    train_loss=history.convergence.final["train_loss"],
                    epochs=history.convergence.epochs, converged=history.converged,
@@ -155,8 +156,8 @@ class MeanError(Record):
     all: float
     seen: float
     unseen: float
-    by_units: dict[int, float]
-    by_units_and_length: dict[int, dict[int, float]]
+    by_hidden_size: dict[int, float]
+    by_hidden_size_and_length: dict[int, dict[int, float]]
     fitted: int
     runs: int
 
@@ -166,7 +167,7 @@ class BestRun(Record):
     """The run with the lowest string error on C_k."""
 
     model: str
-    units: int
+    hidden_size: int
     seed: int
     error: float
 
@@ -190,17 +191,18 @@ class CrossSerialNumbers(Record):
     unseen_lengths: list[int]
     mean_error: dict[str, MeanError]
     best: BestRun
-    parameter_counts: dict[str, dict[int, dict[str, int]]]  # task -> units -> lstm, urn
+    parameter_counts: dict[str, dict[int, dict[str, int]]]  # task -> hidden_size -> lstm, urn
     doubled: CrossSerialDoubled | None = saved_if_set()
 
 
-def mean_error(runs: list[CrossSerialRun], model: str, units: int | None = None,
+def mean_error(runs: list[CrossSerialRun], model: str, hidden_size: int | None = None,
                lengths=None) -> float:
-    """Mean string error of ``model`` ("URN"/"LSTM") over seeds (and ``units`` if given): of the
-    whole of C_k, or – with ``lengths`` – the unweighted mean of the errors at those m + n."""
-    chosen = [r for r in runs if r.model == model and units in (None, r.units)]
+    """Mean string error of ``model`` ("URN"/"LSTM") over seeds (and ``hidden_size`` if given):
+    of the whole of C_k, or – with ``lengths`` – the unweighted mean of the errors at those
+    m + n."""
+    chosen = [r for r in runs if r.model == model and hidden_size in (None, r.hidden_size)]
     if not chosen:
-        raise ValueError(f"no {model} run with {units} units")
+        raise ValueError(f"no {model} run with {hidden_size} units")
     if lengths is None:
         return float(np.mean([r.error for r in chosen]))
     return float(np.mean([r.error_by_length[k] for r in chosen for k in lengths]))
@@ -212,20 +214,20 @@ def parameter_count_rows() -> list[dict]:
     URN = V·n(n−1)/2 + V(n + 1) (:func:`~course_rnn.models.urn.urn_parameter_count`, full URN),
     with V and e from :data:`PAPER_VOCAB`."""
     rows = []
-    for (task, units), (paper_lstm, paper_urn) in PAPER_PARAMS.items():
+    for (task, hidden_size), (paper_lstm, paper_urn) in PAPER_PARAMS.items():
         v, emb = PAPER_VOCAB[task]
-        rows.append({"task": task, "units": units,
+        rows.append({"task": task, "hidden_size": hidden_size,
                      "LSTM (paper)": paper_lstm,
-                     "LSTM (formula)": keras_lstm_parameter_count(units, v, emb),
+                     "LSTM (formula)": keras_lstm_parameter_count(hidden_size, v, emb),
                      "URN (paper)": paper_urn,
-                     "URN (urn_parameter_count)": urn_parameter_count(units, None, v)})
+                     "URN (urn_parameter_count)": urn_parameter_count(hidden_size, None, v)})
     return rows
 
 
 def cross_serial_numbers(runs: Mapping[tuple, TrainedCrossSerial], cfg: CrossSerialSettings
                          ) -> CrossSerialNumbers:
     """Every measured number of urn-cross-serial from the trained networks, keyed by (kind,
-    units, seed)."""
+    hidden_size, seed)."""
     records = [CrossSerialRun.of(kind, u, s, runs[kind, u, s]) for kind, u, s in sorted(runs)]
     seen = list(range(2, cfg.max_total + 1))
     unseen = list(range(cfg.max_total + 1, cfg.test_family))
@@ -234,20 +236,20 @@ def cross_serial_numbers(runs: Mapping[tuple, TrainedCrossSerial], cfg: CrossSer
         all=mean_error(records, model),
         seen=mean_error(records, model, lengths=seen),
         unseen=mean_error(records, model, lengths=unseen) if unseen else float("nan"),
-        by_units={u: mean_error(records, model, u) for u in cfg.hidden_sizes},
-        by_units_and_length={u: {k: mean_error(records, model, u, [k]) for k in lengths}
+        by_hidden_size={u: mean_error(records, model, u) for u in cfg.hidden_sizes},
+        by_hidden_size_and_length={u: {k: mean_error(records, model, u, [k]) for k in lengths}
                              for u in cfg.hidden_sizes},
         fitted=sum(r.converged for r in records if r.model == model),
         runs=sum(r.model == model for r in records),
     ) for model in ("URN", "LSTM")}
     best = min(records, key=lambda r: r.error)
-    params = {(row["task"], row["units"]): row for row in parameter_count_rows()}
+    params = {(row["task"], row["hidden_size"]): row for row in parameter_count_rows()}
     return CrossSerialNumbers(
         runs=records, seen_lengths=seen, unseen_lengths=unseen, mean_error=mean,
-        best=BestRun(best.model, best.units, best.seed, best.error),
-        parameter_counts={task: {units: {"lstm": row["LSTM (formula)"],
+        best=BestRun(best.model, best.hidden_size, best.seed, best.error),
+        parameter_counts={task: {hidden_size: {"lstm": row["LSTM (formula)"],
                                          "urn": row["URN (urn_parameter_count)"]}
-                                 for (t, units), row in params.items() if t == task}
+                                 for (t, hidden_size), row in params.items() if t == task}
                           for task in PAPER_VOCAB})
 
 
@@ -262,16 +264,16 @@ def runs_of(numbers: CrossSerialNumbers, models: Sequence[str]) -> list[bool]:
 def parameter_claims() -> list[Claim]:
     """Tables 1–2: the parameter counts, recomputed from formulas (no training behind them)."""
     claims = []
-    for (task, units), (paper_lstm, paper_urn) in PAPER_PARAMS.items():
+    for (task, hidden_size), (paper_lstm, paper_urn) in PAPER_PARAMS.items():
         table = "Table 1" if task == "cross-serial" else "Table 2"
         v, emb = PAPER_VOCAB[task]
 
-        def count(n, task=task, units=units, paper=(paper_lstm, paper_urn)):
-            ours = n.parameter_counts[task][units]
+        def count(n, task=task, hidden_size=hidden_size, paper=(paper_lstm, paper_urn)):
+            ours = n.parameter_counts[task][hidden_size]
             gap = abs(ours["lstm"] - paper[0]) + abs(ours["urn"] - paper[1])
             return f"{ours['lstm']} / {ours['urn']}", ours["urn"], gap == 0, float(gap)
 
-        claims.append(Claim(f"parameters, {task}, {units} units: LSTM / URN",
+        claims.append(Claim(f"parameters, {task}, {hidden_size} units: LSTM / URN",
                             f"{paper_lstm} / {paper_urn} (2023 {table})", count, (),
                             f"formulas; V = {v}, LSTM embedding {emb}"))
     return claims
@@ -290,16 +292,16 @@ def cross_serial_claims(cfg: CrossSerialSettings) -> list[Claim]:
 
     def best(n):
         b = n.best
-        return (f"{b.error:.2f} ({b.model} {b.units}, seed {b.seed})", b.error, b.error < 0.10,
-                max(0.0, b.error - 0.10))
+        return (f"{b.error:.2f} ({b.model} {b.hidden_size}, seed {b.seed})", b.error,
+                b.error < 0.10, max(0.0, b.error - 0.10))
 
     def unseen(n):
         lstm, urn = n.mean_error["LSTM"].unseen, n.mean_error["URN"].unseen
         return f"LSTM {lstm:.2f} vs URN {urn:.2f}", lstm, lstm < urn, max(0.0, lstm - urn)
 
-    def by_units(model, falls):
+    def by_hidden_size(model, falls):
         def check(n):
-            by = n.mean_error[model].by_units
+            by = n.mean_error[model].by_hidden_size
             ok = by[large] < by[small] if falls else by[large] > by[small]
             gap = by[large] - by[small] if falls else by[small] - by[large]
             return f"{by[small]:.2f} → {by[large]:.2f}", by[large], ok, max(0.0, gap)
@@ -316,9 +318,9 @@ def cross_serial_claims(cfg: CrossSerialSettings) -> list[Claim]:
         Claim("unseen lengths: LSTM better than URN", "yes (2023 §3.1, error by length)",
               unseen, ("URN", "LSTM"), f"mean error at m + n = {fit_k}…{k - 1}"),
         Claim(f"URN error falls with units ({small}→{large})", "yes (2023 §3.1)",
-              by_units("URN", falls=True), ("URN",), after),
+              by_hidden_size("URN", falls=True), ("URN",), after),
         Claim(f"LSTM error rises with units ({small}→{large})", "yes (2023 §3.1: overfitting)",
-              by_units("LSTM", falls=False), ("LSTM",), after),
+              by_hidden_size("LSTM", falls=False), ("LSTM",), after),
     ]
 
 
@@ -333,12 +335,12 @@ def cross_serial_figure(numbers: CrossSerialNumbers, cfg: CrossSerialSettings,
     lengths = numbers.seen_lengths + numbers.unseen_lengths
     styles = (":", "--", "-", "-.")
     for i, model in enumerate(("URN", "LSTM")):
-        by = numbers.mean_error[model].by_units_and_length
-        for j, units in enumerate(cfg.hidden_sizes):
-            axes[0].plot(lengths, [by[units][k] for k in lengths], styles[j % len(styles)],
-                         color=f"C{i}", marker="o", ms=3, label=f"{model} {units}")
+        by = numbers.mean_error[model].by_hidden_size_and_length
+        for j, hidden_size in enumerate(cfg.hidden_sizes):
+            axes[0].plot(lengths, [by[hidden_size][k] for k in lengths], styles[j % len(styles)],
+                         color=f"C{i}", marker="o", ms=3, label=f"{model} {hidden_size}")
         axes[1].plot(cfg.hidden_sizes,
-                     [numbers.mean_error[model].by_units[u] for u in cfg.hidden_sizes],
+                     [numbers.mean_error[model].by_hidden_size[u] for u in cfg.hidden_sizes],
                      "o-", color=f"C{i}", label=model)
     if numbers.unseen_lengths:
         axes[0].axvspan(cfg.max_total + 0.5, cfg.test_family - 0.5, color="0.9", zorder=0)
@@ -370,8 +372,8 @@ def figures_of(numbers: CrossSerialNumbers, cfg: CrossSerialSettings, n_seeds: i
 @dataclass
 class CrossSerialArtefacts:
     """What chapter 6 reads beyond the cross-serial numbers (not saved): the trained ``models``
-    keyed by (network, units, seed), the runs continued to twice their epochs (``doubled``,
-    keyed by (kind, units, seed)), the ``train`` and ``test`` strings, ``vocab`` and
+    keyed by (network, hidden_size, seed), the runs continued to twice their epochs (``doubled``,
+    keyed by (kind, hidden_size, seed)), the ``train`` and ``test`` strings, ``vocab`` and
     ``language``."""
 
     models: dict[tuple[str, int, int], SequenceModel]
@@ -418,7 +420,7 @@ def run_cross_serial(scale: str = "quick", seeds: int | Iterable[int] | None = N
     rows = judged_rows(claims, numbers, second, runs_of)
     if second is not None:
         numbers.doubled = CrossSerialDoubled(
-            [r for r in second.runs if (r.model.lower(), r.units, r.seed) in again],
+            [r for r in second.runs if (r.model.lower(), r.hidden_size, r.seed) in again],
             second.mean_error, second.best)
     histories = {f"{k.upper()} {u} seed {s}": r.history for (k, u, s), r in sorted(runs.items())}
     histories.update({f"{k.upper()} {u} seed {s} (2× budget)": r.history

@@ -130,11 +130,11 @@
     const inputs = {
       language: select("language", Object.entries(Train.LANGUAGES).map(([k, l]) => [k, l.label]), root.dataset.language || D.language),
       model: select("model", Object.entries(Train.MODELS).map(([k, m]) => [k, m.label]), root.dataset.model || D.model),
-      hidden: number("hidden", root.dataset.hidden || D.hidden, {min: 1, max: 8, step: 1}),
+      hidden_size: number("hidden_size", root.dataset.hiddenSize || D.hidden_size, {min: 1, max: 8, step: 1}),
       range: number("range", root.dataset.range || Train.LANGUAGES[root.dataset.language || D.language].start, {min: 1, step: 1}),
       lr: number("lr", root.dataset.lr || D.lr, {min: 0, max: 1, step: "any"}),
       seed: number("seed", root.dataset.seed || D.seed, {min: 0, step: 1}),
-      batch: select("batch", [["full", "all (full batch)"], ["4", "4 strings"], ["16", "16 strings"]], "full"),
+      batch_size: select("batch_size", [["full", "all (full batch)"], ["4", "4 strings"], ["16", "16 strings"]], "full"),
     };
     // how fast to train (epochs per second); not a setting of the run, so changing it resets nothing
     const speed = select("speed", [["10", "10 epochs/s"], ["100", "100 epochs/s"], ["", "as fast as it can"]],
@@ -155,8 +155,8 @@
     const rangeField = field("training range", inputs.range);
     rangeField.append(rangeHint);
     form.append(field("language", inputs.language), field("model", inputs.model),
-                field("state size (1–8)", inputs.hidden), rangeField,
-                field("learning rate (Adam)", inputs.lr), field("seed", inputs.seed), field("batch", inputs.batch));
+                field("state size (1–8)", inputs.hidden_size), rangeField,
+                field("learning rate (Adam)", inputs.lr), field("seed", inputs.seed), field("batch", inputs.batch_size));
     const buttons = el("div", {class: "rnn-playground-buttons"});
     const speedField = el("label", {class: "rnn-playground-speed"});
     speedField.append(el("span", {class: "name"}, "speed "), speed);
@@ -408,7 +408,7 @@
       if (!spec) return;
       const blob = new Blob([JSON.stringify(spec)], {type: "application/json"});
       const a = el("a", {href: URL.createObjectURL(blob),
-                         download: `playground-${settings.model}-${settings.language}-h${settings.hidden}-epoch${epoch}.json`});
+                         download: `playground-${settings.model}-${settings.language}-h${settings.hidden_size}-epoch${epoch}.json`});
       document.body.append(a);
       a.click();
       a.remove();

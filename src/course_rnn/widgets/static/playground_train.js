@@ -138,10 +138,16 @@
   };
   const GATES = {srn: 1, gru: 3, lstm: 4};
   // (the training range defaults to the language's `start`)
-  const DEFAULTS = {language: "anbn", model: "lstm", hidden: 4, lr: 0.05, seed: 0, batch: "full",
+  const DEFAULTS = {language: "anbn", model: "lstm", hidden_size: 4, lr: 0.05, seed: 0, batch_size: "full",
                     clip: 1.0, dyckStrings: 64};
 
+  //: Settings' old names (one name per idea): refused with today's, never silently ignored.
+  const RENAMED = {hidden: "hidden_size", batch: "batch_size"};
+
   function checkSettings(given) {
+    for (const [old, now] of Object.entries(RENAMED)) {
+      if (given && old in given) throw new Error(`the setting "${old}" is now called "${now}"`);
+    }
     const s = Object.assign({}, DEFAULTS, given);
     const integer = (v, name, lo, hi) => {
       const x = typeof v === "string" && v.trim() !== "" ? Number(v) : v;
@@ -157,7 +163,7 @@
       throw new Error(`unknown model ${JSON.stringify(s.model)}: choose ${Object.keys(MODELS).join(", ")}`);
     }
     const lang = LANGUAGES[s.language];
-    s.hidden = integer(s.hidden, "the state size", 1, 8);
+    s.hidden_size = integer(s.hidden_size, "the state size", 1, 8);
     s.range = integer(s.range ?? lang.start, `the training range (largest ${lang.rangeName})`, lang.range[0], lang.range[1]);
     s.seed = integer(s.seed, "the seed", 0, 2 ** 31 - 1);
     const lr = typeof s.lr === "string" ? Number(s.lr) : s.lr;
@@ -165,7 +171,7 @@
       throw new Error(`the learning rate must be a number above 0 and at most 1, not ${JSON.stringify(s.lr)}`);
     }
     s.lr = lr;
-    if (s.batch !== "full") s.batch = integer(s.batch, "the batch size", 1, 1024);
+    if (s.batch_size !== "full") s.batch_size = integer(s.batch_size, "the batch size", 1, 1024);
     if (s.clip !== null && !(s.clip > 0)) throw new Error(`clip must be positive or null, not ${s.clip}`);
     s.dyckStrings = integer(s.dyckStrings, "the number of Dyck training strings", 1, 4096);
     return s;
@@ -534,14 +540,14 @@
       this.optimum = optimalLoss(this.train);
       this.rng = randomStream(s.seed * 2);
       this.model = settings.initial ? importSpec(settings.initial)
-        : initModel(model.kind, s.hidden, this.itos, this.rng, model.nonlinearity || "tanh");
+        : initModel(model.kind, s.hidden_size, this.itos, this.rng, model.nonlinearity || "tanh");
       this.adam = new Adam(this.model, s.lr);
       this.epoch = 0;
     }
 
     // Batches of one epoch: all strings at once, or shuffled (seeded) mini-batches.
     batches() {
-      const n = this.encoded.length, size = this.settings.batch;
+      const n = this.encoded.length, size = this.settings.batch_size;
       if (size === "full" || size >= n) return [this.encoded];
       const order = [...Array(n).keys()];
       for (let i = n - 1; i > 0; i--) {
