@@ -217,6 +217,7 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("COURSE_RNN_PROGRESS", "0")
     os.environ.setdefault("COURSE_RNN_WORKERS", "1")
     args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / META).write_text(json.dumps({"commit": commit(), "changed": changed()}) + "\n")
     lines, same = [], True
     for case, experiment, seeds, settings in cases:
         if args.cases and case not in args.cases:
@@ -243,19 +244,41 @@ def main(argv: list[str] | None = None) -> int:
     return 0 if same else 1
 
 
-def report(lines: list[str], args) -> None:
+#: What a run records beside its cases: the commit it ran at, and whether the tree had changes.
+META = "_commit.json"
+
+
+def _git(*args: str) -> str:
     import subprocess
 
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
-                            capture_output=True, text=True).stdout.strip()
+    return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+
+
+def commit() -> str:
+    return _git("rev-parse", "--short", "HEAD")
+
+
+def changed() -> bool:
+    return bool(_git("status", "--porcelain", "--untracked-files=no"))
+
+
+def _made_at(folder: Path) -> str:
+    meta = folder / META
+    if not meta.exists():
+        return "(commit not recorded)"
+    made = json.loads(meta.read_text())
+    return made["commit"] + (" with uncommitted changes" if made["changed"] else "")
+
+
+def report(lines: list[str], args) -> None:
     text = "\n".join([
         "# The same results before and after a change",
         "",
-        f"`benchmarks/same_results.py --out {args.out} --compare {args.compare}` at {commit} "
-        f"(uncommitted changes included), {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}:"
-        " every case's results.json (without times and machine facts, every learning curve "
-        "whole; a setting renamed since compared under its new name) against the same case run "
-        "before the change.",
+        f"`benchmarks/same_results.py --out {args.out} --compare {args.compare}`, "
+        f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}: every case's results.json "
+        "(without times and machine facts, every learning curve whole; a setting or saved "
+        "number renamed since compared under its new name) at "
+        f"{_made_at(args.out)} against the same case at {_made_at(args.compare)}.",
         "",
         "| case | experiment | runs | continued | seconds | result |",
         "|---|---|---|---|---|---|",
