@@ -33,6 +33,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
 
+def gym_settings(lr: float, anbn_epochs: int, epochs: int) -> dict:
+    """The gym's small settings: 4 units, small data, each language's cap ``epochs``."""
+    return dict(hidden_size=4, urn_hidden_size=4, lr=lr, batch_size=32, patience=2, languages=dict(
+        anbn=dict(train_copies=2, epochs=anbn_epochs, test_max_n=12),
+        dyck=dict(pairs=2, train=64, valid=16, epochs=epochs, test=16),
+        cross_serial=dict(train=64, epochs=epochs),
+        palindrome=dict(train=64, valid=16, epochs=epochs, test=16),
+        agreement=dict(train=64, valid=16, epochs=epochs, test_per_attractor=4)))
+
+
 #: (case name, experiment, seeds, settings overriding the quick scale's). The first of each
 #: experiment is the command line's smoke setting (tests/experiments/test_cli.py's SMOKE).
 CASES = (
@@ -77,20 +87,8 @@ CASES = (
      dict(train=32, hidden_sizes=[2, 3], embedding_dim=3, epochs=2, batch_size=16)),
     ("cross-serial continued", "urn-cross-serial", 1,
      dict(train=64, hidden_sizes=[8, 16], embedding_dim=4, epochs=300, batch_size=16)),
-    ("gym smoke", "gym", 1,
-     dict(hidden_size=4, urn_hidden_size=4, lr=0.02, batch_size=32, patience=2, languages=dict(
-         anbn=dict(train_copies=2, epochs=2, test_max_n=12),
-         dyck=dict(pairs=2, train=64, valid=16, epochs=1, test=16),
-         cross_serial=dict(train=64, epochs=1),
-         palindrome=dict(train=64, valid=16, epochs=1, test=16),
-         agreement=dict(train=64, valid=16, epochs=1, test_per_attractor=4)))),
-    ("gym continued", "gym", 1,
-     dict(hidden_size=4, urn_hidden_size=4, lr=0.05, batch_size=32, patience=2, languages=dict(
-         anbn=dict(train_copies=2, epochs=200, test_max_n=12),
-         dyck=dict(pairs=2, train=64, valid=16, epochs=200, test=16),
-         cross_serial=dict(train=64, epochs=200),
-         palindrome=dict(train=64, valid=16, epochs=200, test=16),
-         agreement=dict(train=64, valid=16, epochs=200, test_per_attractor=4)))),
+    ("gym smoke", "gym", 1, gym_settings(lr=0.02, anbn_epochs=2, epochs=1)),
+    ("gym continued", "gym", 1, gym_settings(lr=0.05, anbn_epochs=200, epochs=200)),
     ("chomsky smoke", "chomsky", 1,
      dict(tasks=["parity_check", "reverse_string"], hidden_size=4, max_train_length=3,
           max_test_length=5, steps=20, eval_every=10, valid_per_length=2, test_samples=4)),

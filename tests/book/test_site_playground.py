@@ -83,7 +83,7 @@ def test_an_lstm_learns_anbn_in_the_page_and_its_weights_load_into_pytorch(
         site, server, browser, shots, tmp_path):
     page, root = open_playground(browser, server)
     try:
-        choose(root, language="anbn", model="lstm", hidden=4, range=10, lr=0.05, seed=0,
+        choose(root, language="anbn", model="lstm", hidden_size=4, range=10, lr=0.05, seed=0,
                speed="")
         assert playground(page, "p.where") == "worker", "the training does not run in a worker"
         root.locator("button.play").click()
@@ -138,8 +138,8 @@ def test_bad_input_gets_a_message_in_the_page(site, server, browser):
     try:
         message = root.locator(".rnn-playground-message").first
         for name, value, words in (
-            ("hidden", 9, "the state size must be a whole number from 1 to 8"),
-            ("hidden", 0, "the state size must be"),
+            ("hidden_size", 9, "the state size must be a whole number from 1 to 8"),
+            ("hidden_size", 0, "the state size must be"),
             ("range", 31, "the training range (largest n) must be"),
             ("lr", 0, "the learning rate must be a number above 0"),
             ("seed", -3, "the seed must be a whole number"),
@@ -149,7 +149,7 @@ def test_bad_input_gets_a_message_in_the_page(site, server, browser):
             root.locator("button.play").click()  # refuses to train while a setting is bad
             page.wait_for_timeout(200)
             assert not playground(page, "p.running")
-            choose(root, hidden=4, range=10, lr=0.05, seed=0)
+            choose(root, hidden_size=4, range=10, lr=0.05, seed=0)
             assert message.inner_text() == ""
         root.locator(".rnn-playground-string").fill("aabc")
         text = root.locator(".rnn-playground-message.string").inner_text()
@@ -165,7 +165,7 @@ def test_bad_input_gets_a_message_in_the_page(site, server, browser):
 def test_dyck_is_scored_by_depth_and_opens_in_the_stepper(site, server, browser, shots):
     page, root = open_playground(browser, server)
     try:
-        choose(root, language="dyck2", model="gru", hidden=5)
+        choose(root, language="dyck2", model="gru", hidden_size=5)
         assert root.locator("[name=range]").input_value() == "4"  # Dyck's own starting range
         for _ in range(3):
             root.locator("button.step").click()
