@@ -1,7 +1,7 @@
 """The GPU check: every chapter through nbval on a CUDA GPU, and a record of what happened.
 
     COURSE_RNN_DEVICE=cuda make notebooks                     # the check itself, one at a time
-    python benchmarks/gpu.py [--jobs N] [--limit S] [--only 03_gates ...] [--out DIR]
+    python benchmarks/gpu.py [--jobs N] [--limit S] [--only 08_chomsky 03_gates ...] [--out DIR]
                              [--tests tests/experiments ...] [--commit C]
     python benchmarks/gpu.py --merge OTHER/gpu.json [--merge-tests-log LOG]  # into --out
 
@@ -117,12 +117,13 @@ def first_failure(text: str) -> str:
     return f"cell {cell.group(1)}: {error.group(1)}"[:1500]
 
 
-def start_tests(paths: list[str], device: str, out: Path) -> tuple[subprocess.Popen, Path]:
+def start_tests(paths: list[str], device: str, out: Path,
+                workers: int = 6) -> tuple[subprocess.Popen, Path]:
     """The test folders on the device, several at once where pytest-xdist is installed."""
     log = out / "gpu-tests.log"
     import importlib.util
 
-    parallel = ["-n", "6"] if importlib.util.find_spec("xdist") else []
+    parallel = ["-n", str(workers)] if importlib.util.find_spec("xdist") else []
     process = subprocess.Popen(
         [sys.executable, "-m", "pytest", "-q", "-rfE", "--tb=line", *parallel, *paths],
         cwd=ROOT, env=on_device(device), stdout=log.open("w"), stderr=subprocess.STDOUT,
@@ -285,10 +286,14 @@ def main(argv=None) -> int:
     parser.add_argument("--jobs", type=int, default=4, help="chapters at once (default 4)")
     parser.add_argument("--limit", type=float, default=None, metavar="S",
                         help="stop chapters still running after S seconds (recorded)")
-    parser.add_argument("--only", nargs="+", metavar="NAME", help="these chapters only")
+    parser.add_argument("--only", nargs="+", metavar="NAME",
+                        help="these chapters only, started in this order (longest first ends "
+                             "sooner)")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     parser.add_argument("--tests", nargs="+", metavar="PATH",
                         help="also run these test folders on the device, within the limit")
+    parser.add_argument("--test-workers", type=int, default=6, metavar="N",
+                        help="processes for --tests where pytest-xdist is installed (default 6)")
     parser.add_argument("--commit", help="the commit to record (default: this tree's git)")
     parser.add_argument("--merge", type=Path, metavar="GPU_JSON",
                         help="fold this record (from a GPU machine) into --out's and stop")
@@ -299,12 +304,15 @@ def main(argv=None) -> int:
         return merge(args.merge, args.merge_tests_log, args.tests, args.out, args.commit)
     if args.jobs < 1:
         parser.error(f"--jobs must be ≥ 1, got {args.jobs}")
+    if args.test_workers < 1:
+        parser.error(f"--test-workers must be ≥ 1, got {args.test_workers}")
     paths = sorted(CHAPTERS.glob("*.ipynb"))
     if args.only:
         unknown = sorted(set(args.only) - {p.stem for p in paths})
         if unknown:
             parser.error(f"no chapter {', '.join(unknown)} in {CHAPTERS}")
-        paths = [p for p in paths if p.stem in args.only]
+        paths = sorted((p for p in paths if p.stem in args.only),
+                       key=lambda p: args.only.index(p.stem))
     args.out.mkdir(parents=True, exist_ok=True)
     logs = args.out / "gpu-logs"
     logs.mkdir(exist_ok=True)
@@ -312,7 +320,8 @@ def main(argv=None) -> int:
               "commit": args.commit or commit(), "facts": device_facts(args.device),
               "jobs": args.jobs, "limit_s": args.limit, "wall_s": 0.0, "chapters": []}
     start, waiting, running = time.perf_counter(), list(paths), {}
-    tests = start_tests(args.tests, args.device, args.out) if args.tests else None
+    tests = (start_tests(args.tests, args.device, args.out, args.test_workers) if args.tests
+             else None)
     while waiting or running or (tests and tests[0].poll() is None):
         while waiting and len(running) < args.jobs:
             path = waiting.pop(0)
