@@ -230,11 +230,13 @@ def merged(earlier: dict, later: dict) -> dict:
                     or f"{run['when']}, {run['commit']}, {run['jobs']} at once")
 
     fresh = {r["chapter"] for r in later["chapters"]}
-    chapters = ([dated(r, earlier) for r in earlier["chapters"] if r["chapter"] not in fresh]
-                + [dated(r, later) for r in later["chapters"]])
-    result = {**later, "when": f"{earlier['when']} to {later['when']} (chapters as dated)",
-              "chapters": sorted(chapters, key=lambda r: r["chapter"]),
-              "wall_s": earlier["wall_s"] + later["wall_s"]}
+    kept = [dated(r, earlier) for r in earlier["chapters"] if r["chapter"] not in fresh]
+    chapters = kept + [dated(r, later) for r in later["chapters"]]
+    result = {**later, "chapters": sorted(chapters, key=lambda r: r["chapter"])}
+    if kept:  # two runs' chapters: from the first's start to the last's
+        began = earlier["when"].split(" to ")[0]
+        result.update(when=f"{began} to {later['when']} (chapters as dated)",
+                      wall_s=earlier["wall_s"] + later["wall_s"])
     tests = later.get("tests") or earlier.get("tests")
     if tests:
         owner = later if later.get("tests") else earlier

@@ -1,7 +1,8 @@
 """The checked device (``COURSE_RNN_DEVICE=checked``): the CPU's numbers, a GPU's refusals.
 
-Each test switches the check on for itself (``checking()``), so that the rest of the suite in
-this process runs as it would without it. What CUDA does in each case is written beside it."""
+Each test switches the check on for itself (``checking()``, through tests/conftest.py's
+``checked_device``), so that the rest of the suite in this process runs as it would without it.
+What CUDA does in each case is written beside it."""
 
 import os
 import pickle
@@ -14,7 +15,7 @@ import numpy as np
 import pytest
 import torch
 
-from course_rnn.device_check import CheckedTensor, checking
+from course_rnn.device_check import CheckedTensor
 from course_rnn.languages import Vocab
 from course_rnn.models import build_model
 from course_rnn.training import fit, load_checkpoint, save_checkpoint
@@ -28,9 +29,9 @@ PERIODIC = ["ab" * n for n in range(1, 8)]
 
 
 @pytest.fixture
-def device():
-    with checking() as checked:
-        yield checked
+def device(checked_device):
+    """The checked device for one test (tests/conftest.py: skipped beside a real GPU)."""
+    return checked_device
 
 
 def on_device(device, *shape):
@@ -183,6 +184,29 @@ def test_a_pickled_device_tensor_comes_back_on_the_device(device):
     assert torch.equal(again.weight.cpu(), model.weight.cpu())
 
 
+def test_cuda_after_the_check_is_a_clear_error(device, monkeypatch):
+    """Once the spare device type is named "checked", PyTorch takes it for the accelerator and a
+    backward pass on CUDA fails deep inside its engine (an H200, session 33): pick_device says so
+    first, whether CUDA is asked for or chosen because it is there."""
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    with pytest.raises(ValueError, match="'cuda' cannot be used in this process.*checked"):
+        pick_device("cuda")
+    monkeypatch.delenv("COURSE_RNN_DEVICE", raising=False)
+    with pytest.raises(ValueError, match="'cuda' cannot be used in this process.*checked"):
+        pick_device()
+
+
+def test_the_check_after_cuda_is_a_clear_error():
+    """The other order: a process that has used CUDA cannot name the spare device type."""
+    code = ("import torch\ntorch.cuda.is_initialized = lambda: True\n"
+            "from course_rnn.device_check import checked_device\nchecked_device()")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 1
+    assert "RuntimeError: the checked device cannot be used in a process that has used CUDA" in (
+        done.stderr), done.stderr[-2000:]
+
+
 def test_outside_the_check_nothing_changes():
     x = torch.ones(2)
     assert type(x * 2) is torch.Tensor and x.numpy().tolist() == [1.0, 1.0]
@@ -200,12 +224,11 @@ def test_make_test_runs_the_library_tests_checked_so_a_numpy_of_a_device_tensor_
                        "def test_it():\n    torch.zeros(2).to(pick_device()).numpy()\n")
 
     def run(device: str) -> subprocess.CompletedProcess:
-        env = {k: v for k, v in os.environ.items() if k != "COURSE_RNN_DEVICE"}
         return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                                str(mistake)], cwd=tmp_path, capture_output=True, text=True,
-                              env=env | ({"COURSE_RNN_DEVICE": device} if device else {}))
+                              env=os.environ | {"COURSE_RNN_DEVICE": device})
 
-    assert run("").returncode == 0  # on the plain CPU the mistake passes unseen
+    assert run("cpu").returncode == 0  # on the plain CPU the mistake passes unseen
     checked = run("checked")
     assert checked.returncode == 1 and "Tensor.cpu()" in checked.stdout, checked.stdout[-2000:]
 
@@ -227,12 +250,11 @@ def test_make_test_builds_the_chapters_checked_so_a_notebook_s_numpy_of_a_device
     nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(cell)]), notebook)
 
     def run(device: str) -> subprocess.CompletedProcess:
-        env = {k: v for k, v in os.environ.items() if k != "COURSE_RNN_DEVICE"}
         return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                                "--nbval-lax", "--nbval-current-env", str(notebook)],
                               cwd=tmp_path, capture_output=True, text=True, timeout=300,
-                              env=env | ({"COURSE_RNN_DEVICE": device} if device else {}))
+                              env=os.environ | {"COURSE_RNN_DEVICE": device})
 
-    assert run("").returncode == 0  # on the plain CPU the mistake passes unseen
+    assert run("cpu").returncode == 0  # on the plain CPU the mistake passes unseen
     checked = run("checked")
     assert checked.returncode == 1 and "Tensor.cpu()" in checked.stdout, checked.stdout[-2000:]

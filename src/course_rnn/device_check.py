@@ -65,11 +65,26 @@ class _NoAccelerator(types.ModuleType):
         """Nothing to seed: the checked device draws from the CPU's generator."""
 
 
+#: Why the checked device and a CUDA GPU cannot share a process (found on an H200, session 33).
+NOT_WITH_CUDA = ("once PyTorch's spare device type is named 'checked', PyTorch takes it for the "
+                 "process's accelerator and a backward pass on CUDA fails")
+
+
+def set_up() -> bool:
+    """Whether this process has named PyTorch's spare device type :data:`NAME` (for good)."""
+    return torch._C._get_privateuse1_backend_name() == NAME
+
+
 def checked_device() -> torch.device:
     """The checked device. PyTorch's one spare device type (``privateuseone``) is renamed to
-    :data:`NAME` so that ``torch.device("checked")`` exists; no tensor really lives there."""
+    :data:`NAME` so that ``torch.device("checked")`` exists; no tensor really lives there. A
+    process that has used CUDA cannot have it (:data:`NOT_WITH_CUDA`)."""
     current = torch._C._get_privateuse1_backend_name()
     if current == "privateuseone":
+        if torch.cuda.is_initialized():
+            raise RuntimeError(f"the checked device cannot be used in a process that has used "
+                               f"CUDA: {NOT_WITH_CUDA}; check in a process of its own "
+                               f"(COURSE_RNN_DEVICE=checked)")
         torch.utils.rename_privateuse1_backend(NAME)
         # PyTorch asks a device type's module whether it has an accelerator: not this one.
         torch._register_device_module(NAME, _NoAccelerator(f"torch.{NAME}"))

@@ -90,7 +90,10 @@ def pick_device(device: str | torch.device | None = None) -> torch.device:
     one, fails as it would on a GPU."""
     device = device or run_context().device
     if device is None:
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        if device.type == "cuda":
+            _refuse_cuda_after_the_check(device)
+        return device
     if str(device) == "checked":
         from .device_check import switch_on
 
@@ -102,7 +105,20 @@ def pick_device(device: str | torch.device | None = None) -> torch.device:
                          ) from err
     if device.type == "cuda" and not torch.cuda.is_available():
         raise ValueError("device 'cuda' was requested but no CUDA GPU is available")
+    if device.type == "cuda":
+        _refuse_cuda_after_the_check(device)
     return device
+
+
+def _refuse_cuda_after_the_check(device: torch.device) -> None:
+    """A clear error, not a failed backward pass deep inside PyTorch, for CUDA in a process
+    that has used the checked device (:data:`course_rnn.device_check.NOT_WITH_CUDA`)."""
+    from .device_check import NOT_WITH_CUDA, set_up
+
+    if set_up():
+        raise ValueError(f"device {str(device)!r} cannot be used in this process, which has "
+                         f"used the checked device: {NOT_WITH_CUDA}; train on the GPU in a "
+                         f"fresh process")
 
 
 def current_scale(scale: str | None = None) -> str:

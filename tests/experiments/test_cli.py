@@ -50,7 +50,7 @@ def test_list(capsys):
     assert all(name in out for name in EXPERIMENTS)
 
 
-def test_the_checked_device_is_a_device_choice():
+def test_the_checked_device_is_a_device_choice(checked_device):
     """--device checked (the CPU with a GPU's rules, course_rnn.device_check) is accepted and
     reaches pick_device as the checked device."""
     from course_rnn.cli import _device

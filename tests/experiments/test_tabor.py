@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 import torch
 
-from course_rnn.device_check import checking
 from course_rnn.experiments import tabor
 from course_rnn.experiments.replication import Replication
 from course_rnn.models.flnn import FLNN
@@ -276,20 +275,18 @@ def test_bad_grammar_and_job():
         tabor.train_job("sgd", "G1 stream", 0, {}, "cpu")
 
 
-@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
-def test_cuda_matches_cpu(tiny):
-    gpu = tabor.run(seeds=1, settings=TINY, device="cuda", progress=False, workers=1)
+def test_cuda_matches_cpu(tiny, cuda):
+    gpu = tabor.run(seeds=1, settings=TINY, device=str(cuda), progress=False, workers=1)
     assert gpu.device.startswith("cuda")
     for group in ("G1 stream", "HC G2 stream"):
         ours, theirs = (r.numbers.summary[group].test.rmse[0] for r in (gpu, tiny))
         assert ours == pytest.approx(theirs, abs=1e-3)
 
 
-def test_the_checked_device_gives_the_cpu_numbers(tiny):
+def test_the_checked_device_gives_the_cpu_numbers(tiny, checked_device):
     """The GPU's path without a GPU (course_rnn.device_check): every tensor of the runs on the
     device, so a .numpy() or a CPU tensor mixed in fails as on CUDA; the numbers are the CPU's."""
-    with checking():
-        checked = tabor.run(seeds=1, settings=TINY, device="checked", progress=False, workers=1)
+    checked = tabor.run(seeds=1, settings=TINY, device="checked", progress=False, workers=1)
     assert checked.device == "checked"
     for group in ("G1 stream", "HC G2 stream"):
         np.testing.assert_array_equal(checked.numbers.summary[group].test.rmse,
