@@ -272,9 +272,13 @@ def cluster():
     """A Dask scheduler with two single-threaded worker processes, started here (they can
     import this file, as tests.experiments.test_executors, for :func:`dies_once`)."""
     distributed = pytest.importorskip("distributed")
-    path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None, env={"PYTHONPATH": path}) as local:
+    # a spawned process starts with this one's sys.path (PYTHONPATH is read too late), which
+    # holds the repository only under `python -m pytest`: `.venv/bin/pytest` needs it added
+    with pytest.MonkeyPatch.context() as patch:
+        patch.syspath_prepend(str(ROOT))
+        local = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                         dashboard_address=None)
+    with local:
         yield local
 
 
@@ -388,6 +392,7 @@ def unreachable(request):
 
 @pytest.mark.parametrize("unreachable", ["closed", "silent", "test-net"], indirect=True)
 def test_an_unreachable_scheduler_is_refused_in_seconds_naming_it(unreachable, tmp_path):
+    pytest.importorskip("distributed")  # without it the command says that Dask is missing
     started = time.monotonic()
     done = run_cli(*GYM, "--out", str(tmp_path / "out"), "--executor", f"dask://{unreachable}",
                    cwd=tmp_path)
