@@ -27,14 +27,11 @@ import sys
 import time
 from pathlib import Path
 
+from provenance import git
+
 ROOT = Path(__file__).resolve().parents[1]
 RUNS = ROOT / "benchmarks" / "results" / "replications"
 TABLE = ROOT / "benchmarks" / "results" / "paper_scale.md"
-
-
-def git(*args: str) -> str:
-    return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True,
-                          check=False).stdout.strip()
 
 
 def timed_run(command: list[str], env: dict[str, str] | None = None

@@ -30,6 +30,10 @@ import sys
 import time
 from pathlib import Path
 
+from provenance import git
+
+from course_rnn.experiments import NAMES  # light: no torch
+
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
 
@@ -99,9 +103,7 @@ CASES = (
 )
 
 #: The book's own runs (the quick scale, its seeds), minutes each: only with ``--book``.
-BOOK_CASES = tuple((f"{name} quick", name, None, {}) for name in (
-    "bengio-kn", "elman-clusters", "anbn", "decay-rnn-agreement", "tabor-table4", "urn-dyck",
-    "urn-cross-serial", "gym", "chomsky"))
+BOOK_CASES = tuple((f"{name} quick", name, None, {}) for name in NAMES)
 
 #: Keys that hold times (wall or CPU seconds) or say where and when a run was made.
 CLOCK = re.compile(r"second|^(machine|provenance|python|torch)$")
@@ -246,18 +248,12 @@ def main(argv: list[str] | None = None) -> int:
 META = "_commit.json"
 
 
-def _git(*args: str) -> str:
-    import subprocess
-
-    return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True).stdout.strip()
-
-
 def commit() -> str:
-    return _git("rev-parse", "--short", "HEAD")
+    return git("rev-parse", "--short", "HEAD")
 
 
 def changed() -> bool:
-    return bool(_git("status", "--porcelain", "--untracked-files=no"))
+    return bool(git("status", "--porcelain", "--untracked-files=no"))
 
 
 def _made_at(folder: Path) -> str:
