@@ -198,7 +198,7 @@ def test_a_finding_is_judged_at_twice_the_budget(tiny, again, verdict):
                                   one_branch=dict.fromkeys(tiny.numbers.one_branch, 3))
     # the runs continued to twice their epochs are trained before the table (twice_the_budget)
     # and handed to it as data (numbers.doubled); an agreeing finding does not need them
-    assert elman.finding_measurements(numbers, 3, [True] * 3)[0].agrees == (again == 3)
+    assert elman.finding_claims(3)[0].check(numbers)[2] == (again == 3)  # agrees?
     numbers.doubled = elman.Clades({}, dict.fromkeys(tiny.numbers.one_branch, 3),
                                    3 if again is None else again)
     assert set(numbers.to_json()["doubled"]) == {"one_branch", "noun_verb_roots"}

@@ -242,6 +242,10 @@ def test_claims_judge_agreement_and_wait_for_convergence():
     assert deciding_models([formula], {"ok": True}, runs_of) == []
     rows = judged_rows([formula], {"ok": True}, None, runs_of)
     assert rows[0].verdict == "differs"
+    # a note written from the numbers (the first budget's, as the ours column)
+    noted = Claim("x", "paper", check, ("M",), note=lambda n: f"v is {n['v']}")
+    assert judged_rows([noted], agreeing, None, runs_of)[0].note == "v is 0.5"
+    assert judged_rows([claim], agreeing, None, runs_of)[0].note == ""
 
 
 def test_two_seeds_give_standard_errors():

@@ -235,13 +235,19 @@ class Claim:
     whether it agrees and how far it is from agreeing (≥ 0). ``models``: the networks whose
     runs decide the row (their convergence gates the verdict; they are continued at twice the
     budget when the row disagrees); empty for a row that needs no training (a formula).
+    ``note``: the row's note, or a function of the numbers that writes it (elman's "holds in
+    2 of 3 runs only").
     """
 
     quantity: str
     paper: str
     check: Callable[[Any], tuple[str, float, bool, float]]
     models: tuple[str, ...]
-    note: str = ""
+    note: str | Callable[[Any], str] = ""
+
+    def note_on(self, numbers) -> str:
+        """The row's note for these numbers."""
+        return self.note(numbers) if callable(self.note) else self.note
 
 
 def _claimed(claims: Sequence[Claim], numbers, runs_of: Callable[[Any, tuple], list]
@@ -278,7 +284,7 @@ def judged_rows(claims: Sequence[Claim], numbers, doubled_numbers,
             second = first
         elif needs_twice(first) and doubled_numbers is not None:
             second = _claimed([claim], doubled_numbers, runs_of)[claim][1]
-        rows.append(Row(claim.quantity, claim.paper, ours, claim.note,
+        rows.append(Row(claim.quantity, claim.paper, ours, claim.note_on(numbers),
                         verdict=judge(first, second)))
     return rows
 

@@ -43,8 +43,9 @@ A run that stalls or reaches the cap first did not converge. For every run it th
 
 The paper-vs-ours table counts, for each finding of Figure 7, the runs in which it holds; a
 finding that does not hold in every run is re-checked on the runs continued to twice their
-epochs (:func:`~course_rnn.experiments.replication.twice_the_budget`, then
-:func:`~course_rnn.experiments.replication.judge`).
+epochs (:func:`~course_rnn.experiments.replication.twice_the_budget`); each finding is a
+:class:`~course_rnn.experiments.replication.Claim`, judged as every experiment's rows are
+(:func:`~course_rnn.experiments.replication.judged_rows`).
 
 The module reads top to bottom as :func:`run` uses it: the settings (:mod:`.settings`, read
 alone by the command line), the data and the jobs (training one run, reading its tree), the
@@ -55,7 +56,7 @@ findings it counts for without leaving the file.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -71,12 +72,12 @@ from ...training import Optimum, Plateau, ReduceOnPlateau, evaluate_loss, fit
 from ...training.stream import StreamModelling, stream_loss
 from ..records import Record, mean_se, saved_if_set, unsaved
 from ..replication import (
+    Claim,
     Experiment,
-    Measurement,
     Replication,
     Row,
-    judge,
-    needs_twice,
+    deciding_models,
+    judged_rows,
     twice_the_budget,
 )
 from ..setup import begin
@@ -383,23 +384,31 @@ def numbers_of(runs: Mapping[tuple[str, int], TrainedRun], clades: Clades, cfg: 
 # -- the rows: ours beside Elman's text and Figure 7 ----------------------------------------------
 
 
-def finding_measurements(counts: ElmanNumbers | Clades, n_runs: int, histories: Sequence
-                         ) -> list[Measurement]:
-    """The Figure 7 findings as measurements, in the table's order: the noun/verb root split,
-    then each of :data:`FIGURE_7_GROUPS` as one branch, counted in ``counts`` (the first runs'
-    numbers, or the :class:`Clades` of the runs continued to twice their epochs). A finding
-    agrees when it holds in all ``n_runs`` runs; the gap is the share of runs in which it does
-    not."""
-    found = (counts.noun_verb_roots, *(counts.one_branch[group] for _, group in FIGURE_7_GROUPS))
-    return [Measurement(k, agrees=k == n_runs, gap=(n_runs - k) / n_runs, runs=histories)
-            for k in found]
+def finding_claims(n_runs: int) -> list[Claim]:
+    """Figure 7's findings as claims, in the table's order: the noun/verb root split, then each
+    of :data:`FIGURE_7_GROUPS` as one branch, counted in the first runs' numbers or in the
+    :class:`Clades` of the runs continued to twice their epochs. A finding agrees when it holds
+    in all ``n_runs`` runs; the gap is the share of runs in which it does not. Every run
+    decides every finding."""
+    def finding(quantity: str, count: Callable[[ElmanNumbers | Clades], int]) -> Claim:
+        def check(counts):
+            k = count(counts)
+            return f"{k}/{n_runs} runs", k, k == n_runs, (n_runs - k) / n_runs
+
+        return Claim(quantity, "yes (Fig. 7)", check, models=("every run",),
+                     note=lambda counts: _holds(count(counts), n_runs))
+
+    return [finding("root splits nouns from verbs", lambda counts: counts.noun_verb_roots),
+            *(finding(f"{label} one branch", lambda counts, g=group: counts.one_branch[g])
+              for label, group in FIGURE_7_GROUPS)]
 
 
 def to_double(numbers: ElmanNumbers, runs: Mapping[tuple[str, int], TrainedRun]) -> list:
-    """The runs :func:`judge` needs at twice the budget: every run, when every run converged
-    and a finding does not hold in all of them; none otherwise."""
-    first = finding_measurements(numbers, numbers.n_runs, [r.history for r in runs.values()])
-    return list(runs) if any(needs_twice(m) for m in first) else []
+    """The runs to continue to twice their budget: every run, when every run converged and a
+    finding does not hold in all of them (:func:`deciding_models`); none otherwise."""
+    histories = [r.history for r in runs.values()]
+    needed = deciding_models(finding_claims(numbers.n_runs), numbers, lambda *_: histories)
+    return list(runs) if needed else []
 
 
 def table_rows(numbers: ElmanNumbers, scale: str, histories: Sequence,
@@ -434,15 +443,12 @@ def setup_rows(setup: TrainingSize, scale: str) -> list[Row]:
 
 def finding_rows(numbers: ElmanNumbers, histories: Sequence, doubled_histories: Sequence
                  ) -> list[Row]:
-    """One row per finding of Figure 7: in how many runs it holds, and the verdict."""
-    n = numbers.n_runs
-    first = finding_measurements(numbers, n, histories)
-    again = (finding_measurements(numbers.doubled, n, doubled_histories) if numbers.doubled
-             else [None] * len(first))
-    labels = ["root splits nouns from verbs",
-              *(f"{label} one branch" for label, _ in FIGURE_7_GROUPS)]
-    return [Row(label, "yes (Fig. 7)", f"{one.value}/{n} runs", _holds(one.value, n),
-                judge(one, two)) for label, one, two in zip(labels, first, again)]
+    """One row per finding of Figure 7: in how many runs it holds, and the verdict (on
+    ``numbers.doubled`` and the continued runs' ``doubled_histories`` where it needs them)."""
+    def runs_of(counts, models):
+        return histories if counts is numbers else doubled_histories
+
+    return judged_rows(finding_claims(numbers.n_runs), numbers, numbers.doubled, runs_of)
 
 
 def exact_rows(exact: Exact, stream: StreamOptimum) -> list[Row]:
