@@ -59,13 +59,13 @@ from ...training import History, NextWord, Plateau, ReduceOnPlateau, fit, normal
 from ...utils import seed_everything
 from ..records import Record, mean_se
 from ..replication import (
+    Claim,
     Experiment,
-    Measurement,
     Replication,
     Row,
     Timer,
-    judge,
-    needs_twice,
+    deciding_models,
+    judged_rows,
     pm,
     twice_the_budget,
 )
@@ -491,25 +491,45 @@ def numbers_of(counts: CountModels, mlps: dict, config: BengioSettings, data: Au
 # -- the rows: ours beside Table 1, and the two claims its verdicts test ---------------------------
 
 
-def mlp_measurement(numbers: BengioNumbers, runs: Sequence) -> Measurement:
-    """The paper's claim "the MLP alone beats the best n-gram model", on our numbers."""
+def mlp_alone(numbers: BengioNumbers) -> tuple[str, float, bool, float]:
+    """The paper's claim "the MLP alone beats the best n-gram model", on our numbers: the ours
+    column, the ratio, whether it is below 1, how far above 1 it is."""
     ratio = numbers.ratio.ours
-    return Measurement(value=ratio, agrees=ratio < 1, gap=max(0.0, ratio - 1), runs=runs)
+    return f"{ratio:.2f}", ratio, ratio < 1, max(0.0, ratio - 1)
 
 
-def mixture_measurement(numbers: BengioNumbers, runs: Sequence) -> Measurement:
+def mixture_beats_both(numbers: BengioNumbers) -> tuple[str, float, bool, float]:
     """The paper's claim "the mixture beats both the best n-gram model and the MLP alone"."""
     worst = max(numbers.ratio.mixture_ours, numbers.ratio.mixture_vs_mlp_ours)
-    return Measurement(value=numbers.ratio.mixture_ours, agrees=worst < 1,
-                       gap=max(0.0, worst - 1), runs=runs)
+    return (f"{numbers.ratio.mixture_ours:.2f}", numbers.ratio.mixture_ours, worst < 1,
+            max(0.0, worst - 1))
+
+
+def claims(ratio: Ratio) -> list[Claim]:
+    """The two claims Table 1 makes, as rows to judge; the paper's figures are ``ratio``'s.
+    Both rest on every MLP."""
+    best_kn = min(PAPER_KN.values())
+    mlps = ("every MLP",)
+    return [
+        Claim("best MLP alone / best count model, test perplexity",
+              f"{ratio.paper:.2f} (Table 1: {min(p for _, p in PAPER_MLP.values())} / "
+              f"{best_kn})", mlp_alone, mlps, note="below 1: the MLP alone beats counting"),
+        Claim("MLP + count mixture / best count model, test perplexity",
+              f"{ratio.mixture_paper:.2f} (Table 1: {PAPER_MIXTURE} / {best_kn})",
+              mixture_beats_both, mlps,
+              note=lambda numbers: (
+                  f"the mixture is also {numbers.ratio.mixture_vs_mlp_ours:.2f}× the MLP alone "
+                  f"({ratio.mixture_vs_mlp_paper:.2f}× in the paper: {PAPER_MIXTURE} / "
+                  f"{PAPER_MLP['no direct'][1]}); agrees when it beats both")),
+    ]
 
 
 def to_double(numbers: BengioNumbers, mlps: Mapping[tuple, TrainedMLP]) -> list[tuple]:
-    """The MLPs :func:`judge` needs at twice the budget: every one, when either claim's runs all
-    converged and its figure disagrees (both claims rest on every MLP); none otherwise."""
+    """The MLPs to continue to twice their budget: every one, when a claim's runs all
+    converged and its figure disagrees (:func:`deciding_models`); none otherwise."""
     histories = [r.history for r in mlps.values()]
-    return list(mlps) if any(needs_twice(measure(numbers, histories))
-                             for measure in (mlp_measurement, mixture_measurement)) else []
+    return list(mlps) if deciding_models(claims(numbers.ratio), numbers,
+                                         lambda *_: histories) else []
 
 
 def _relative_note(numbers: BengioNumbers, name: str, paper_key: str | None = None) -> str:
@@ -588,23 +608,12 @@ def claim_rows(numbers: BengioNumbers, runs: Sequence,
     """The two claims, judged: the MLP alone beats the best count model, and the mixture beats
     both. ``doubled``: the ``(numbers, runs)`` at twice the epochs (None when no verdict needed
     them)."""
-    ratio = numbers.ratio
-    best_kn = min(PAPER_KN.values())
-    verdicts = [judge(measure(numbers, list(runs)),
-                      None if doubled is None else measure(*doubled))
-                for measure in (mlp_measurement, mixture_measurement)]
-    return [Row(quantity="best MLP alone / best count model, test perplexity",
-                paper=(f"{ratio.paper:.2f} (Table 1: {min(p for _, p in PAPER_MLP.values())} / "
-                       f"{best_kn})"),
-                ours=f"{ratio.ours:.2f}", note="below 1: the MLP alone beats counting",
-                verdict=verdicts[0]),
-            Row(quantity="MLP + count mixture / best count model, test perplexity",
-                paper=f"{ratio.mixture_paper:.2f} (Table 1: {PAPER_MIXTURE} / {best_kn})",
-                ours=f"{ratio.mixture_ours:.2f}",
-                note=(f"the mixture is also {ratio.mixture_vs_mlp_ours:.2f}× the MLP alone "
-                      f"({ratio.mixture_vs_mlp_paper:.2f}× in the paper: {PAPER_MIXTURE} / "
-                      f"{PAPER_MLP['no direct'][1]}); agrees when it beats both"),
-                verdict=verdicts[1])]
+    second, second_runs = doubled or (None, ())
+
+    def runs_of(judged: BengioNumbers, models) -> list:
+        return list(runs) if judged is numbers else list(second_runs)
+
+    return judged_rows(claims(numbers.ratio), numbers, second, runs_of)
 
 
 def context_rows(numbers: BengioNumbers, config: BengioSettings) -> list[Row]:
