@@ -12,7 +12,7 @@ from course_rnn.experiments.chomsky import (
     TABLE_2,
     Cell,
     RunNumbers,
-    measure,
+    compared,
     paper_figure,
     t_interval,
 )
@@ -58,9 +58,9 @@ def test_a_tiny_run_reports_every_run_and_a_verdict_per_row(tmp_path):
 def test_a_row_agrees_on_the_same_side_of_90():
     cell = Cell(best=95.0, mean=80.0, low=60.0, high=100.0, best_sequence=10.0, n=2, fitted=2,
                 stalled=0, stuck=0, out_of_steps=0, generalised=1)
-    assert measure(cell, 100.0, []).agrees
-    assert not measure(cell, 62.0, []).agrees and measure(cell, 62.0, []).gap == 5.0
-    assert not measure(cell, 100.0, [], sequence=True).agrees  # 10 % of strings fully right
+    assert compared(cell, 100.0) == (95.0, True, 0.0)
+    assert compared(cell, 62.0) == (95.0, False, 5.0)
+    assert not compared(cell, 100.0, sequence=True)[1]  # 10 % of strings fully right
     assert paper_figure("anbn", "LSTM") == (100.0, True)
     assert paper_figure("dyck_completion", "LSTM") == (None, False)
 
@@ -80,25 +80,27 @@ def test_cells_count_how_runs_ended_and_generalised():
 
 def test_a_disagreement_is_judged_on_the_doubled_measurement_given_as_data():
     """to_double picks every run of a converged, disagreeing row (none of a row without a
-    published figure); table_rows judges it on the doubled Measurement it is given."""
+    published figure); table_rows judges it on the numbers of the continued runs it is given."""
     cell = Cell(best=95.0, mean=95.0, low=95.0, high=95.0, best_sequence=0.0, n=1, fitted=1,
                 stalled=0, stuck=0, out_of_steps=0, generalised=1)
     numbers = chomsky.ChomskyNumbers([], {"reverse_string": {"SRN": cell, "URN": cell}})
     runs = {("reverse_string", m, 0): chomsky.TrainedRun("reverse_string", m, 0, None, True,
                                                           None, "fitted")
             for m in ("SRN", "URN")}
-    first = chomsky.measurements(numbers, runs)
-    assert set(first) == {("reverse_string", "SRN")}  # Table 2 has no URN
-    assert chomsky.to_double(first, runs) == [("reverse_string", "SRN", 0)]
+    assert [c.quantity for c in chomsky.claims(numbers)] == ["reverse_string: SRN"]  # no URN
+    assert chomsky.to_double(numbers, runs) == [("reverse_string", "SRN", 0)]
     cfg = SETTINGS.at("quick", TINY)
     with pytest.raises(ValueError, match="twice the budget"):
-        chomsky.table_rows(numbers, runs, cfg, "quick", {})
-    for doubled, verdict in ((95.0, "differs"), (91.0, "budget-limited")):
-        again = {("reverse_string", "SRN"): measure(replace(cell, best=doubled), 62.0, [True])}
-        rows = {r.quantity: r for r in chomsky.table_rows(numbers, runs, cfg, "quick", again)}
+        chomsky.table_rows(numbers, runs, cfg, "quick")
+    again = {key: run for key, run in runs.items() if key[1] == "SRN"}
+    for best, verdict in ((95.0, "differs"), (91.0, "budget-limited")):
+        doubled = chomsky.ChomskyNumbers([], {"reverse_string": {"SRN": replace(cell, best=best)}})
+        rows = {r.quantity: r for r in chomsky.table_rows(numbers, runs, cfg, "quick", doubled,
+                                                          again)}
         assert rows["reverse_string: SRN"].verdict == verdict
+        assert rows["reverse_string: URN"].note == "no published figure"
     numbers.doubled = {"reverse_string": {"SRN": replace(cell, fitted=0, stuck=1)}}
-    rows = {r.quantity: r for r in chomsky.table_rows(numbers, runs, cfg, "quick", again)}
+    rows = {r.quantity: r for r in chomsky.table_rows(numbers, runs, cfg, "quick", doubled, again)}
     assert rows["reverse_string: SRN"].note.endswith(
         "continued to twice their steps and on to their own stop: best 95.0, fitted 0/1, stuck 1")
 

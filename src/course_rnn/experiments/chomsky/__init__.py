@@ -42,7 +42,7 @@ jobs (training and testing one run), the numbers, the rows, the figures, and :fu
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -58,12 +58,12 @@ from ...training.transduction import (
 )
 from ..records import Record, saved_if_set
 from ..replication import (
+    Claim,
     Experiment,
-    Measurement,
     Replication,
     Row,
-    judge,
-    needs_twice,
+    deciding_models,
+    judged_rows,
     twice_the_budget,
 )
 from ..setup import begin
@@ -302,64 +302,83 @@ def numbers_of(runs: Mapping[tuple, TrainedRun]) -> ChomskyNumbers:
 # -- the rows: ours beside Table 2 --------------------------------------------------------------
 
 
-def measure(cell: Cell, paper: float, histories: Sequence, sequence: bool = False
-            ) -> Measurement:
-    """A row agrees when our best and the paper's figure are on the same side of 90 %; the gap
-    is how far ours is on the wrong side."""
+def compared(cell: Cell, paper: float, sequence: bool = False) -> tuple[float, bool, float]:
+    """Our figure, whether it agrees and the gap: a row agrees when our best and the paper's
+    figure are on the same side of 90 %; the gap is how far ours is on the wrong side."""
     ours = cell.best_sequence if sequence else cell.best
     agrees = (ours >= SOLVED) == (paper >= SOLVED)
-    return Measurement(ours, agrees, 0.0 if agrees else abs(ours - SOLVED), histories)
+    return ours, agrees, 0.0 if agrees else abs(ours - SOLVED)
 
 
-def measurements(numbers: ChomskyNumbers, runs: Mapping[tuple, TrainedRun]
-                 ) -> dict[tuple[str, str], Measurement]:
-    """Every (task, network) with a published figure: its :func:`measure` over ``runs``."""
-    out = {}
-    for task in numbers.cells:
-        for model, cell in numbers.cells[task].items():
-            paper, sequence = paper_figure(task, model)
-            if paper is not None:
-                histories = [r.history for k, r in runs.items() if k[:2] == (task, model)]
-                out[task, model] = measure(cell, paper, histories, sequence)
-    return out
+def ours_column(cell: Cell, sequence: bool = False) -> str:
+    """Best / mean [95 % interval] / how the runs ended (and the best share of strings fully
+    right where the row compares that)."""
+    ours = (f"best {cell.best:.1f}; mean {cell.mean:.1f} [{cell.low:.1f}, {cell.high:.1f}]; "
+            f"{cell.endings()}")
+    return ours + (f"; strings fully right: best {cell.best_sequence:.1f}" if sequence else "")
 
 
-def to_double(first: Mapping[tuple[str, str], Measurement], runs: Mapping[tuple, TrainedRun]
-              ) -> list[tuple]:
-    """The runs whose rows :func:`judge` decides at twice the budget: every run of a row whose
-    runs all converged and whose figure disagrees."""
-    return [key for key in runs if key[:2] in first and needs_twice(first[key[:2]])]
+def claims(numbers: ChomskyNumbers) -> list[Claim]:
+    """One claim per task × network with a published figure (Table 2, or Joulin & Mikolov's
+    share of strings fully right for a^n b^n), decided by that row's runs."""
+    return [row_claim(task, model, *paper_figure(task, model))
+            for task in numbers.cells for model in numbers.cells[task]
+            if paper_figure(task, model)[0] is not None]
+
+
+def row_claim(task: str, model: str, paper: float, sequence: bool) -> Claim:
+    """The row "task: network": ours (:func:`ours_column`) against ``paper``, judged by
+    :func:`compared`, with what its runs did as the note (:func:`note_of`)."""
+    source = "Joulin & Mikolov 2015, strings fully right, n < 20 → 60" if sequence else "Table 2"
+
+    def check(judged: ChomskyNumbers):
+        cell = judged.cells[task][model]
+        return (ours_column(cell, sequence), *compared(cell, paper, sequence))
+
+    def note(judged: ChomskyNumbers) -> str:
+        return note_of(judged.cells[task][model], judged.doubled_cell(task, model), sequence)
+
+    return Claim(f"{task}: {model}", f"{paper:.1f} ({source})", check, (f"{task}: {model}",),
+                 note)
+
+
+def runs_behind(numbers: ChomskyNumbers, runs: Mapping[tuple, TrainedRun],
+                again: Mapping[tuple, TrainedRun] | None = None
+                ) -> Callable[[ChomskyNumbers, tuple], list]:
+    """``runs_of`` for :func:`judged_rows`: the histories of the runs behind a row ("task:
+    network") — of ``runs`` for ``numbers``, of the continued runs ``again`` for theirs."""
+    def runs_of(judged: ChomskyNumbers, rows: tuple) -> list:
+        source = runs if judged is numbers else again or {}
+        return [r.history for (task, model, _), r in source.items() if f"{task}: {model}" in rows]
+    return runs_of
+
+
+def to_double(numbers: ChomskyNumbers, runs: Mapping[tuple, TrainedRun]) -> list[tuple]:
+    """The runs to continue to twice their budget: every run of a row whose runs all converged
+    and whose figure disagrees (:func:`deciding_models`)."""
+    rows = set(deciding_models(claims(numbers), numbers, runs_behind(numbers, runs)))
+    return [key for key in runs if f"{key[0]}: {key[1]}" in rows]
 
 
 def table_rows(numbers: ChomskyNumbers, runs: Mapping[tuple, TrainedRun], cfg, scale: str,
-               doubled: Mapping[tuple[str, str], Measurement]) -> list[Row]:
+               doubled: ChomskyNumbers | None = None,
+               again: Mapping[tuple, TrainedRun] | None = None) -> list[Row]:
     """One row per task × network: the paper's figure (Table 2, Joulin & Mikolov, or none), our
-    best / mean [95 % interval] / how many runs fitted, and the verdict. ``doubled[task,
-    model]``: that row's measurement with its runs continued to twice their steps (trained
-    before, by :func:`run`; present for the rows :func:`to_double` picked)."""
+    best / mean [95 % interval] / how many runs fitted, and the verdict. ``doubled``: the
+    numbers of ``again``, the runs :func:`to_double` picked, continued to twice their steps
+    (trained before, by :func:`run`; None when no row needed them)."""
     sizes = (f"N = {cfg.max_train_length}, tested to {cfg.max_test_length}, {cfg.hidden_size} units"
              f", ≤ {cfg.steps:,} steps, {len({k[2] for k in runs})} seeds")
     rows = [Row("protocol", "train ≤ 40, test 41–500, 256 units, 10^6 steps, 30 runs (§4)",
                 sizes, "" if scale == "paper" else "smaller: the scores are over shorter test "
                 "lengths, so a network that drifts slowly scores higher here than in the paper",
                 "not comparable")]
-    first = measurements(numbers, runs)
+    judged = {row.quantity: row for row in judged_rows(claims(numbers), numbers, doubled,
+                                                         runs_behind(numbers, runs, again))}
     for task in numbers.cells:
         for model, cell in numbers.cells[task].items():
-            ours = (f"best {cell.best:.1f}; mean {cell.mean:.1f} [{cell.low:.1f}, "
-                    f"{cell.high:.1f}]; {cell.endings()}")
-            paper, sequence = paper_figure(task, model)
-            if paper is None:
-                rows.append(Row(f"{task}: {model}", "—", ours, "no published figure"))
-                continue
-            if sequence:
-                ours += f"; strings fully right: best {cell.best_sequence:.1f}"
-            source = "Joulin & Mikolov 2015, strings fully right, n < 20 → 60" if sequence \
-                else "Table 2"
-            twice = doubled.get((task, model))
-            rows.append(Row(f"{task}: {model}", f"{paper:.1f} ({source})", ours,
-                            note_of(cell, numbers.doubled_cell(task, model), sequence),
-                            judge(first[task, model], twice)))
+            rows.append(judged.get(f"{task}: {model}")
+                        or Row(f"{task}: {model}", "—", ours_column(cell), "no published figure"))
     return rows
 
 
@@ -456,14 +475,12 @@ def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=N
     def train_again(min_epochs, resume):
         return train_runs(cfg, (), setup.device, setup.progress, resume, min_epochs)
 
-    again = twice_the_budget(runs, to_double(measurements(numbers, runs), runs), train_again,
+    again = twice_the_budget(runs, to_double(numbers, runs), train_again,
                              epochs=lambda r: r.history.convergence.epochs)
-    doubled = {}
-    if again:
-        twice = numbers_of(again)
-        numbers.doubled = twice.cells
-        doubled = measurements(twice, again)
-    rows = table_rows(numbers, runs, cfg, setup.scale, doubled)
+    doubled = numbers_of(again) if again else None
+    if doubled is not None:
+        numbers.doubled = doubled.cells
+    rows = table_rows(numbers, runs, cfg, setup.scale, doubled, again)
     named = {r.name: r.history for r in runs.values()}
     named.update({f"{r.name} (twice the budget)": r.history for r in again.values()})
     figures = {"lengths": lengths_figure(numbers, cfg.max_train_length)}
@@ -478,6 +495,6 @@ __all__ = [
     "run", "EXPERIMENTS", "SETTINGS", "ChomskySettings", "TASK_NAMES", "DEFAULT_TASKS",
     "MODELS", "TABLE_2", "JOULIN_MIKOLOV_ANBN", "SOLVED", "TrainedRun", "build",
     "training_data", "train_run", "run_status", "train_runs", "RunNumbers", "Cell",
-    "t_interval", "ChomskyNumbers", "numbers_of", "measure", "measurements", "to_double",
+    "t_interval", "ChomskyNumbers", "numbers_of", "compared", "claims", "to_double",
     "table_rows", "paper_figure", "curves_figure", "lengths_figure", "ChomskyArtefacts",
 ]
