@@ -108,10 +108,11 @@ def record_classes(paths) -> list[str]:
     return sorted(key for key in classes if key.split(":")[1] in records - {"Record"})
 
 
-def calls_of(name: str) -> list[str]:
-    """``file:line`` of every call of ``name`` in ``src/`` (its definition excluded)."""
+def calls_of(name: str, under: Path = PACKAGE) -> list[str]:
+    """``file:line`` of every call of ``name`` in ``under`` (default ``src/``; its definition
+    excluded)."""
     found = []
-    for path in sorted(PACKAGE.rglob("*.py")):
+    for path in sorted(under.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Call):
                 f = node.func
@@ -173,6 +174,9 @@ def measure() -> dict:
         "record_classes": record_classes(everything),
         "pick_device_calls": calls_of("pick_device"),
         "caps_raised_by_hand": caps_raised_by_hand(),
+        # one verdict path: rows judged by replication.judged_rows, not by calls of judge
+        "judged_by_hand": {p.name: calls_of("judge", p) for p in packages
+                           if calls_of("judge", p)},
     }
 
 
@@ -194,7 +198,12 @@ def markdown(m: dict) -> str:
         f"- a continued run's cap raised by hand (a `fit` call whose `epochs=` or `steps=` is "
         f"computed from `min_epochs`) in {len(m['caps_raised_by_hand'])} places"
         + (": " + ", ".join(f"`{c}`" for c in m["caps_raised_by_hand"]) if m[
-            "caps_raised_by_hand"] else " (`fit` sets a continued run's cap)") + ".", ""])
+            "caps_raised_by_hand"] else " (`fit` sets a continued run's cap)") + ".",
+        f"- rows judged by their own calls of `judge`, not through `judged_rows` (one verdict "
+        f"path): {len(m['judged_by_hand'])} of {len(m['experiments'])} packages"
+        + (": " + ", ".join(f"{name} ({len(calls)})" for name, calls in
+                            m["judged_by_hand"].items()) if m["judged_by_hand"] else "") + ".",
+        ""])
 
 
 def main() -> None:
