@@ -242,6 +242,12 @@ def test_claims_judge_agreement_and_wait_for_convergence():
     assert deciding_models([formula], {"ok": True}, runs_of) == []
     rows = judged_rows([formula], {"ok": True}, None, runs_of)
     assert rows[0].verdict == "differs"
+    # the continued runs given apart from the numbers: their convergence gates the second look
+    rows = judged_rows([claim], {"v": 2.0, "ok": True}, twice, runs_of, lambda n, m: [False])
+    assert rows[0].verdict == "budget-limited"  # the gap closed: training more helped
+    rows = judged_rows([claim], {"v": 1.5, "ok": True}, {"v": 1.4, "ok": True}, runs_of,
+                       lambda n, m: [False])
+    assert rows[0].verdict == "not converged"  # the doubled runs did not converge
     # a note written from the numbers (the first budget's, as the ours column)
     noted = Claim("x", "paper", check, ("M",), note=lambda n: f"v is {n['v']}")
     assert judged_rows([noted], agreeing, None, runs_of)[0].note == "v is 0.5"

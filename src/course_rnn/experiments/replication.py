@@ -271,19 +271,22 @@ def deciding_models(claims: Sequence[Claim], numbers, runs_of: Callable[[Any, tu
 
 
 def judged_rows(claims: Sequence[Claim], numbers, doubled_numbers,
-                runs_of: Callable[[Any, tuple], list]) -> list[Row]:
+                runs_of: Callable[[Any, tuple], list],
+                doubled_runs_of: Callable[[Any, tuple], list] | None = None) -> list[Row]:
     """The rows of ``claims``, each judged (:func:`judge`) on ``numbers`` and, where it
     disagrees, on ``doubled_numbers``: the numbers with the runs of :func:`deciding_models`
     continued to twice their budget (None when no row needed them: a row that does raises, as
     :func:`judge` does). A row with no model behind it (a formula) cannot be helped by training:
-    its figure at twice the budget is its first."""
+    its figure at twice the budget is its first. ``doubled_runs_of``: the continued runs behind
+    a row, for numbers that do not hold their runs' convergence (default ``runs_of``, which
+    reads it from the numbers given)."""
     rows = []
     for claim, (ours, first) in _claimed(claims, numbers, runs_of).items():
         second = None
         if needs_twice(first) and not claim.models:
             second = first
         elif needs_twice(first) and doubled_numbers is not None:
-            second = _claimed([claim], doubled_numbers, runs_of)[claim][1]
+            second = _claimed([claim], doubled_numbers, doubled_runs_of or runs_of)[claim][1]
         rows.append(Row(claim.quantity, claim.paper, ours, claim.note_on(numbers),
                         verdict=judge(first, second)))
     return rows

@@ -609,11 +609,8 @@ def claim_rows(numbers: BengioNumbers, runs: Sequence,
     both. ``doubled``: the ``(numbers, runs)`` at twice the epochs (None when no verdict needed
     them)."""
     second, second_runs = doubled or (None, ())
-
-    def runs_of(judged: BengioNumbers, models) -> list:
-        return list(runs) if judged is numbers else list(second_runs)
-
-    return judged_rows(claims(numbers.ratio), numbers, second, runs_of)
+    return judged_rows(claims(numbers.ratio), numbers, second, lambda *_: list(runs),
+                       lambda *_: list(second_runs))
 
 
 def context_rows(numbers: BengioNumbers, config: BengioSettings) -> list[Row]:

@@ -342,21 +342,18 @@ def row_claim(task: str, model: str, paper: float, sequence: bool) -> Claim:
                  note)
 
 
-def runs_behind(numbers: ChomskyNumbers, runs: Mapping[tuple, TrainedRun],
-                again: Mapping[tuple, TrainedRun] | None = None
-                ) -> Callable[[ChomskyNumbers, tuple], list]:
-    """``runs_of`` for :func:`judged_rows`: the histories of the runs behind a row ("task:
-    network") — of ``runs`` for ``numbers``, of the continued runs ``again`` for theirs."""
+def runs_behind(runs: Mapping[tuple, TrainedRun]) -> Callable[[ChomskyNumbers, tuple], list]:
+    """``runs_of`` for :func:`judged_rows`: the histories of the runs of ``runs`` (the first
+    ones, or the continued ones) behind a row ("task: network")."""
     def runs_of(judged: ChomskyNumbers, rows: tuple) -> list:
-        source = runs if judged is numbers else again or {}
-        return [r.history for (task, model, _), r in source.items() if f"{task}: {model}" in rows]
+        return [r.history for (task, model, _), r in runs.items() if f"{task}: {model}" in rows]
     return runs_of
 
 
 def to_double(numbers: ChomskyNumbers, runs: Mapping[tuple, TrainedRun]) -> list[tuple]:
     """The runs to continue to twice their budget: every run of a row whose runs all converged
     and whose figure disagrees (:func:`deciding_models`)."""
-    rows = set(deciding_models(claims(numbers), numbers, runs_behind(numbers, runs)))
+    rows = set(deciding_models(claims(numbers), numbers, runs_behind(runs)))
     return [key for key in runs if f"{key[0]}: {key[1]}" in rows]
 
 
@@ -374,7 +371,8 @@ def table_rows(numbers: ChomskyNumbers, runs: Mapping[tuple, TrainedRun], cfg, s
                 "lengths, so a network that drifts slowly scores higher here than in the paper",
                 "not comparable")]
     judged = {row.quantity: row for row in judged_rows(claims(numbers), numbers, doubled,
-                                                         runs_behind(numbers, runs, again))}
+                                                         runs_behind(runs),
+                                                         runs_behind(again or {}))}
     for task in numbers.cells:
         for model, cell in numbers.cells[task].items():
             rows.append(judged.get(f"{task}: {model}")

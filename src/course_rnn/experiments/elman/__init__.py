@@ -445,10 +445,8 @@ def finding_rows(numbers: ElmanNumbers, histories: Sequence, doubled_histories: 
                  ) -> list[Row]:
     """One row per finding of Figure 7: in how many runs it holds, and the verdict (on
     ``numbers.doubled`` and the continued runs' ``doubled_histories`` where it needs them)."""
-    def runs_of(counts, models):
-        return histories if counts is numbers else doubled_histories
-
-    return judged_rows(finding_claims(numbers.n_runs), numbers, numbers.doubled, runs_of)
+    return judged_rows(finding_claims(numbers.n_runs), numbers, numbers.doubled,
+                       lambda *_: histories, lambda *_: doubled_histories)
 
 
 def exact_rows(exact: Exact, stream: StreamOptimum) -> list[Row]:
