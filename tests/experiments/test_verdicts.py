@@ -8,10 +8,13 @@ import pytest
 
 from course_rnn.experiments.replication import (
     VERDICTS,
+    Claim,
     Measurement,
     Replication,
     Row,
+    deciding_models,
     judge,
+    judged_rows,
     needs_twice,
     twice_the_budget,
 )
@@ -141,3 +144,46 @@ def test_rows_carry_the_verdict_and_its_evidence_into_results_json(tmp_path):
                              "not comparable"}
 
 
+
+
+def _unclear_check(n):
+    """A rule that cannot tell when its two readings disagree (agreement's attractor mixes)."""
+    a, b = n["a"], n["b"]
+    agrees = (a < 1) if (a < 1) == (b < 1) else None
+    return f"{a:.1f}", a, agrees, max(0.0, min(a, b) - 1)
+
+
+def test_a_rule_that_cannot_tell_is_not_comparable_and_continues_nothing():
+    claim = Claim("x", "paper", _unclear_check, ("M",))
+    unclear = {"a": 0.5, "b": 2.0, "ok": True}
+    assert deciding_models([claim], unclear, lambda n, m: [n["ok"]]) == []
+    row, = judged_rows([claim], unclear, None, lambda n, m: [n["ok"]])
+    assert row.verdict == "not comparable" and row.evidence == {}
+    row, = judged_rows([claim], {**unclear, "ok": False}, None, lambda n, m: [n["ok"]])
+    assert row.verdict == "not converged"  # no comparison before every run has converged
+
+
+def test_a_rule_that_cannot_tell_at_twice_the_budget_counts_as_the_gap_closed():
+    claim = Claim("x", "paper", _unclear_check, ("M",))
+    clear = {"a": 3.0, "b": 2.0, "ok": True}
+    assert deciding_models([claim], clear, lambda n, m: [n["ok"]]) == ["M"]
+    row, = judged_rows([claim], clear, {"a": 0.5, "b": 2.5, "ok": True},
+                       lambda n, m: [n["ok"]])
+    assert row.verdict == "budget-limited"
+    assert row.evidence["budget_2x"] == {"value": 0.5, "agrees": True, "gap": 0.0, "runs": 1,
+                                         "runs_converged": 1}
+
+
+def test_rows_among_the_claims_are_kept_in_place_and_a_twice_note_only_when_read():
+    def check(n):
+        return f"{n['v']:.1f}", n["v"], n["v"] < 1, max(0.0, n["v"] - 1)
+
+    claim = Claim("x", "paper", check, ("M",), note="first",
+                  twice_note=lambda n: f"at twice the budget {n['v']:.1f}")
+    informs = Row("y", "—", "3", "only informs")
+    rows = judged_rows([informs, claim, informs], {"v": 0.5}, None, lambda n, m: [True])
+    assert [r.quantity for r in rows] == ["y", "x", "y"] and rows[1].note == "first"
+    assert deciding_models([informs, claim], {"v": 2.0}, lambda n, m: [True]) == ["M"]
+    rows = judged_rows([claim, informs], {"v": 2.0}, {"v": 1.9}, lambda n, m: [True])
+    assert rows[0].verdict == "differs"
+    assert rows[0].note == "first; at twice the budget 1.9"

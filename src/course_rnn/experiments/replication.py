@@ -232,18 +232,22 @@ class Claim:
     list of rows alike.
 
     ``check(numbers) -> (ours, value, agrees, gap)``: the text of the ours column, the figure,
-    whether it agrees and how far it is from agreeing (≥ 0). ``models``: the networks whose
+    whether it agrees and how far it is from agreeing (≥ 0). ``agrees`` is None where the rule
+    cannot tell on these numbers (agreement's distance from the LSTM when the two attractor
+    mixes disagree about it): see :func:`judged_rows`. ``models``: the networks whose
     runs decide the row (their convergence gates the verdict; they are continued at twice the
     budget when the row disagrees); empty for a row that needs no training (a formula).
     ``note``: the row's note, or a function of the numbers that writes it (elman's "holds in
-    2 of 3 runs only").
+    2 of 3 runs only"). ``twice_note``: what the note adds when the verdict read the runs at
+    twice the budget, a function of those numbers (tabor's "at twice the budget 0.12 ± 0.01").
     """
 
     quantity: str
     paper: str
-    check: Callable[[Any], tuple[str, float, bool, float]]
+    check: Callable[[Any], tuple[str, float, bool | None, float]]
     models: tuple[str, ...]
     note: str | Callable[[Any], str] = ""
+    twice_note: Callable[[Any], str] | None = None
 
     def note_on(self, numbers) -> str:
         """The row's note for these numbers."""
@@ -251,44 +255,72 @@ class Claim:
 
 
 def _claimed(claims: Sequence[Claim], numbers, runs_of: Callable[[Any, tuple], list]
-             ) -> dict[Claim, tuple[str, Measurement]]:
-    """Each claim checked on ``numbers``: claim → (the ours column, its :class:`Measurement`).
-    ``runs_of(numbers, models)``: the runs (converged or not) of those models behind the row."""
+             ) -> dict[Claim, tuple[str, Measurement, bool]]:
+    """Each claim checked on ``numbers``: claim → (the ours column, its :class:`Measurement`,
+    whether the rule could tell). ``runs_of(numbers, models)``: the runs (converged or not) of
+    those models behind the row."""
     measured = {}
     for claim in claims:
         ours, value, agrees, gap = claim.check(numbers)
-        measured[claim] = (ours, Measurement(value, agrees, gap, runs_of(numbers, claim.models)))
+        runs = runs_of(numbers, claim.models)
+        clear = agrees is not None
+        measured[claim] = (ours, Measurement(value, bool(agrees), gap if clear else 0.0, runs),
+                           clear)
     return measured
 
 
-def deciding_models(claims: Sequence[Claim], numbers, runs_of: Callable[[Any, tuple], list]
-                    ) -> list[str]:
+def deciding_models(claims: Sequence[Claim | Row], numbers,
+                    runs_of: Callable[[Any, tuple], list]) -> list[str]:
     """The models behind every converged row that disagrees on ``numbers`` (sorted): the ones
-    whose runs :func:`twice_the_budget` continues before the rows are built."""
-    measured = _claimed(claims, numbers, runs_of)
-    return sorted({m for c, (_, first) in measured.items() if needs_twice(first)
+    whose runs :func:`twice_the_budget` continues before the rows are built. A :class:`Row`
+    among the claims needs no judging and is passed over."""
+    measured = _claimed([c for c in claims if isinstance(c, Claim)], numbers, runs_of)
+    return sorted({m for c, (_, first, clear) in measured.items() if clear and needs_twice(first)
                    for m in c.models})
 
 
-def judged_rows(claims: Sequence[Claim], numbers, doubled_numbers,
+def judged_rows(claims: Sequence[Claim | Row], numbers, doubled_numbers,
                 runs_of: Callable[[Any, tuple], list],
                 doubled_runs_of: Callable[[Any, tuple], list] | None = None) -> list[Row]:
     """The rows of ``claims``, each judged (:func:`judge`) on ``numbers`` and, where it
     disagrees, on ``doubled_numbers``: the numbers with the runs of :func:`deciding_models`
     continued to twice their budget (None when no row needed them: a row that does raises, as
-    :func:`judge` does). A row with no model behind it (a formula) cannot be helped by training:
-    its figure at twice the budget is its first. ``doubled_runs_of``: the continued runs behind
-    a row, for numbers that do not hold their runs' convergence (default ``runs_of``, which
-    reads it from the numbers given)."""
+    :func:`judge` does). A :class:`Row` among the claims (one that only informs, or whose
+    verdict needs no rule) is kept as it is, in its place.
+
+    * A row with no model behind it (a formula) cannot be helped by training: its figure at
+      twice the budget is its first.
+    * A rule that cannot tell (its check's ``agrees`` is None) makes the row **not
+      comparable**, or **not converged** while any run behind it has not converged. At twice
+      the budget it counts as the gap closed: the continued runs moved the figure out of a
+      clear disagreement (**budget-limited**).
+
+    ``doubled_runs_of``: the continued runs behind a row, for numbers that do not hold their
+    runs' convergence (default ``runs_of``, which reads it from the numbers given)."""
+    measured = _claimed([c for c in claims if isinstance(c, Claim)], numbers, runs_of)
     rows = []
-    for claim, (ours, first) in _claimed(claims, numbers, runs_of).items():
+    for claim in claims:
+        if isinstance(claim, Row):
+            rows.append(claim)
+            continue
+        ours, first, clear = measured[claim]
+        note = claim.note_on(numbers)
+        if not clear:
+            label = "not comparable" if first.converged else "not converged"
+            rows.append(Row(claim.quantity, claim.paper, ours, note, verdict=label))
+            continue
         second = None
         if needs_twice(first) and not claim.models:
             second = first
         elif needs_twice(first) and doubled_numbers is not None:
-            second = _claimed([claim], doubled_numbers, doubled_runs_of or runs_of)[claim][1]
-        rows.append(Row(claim.quantity, claim.paper, ours, claim.note_on(numbers),
-                        verdict=judge(first, second)))
+            _, second, clear = _claimed([claim], doubled_numbers,
+                                        doubled_runs_of or runs_of)[claim]
+            if not clear:
+                second = Measurement(second.value, True, 0.0, second.runs)
+        verdict = judge(first, second)
+        if verdict.doubled is not None and claim.models and claim.twice_note:
+            note = "; ".join(filter(None, (note, claim.twice_note(doubled_numbers))))
+        rows.append(Row(claim.quantity, claim.paper, ours, note, verdict=verdict))
     return rows
 
 
