@@ -155,12 +155,19 @@ def fake_run(group, seed, train, test, converged=True):
                             train={**scores, **train}, test={**scores, **test})
 
 
+def spreads(groups):
+    return {name: [tabor.Spread(seed=r.seed, train_max=1.0, test_max=2.0, train_top=1.0,
+                                test_top=2.0, top_is_max=True) for r in groups[name]]
+            for name in ("HC G1 stream", "G1 stream") if groups.get(name)}
+
+
+def numbers(groups):
+    return tabor.numbers_of(groups, spreads(groups))
+
+
 def judged(groups, doubled):
-    spreads = {name: [tabor.Spread(seed=r.seed, train_max=1.0, test_max=2.0, train_top=1.0,
-                                   test_top=2.0, top_is_max=True) for r in groups[name]]
-               for name in ("HC G1 stream", "G1 stream") if groups.get(name)}
-    numbers = tabor.numbers_of(groups, doubled, spreads, {})
-    return {r.quantity: r for r in tabor.table_rows(groups, doubled, numbers)}
+    both = tabor.with_doubled(numbers(groups), numbers(doubled))
+    return {r.quantity: r for r in tabor.table_rows(both)}
 
 
 def test_verdicts_agree_differ_or_wait_for_convergence():
@@ -170,10 +177,10 @@ def test_verdicts_agree_differ_or_wait_for_convergence():
     rows = judged({"G1 stream": good}, {})
     assert rows["G1 train RMSE, backprop"].verdict == "agrees"
     assert rows["G1 test % correct, backprop"].verdict == "agrees"
-    assert tabor.needs_doubling({"G1 stream": good}, {}) == set()
+    assert tabor.needs_doubling(numbers({"G1 stream": good})) == set()
 
     low = [fake_run("G1 stream", s, {"rmse": 0.005}, {}) for s in (0, 1)]
-    assert tabor.needs_doubling({"G1 stream": low}, {}) == {"G1 stream"}
+    assert tabor.needs_doubling(numbers({"G1 stream": low})) == {"G1 stream"}
     lower = [fake_run("G1 stream", s, {"rmse": 0.004}, {}) for s in (0, 1)]
     rows = judged({"G1 stream": low}, {"G1 stream": lower})
     row = rows["G1 train RMSE, backprop"]
@@ -184,7 +191,7 @@ def test_verdicts_agree_differ_or_wait_for_convergence():
         "G1 train RMSE, backprop"].verdict == "budget-limited"
 
     stopped = [fake_run("G1 stream", 0, {"rmse": 0.005}, {}, converged=False)]
-    assert tabor.needs_doubling({"G1 stream": stopped}, {}) == set()
+    assert tabor.needs_doubling(numbers({"G1 stream": stopped})) == set()
     assert judged({"G1 stream": stopped}, {})["G1 train RMSE, backprop"].verdict == \
         "not converged"
 
@@ -216,8 +223,8 @@ def test_a_stuck_equal_rate_run_is_trained_twice_as_long():
     with torch.no_grad():
         stuck.model.scale.zero_()
     groups = {"G1 equal rates": [fine, stuck]}
-    assert tabor.to_double(groups, {}) == {"G1 equal rates": [stuck]}
-    assert tabor.to_double({"G1 equal rates": [fine]}, {}) == {}
+    assert tabor.to_double(groups, set()) == {"G1 equal rates": [stuck]}
+    assert tabor.to_double({"G1 equal rates": [fine]}, set()) == {}
     rows = judged(groups, {"G1 equal rates": [stuck]})
     row = rows["G1 backprop runs with a self-weight collapsed to ≈ 0, all weights at the same "
                 "learning rate"]

@@ -27,8 +27,8 @@ correct** (the output is closer to the correct distribution than to any other di
 the corpus), and the mean KL per point.
 
 The table compares the mean ± SE over the *successful* runs (100% correct on the training
-corpus), as Table 4 does, and gives each row a verdict (:func:`~..replication.judge`): "agrees"
-within two combined standard errors; a disagreement is re-checked with the deciding runs
+corpus), as Table 4 does, and gives each row a verdict (:func:`~..replication.judged_rows`):
+"agrees" within two combined standard errors; a disagreement is re-checked with the deciding runs
 trained twice as long (backprop: the same seed to twice the epochs; the climber: as many moves
 again at its smallest radius, which changes nothing once no move helps). An equal-rate run that
 stopped on a plateau without learning its training corpus is trained twice as long too: the
@@ -54,8 +54,8 @@ from __future__ import annotations
 
 import copy
 import math
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -66,12 +66,12 @@ from ...models.flnn import FLNN, evaluate
 from ...training import AnyOf, ExactDistributions, History, Optimum, Plateau, fit, hill_climb
 from ..records import Record, mean_se, saved_if_set
 from ..replication import (
+    Claim,
     Experiment,
-    Measurement,
     Replication,
     Row,
-    judge,
-    needs_twice,
+    deciding_models,
+    judged_rows,
     pm,
     twice_the_budget,
 )
@@ -419,44 +419,47 @@ def spreads_of(groups: dict[str, list[TrainedRun]]) -> dict[str, list[Spread]]:
             for name in ("HC G1 stream", "G1 stream") if groups.get(name)}
 
 
-def numbers_of(groups: dict[str, list[TrainedRun]], doubled: dict[str, list[TrainedRun]],
-               spreads: dict, doubled_spreads: dict,
+def numbers_of(groups: dict[str, list[TrainedRun]], spreads: dict,
                ran_out: Mapping[str, list[TrainedRun]] | None = None) -> TaborNumbers:
     """The :class:`TaborNumbers` of the settled runs (``spreads``: :func:`spreads_of` them;
-    ``ran_out``: the first runs their continuations replaced, by group)."""
+    ``ran_out``: the first runs their continuations replaced, by group), before any run is
+    trained twice as long (:func:`with_doubled` adds those)."""
     return TaborNumbers(
         runs={name: [RunNumbers.of(r) for r in group] for name, group in groups.items()},
-        doubled={name: [RunNumbers.of(r) for r in group] for name, group in doubled.items()},
+        doubled={}, doubled_summary={}, doubled_spread={},
         summary={name: GroupSummary.of(group) for name, group in groups.items()},
-        doubled_summary={name: GroupSummary.of(group) for name, group in doubled.items()},
         learned_training_set={name: sum(map(learned, group)) for name, group in groups.items()},
         collapsed={name: sum(map(collapsed, group)) for name, group in groups.items()},
-        spread=spreads, doubled_spread=doubled_spreads,
+        spread=spreads,
         ran_out={name: [RunNumbers.of(r) for r in runs]
                  for name, runs in (ran_out or {}).items() if runs})
+
+
+def with_doubled(numbers: TaborNumbers, twice: TaborNumbers) -> TaborNumbers:
+    """``numbers`` with the runs trained twice as long (``twice``: :func:`numbers_of` them)."""
+    return replace(numbers, doubled=twice.runs, doubled_summary=twice.summary,
+                   doubled_spread=twice.spread)
 
 
 # -- the rows: the verdicts, ours beside Table 4 ---------------------------------------------------
 
 
-def compare(runs: list[TrainedRun], corpus: str, key: str, paper: float, paper_se: float,
-            digits: int) -> Measurement:
-    """Our mean over the successful runs against the paper's figure: it agrees within two
-    combined standard errors (plus half a unit of the printed precision); ``gap``: how far
-    outside that band."""
-    mean, se = mean_se([r.scores(corpus)[key] for r in successful(runs)])
+def compare(stats: CorpusSummary, key: str, paper: float, paper_se: float, digits: int
+            ) -> tuple[float, bool, float]:
+    """Our mean over the successful runs (``stats``) against the paper's figure: (ours, whether
+    it agrees within two combined standard errors plus half a unit of the printed precision,
+    how far outside that band)."""
+    mean, se = getattr(stats, key)
     band = 2 * math.hypot(paper_se, 0.0 if math.isnan(se) else se) + 0.5 * 10 ** -digits
     distance = abs(mean - paper)
-    return Measurement(mean, distance <= band, max(0.0, distance - band),
-                       runs=[r.history for r in runs])
+    return mean, distance <= band, max(0.0, distance - band)
 
 
-def top_level(runs: list[TrainedRun], spreads: list[Spread]) -> Measurement:
+def top_level(spreads: list[Spread]) -> tuple[float, bool, float]:
     """Figure 4b: the top level (ε) is the most distorted in every run (``spreads``: the
-    runs' :class:`Spread`)."""
-    k = sum(s.top_is_max for s in spreads)
-    return Measurement(k / len(runs), k == len(runs), (len(runs) - k) / len(runs),
-                       runs=[r.history for r in runs])
+    runs' :class:`Spread`): (the share of runs where it is, whether all, the share missing)."""
+    k, n = sum(s.top_is_max for s in spreads), len(spreads)
+    return k / n, k == n, (n - k) / n
 
 
 def paper_cells() -> Iterator[tuple]:
@@ -469,23 +472,22 @@ def paper_cells() -> Iterator[tuple]:
                 yield g, corpus, key, digits, paper, paper_se, n
 
 
-def needs_doubling(groups: dict[str, list[TrainedRun]], spreads: dict) -> set[str]:
+def runs_behind(numbers: TaborNumbers, groups: tuple[str, ...]) -> list[bool]:
+    """``runs_of`` for :func:`judged_rows`: whether each run of ``groups`` converged."""
+    return [r.converged for name in groups for r in numbers.runs[name]]
+
+
+def needs_doubling(numbers: TaborNumbers) -> set[str]:
     """The groups behind a converged row that disagrees with the paper."""
-    out = set()
-    for g, corpus, key, digits, paper, paper_se, _ in paper_cells():
-        for name in (f"HC G{g} stream", f"G{g} stream"):
-            if groups.get(name) and needs_twice(compare(groups[name], corpus, key, paper,
-                                                        paper_se, digits)):
-                out.add(name)
-    return out | {name for name, spread_ in spreads.items()
-                  if needs_twice(top_level(groups[name], spread_))}
+    return set(deciding_models(table(numbers), numbers, runs_behind))
 
 
-def to_double(groups: dict[str, list[TrainedRun]], spreads: dict) -> dict[str, list[TrainedRun]]:
-    """The runs to train twice as long, by group: every run of a group behind a converged row
-    that disagrees with the paper, and each equal-rate run that did not learn (the evidence
-    that it is stuck, not slow)."""
-    out = {name: groups[name] for name in groups if name in needs_doubling(groups, spreads)}
+def to_double(groups: dict[str, list[TrainedRun]], deciding: set[str]
+              ) -> dict[str, list[TrainedRun]]:
+    """The runs to train twice as long, by group: every run of a ``deciding`` group
+    (:func:`needs_doubling`), and each equal-rate run that did not learn (the evidence that it
+    is stuck, not slow)."""
+    out = {name: groups[name] for name in groups if name in deciding}
     stuck = [r for r in groups.get("G1 equal rates", []) if not learned(r)]
     if stuck:
         out["G1 equal rates"] = stuck
@@ -504,45 +506,63 @@ def method(name: str) -> tuple[str, str]:
                         "criterion (mean KL < 0.001)")
 
 
-def score_rows(groups: dict[str, list[TrainedRun]], doubled: dict[str, list[TrainedRun]],
-               numbers: TaborNumbers) -> list[Row]:
+def score_rows(numbers: TaborNumbers) -> list[Claim | Row]:
     """Table 4's RMSE and % correct per grammar and corpus for each group (the climber first),
-    each judged on its first runs and, where they disagree, on the runs at twice the budget."""
+    each a :class:`Claim` on the group's runs (``</s>``'s a row: a different task)."""
     rows = []
     for g, corpus, key, digits, paper, paper_se, n in paper_cells():
         label = "RMSE" if key == "rmse" else "% correct"
         for name in (f"HC G{g} stream", f"G{g} stream", f"G{g} with </s>"):
-            if not groups.get(name) or ("</s>" in name and corpus == "train"):
+            if not numbers.runs.get(name) or ("</s>" in name and corpus == "train"):
                 continue  # with </s>: the test corpus is enough to show the cost
             how, note = method(name)
-            stats = numbers.summary[name].corpus(corpus)
             quantity = f"G{g} {corpus} {label}, {how}"
             paper_text = f"{pm(paper, paper_se)} (Table 4, N = {n})"
-            ours = f"{pm(*getattr(stats, key), digits)} (N = {stats.n}" + \
-                ("" if stats.learned else ", none learned the training corpus") + ")"
             if "</s>" in name:
-                rows.append(Row(quantity, paper_text, ours, note, "not comparable"))
+                stats = numbers.summary[name].corpus(corpus)
+                rows.append(Row(quantity, paper_text, score_text(stats, key, digits), note,
+                                "not comparable"))
                 continue
-            if stats.n == 1:
+            if numbers.summary[name].corpus(corpus).n == 1:
                 note += "; one run, so our standard error is unknown"
             if numbers.ran_out.get(name):
                 note += (f"; {len(numbers.ran_out[name])} run(s) that ran out of epochs, "
                          "continued to twice their epochs")
-            first = compare(groups[name], corpus, key, paper, paper_se, digits)
-            again = (compare(doubled[name], corpus, key, paper, paper_se, digits)
-                     if needs_twice(first) else None)  # trained before: to_double
-            verdict = judge(first, again)
-            if verdict.doubled is not None:
-                twice = numbers.doubled_summary[name].corpus(corpus)
-                note += f"; at twice the budget {pm(*getattr(twice, key), digits)}"
-            rows.append(Row(quantity, paper_text, ours, note, verdict))
+            rows.append(Claim(quantity, paper_text,
+                              score_check(name, corpus, key, paper, paper_se, digits), (name,),
+                              note, twice_note=score_twice(name, corpus, key, digits)))
     return rows
 
 
-def learned_rows(groups: dict[str, list[TrainedRun]], numbers: TaborNumbers) -> list[Row]:
+def score_text(stats: CorpusSummary, key: str, digits: int) -> str:
+    """The ours column of a Table 4 figure: mean ± SE (N, and whether none learned)."""
+    return f"{pm(*getattr(stats, key), digits)} (N = {stats.n}" + \
+        ("" if stats.learned else ", none learned the training corpus") + ")"
+
+
+def score_check(name: str, corpus: str, key: str, paper: float, paper_se: float, digits: int
+                ) -> Callable[[TaborNumbers], tuple]:
+    """The :class:`Claim` check of one Table 4 figure of group ``name``."""
+    def check(numbers: TaborNumbers) -> tuple:
+        stats = numbers.summary[name].corpus(corpus)
+        return (score_text(stats, key, digits),
+                *compare(stats, key, paper, paper_se, digits))
+    return check
+
+
+def score_twice(name: str, corpus: str, key: str, digits: int
+                ) -> Callable[[TaborNumbers], str]:
+    """What a Table 4 row's note adds when its verdict read the runs at twice the budget."""
+    def note(twice: TaborNumbers) -> str:
+        stats = twice.summary[name].corpus(corpus)
+        return f"at twice the budget {pm(*getattr(stats, key), digits)}"
+    return note
+
+
+def learned_rows(numbers: TaborNumbers) -> list[Row]:
     """How many runs of each group learned their training corpus (§3.3's 9/15 and 11/15)."""
     rows = []
-    for name, group in groups.items():
+    for name, group in numbers.runs.items():
         if name == "G1 equal rates" or not group:
             continue
         k, n = numbers.learned_training_set[name], len(group)
@@ -556,12 +576,12 @@ def learned_rows(groups: dict[str, list[TrainedRun]], numbers: TaborNumbers) -> 
     return rows
 
 
-def collapse_rows(groups: dict[str, list[TrainedRun]], numbers: TaborNumbers) -> list[Row]:
+def collapse_rows(numbers: TaborNumbers) -> list[Row]:
     """The equal-rate runs whose self-weight collapsed (not in the paper), and whether the
     ones that did not learn stayed so at twice the budget."""
-    if not groups.get("G1 equal rates"):
+    if not numbers.runs.get("G1 equal rates"):
         return []
-    k, n = numbers.collapsed["G1 equal rates"], len(groups["G1 equal rates"])
+    k, n = numbers.collapsed["G1 equal rates"], len(numbers.runs["G1 equal rates"])
     note = ("why the library trains the self-weights at 0.1× the rate: s ≈ 0 makes every "
             "word reset the state")
     stuck = numbers.doubled.get("G1 equal rates", [])
@@ -574,35 +594,38 @@ def collapse_rows(groups: dict[str, list[TrainedRun]], numbers: TaborNumbers) ->
                 ours=f"{k}/{n}", note=note)]
 
 
-def distortion_rows(groups: dict[str, list[TrainedRun]], doubled: dict[str, list[TrainedRun]],
-                    numbers: TaborNumbers) -> list[Row]:
-    """Figure 4b, judged: the top level (ε) is the most distorted, per Grammar 1 stream
+def distortion_rows(numbers: TaborNumbers) -> list[Claim]:
+    """Figure 4b as claims: the top level (ε) is the most distorted, per Grammar 1 stream
     group."""
-    rows = []
-    for name in ("HC G1 stream", "G1 stream"):
-        if not groups.get(name):
-            continue
-        k = numbers.top_level_most_distorted[name]
-        n = len(groups[name])
-        first = top_level(groups[name], numbers.spread[name])
-        again = (top_level(doubled[name], numbers.doubled_spread[name]) if needs_twice(first)
-                 else None)
-        rows.append(Row(
-            quantity=f"top level (ε) most distorted on sentences ≤ 5 levels, G1, "
-                     f"{method(name)[0]}",
-            paper="yes (Fig. 4b)", ours=f"{k}/{n} runs",
-            note="the largest distance of a visited state from its stack state's mean",
-            verdict=judge(first, again)))
-    return rows
+    return [Claim(f"top level (ε) most distorted on sentences ≤ 5 levels, G1, "
+                  f"{method(name)[0]}", "yes (Fig. 4b)", distortion_check(name), (name,),
+                  "the largest distance of a visited state from its stack state's mean")
+            for name in ("HC G1 stream", "G1 stream") if numbers.runs.get(name)]
 
 
-def table_rows(groups: dict[str, list[TrainedRun]], doubled: dict[str, list[TrainedRun]],
-               numbers: TaborNumbers) -> list[Row]:
-    """The paper-vs-ours table: Table 4's RMSE and % correct per grammar and corpus for each
-    group (the climber first), the runs that learned their training corpus, the collapsed
-    equal-rate runs, and Figure 4b's distortion."""
-    return (score_rows(groups, doubled, numbers) + learned_rows(groups, numbers)
-            + collapse_rows(groups, numbers) + distortion_rows(groups, doubled, numbers))
+def distortion_check(name: str) -> Callable[[TaborNumbers], tuple]:
+    """The :class:`Claim` check of Figure 4b on group ``name``."""
+    def check(numbers: TaborNumbers) -> tuple:
+        spreads = numbers.spread[name]
+        return (f"{sum(s.top_is_max for s in spreads)}/{len(numbers.runs[name])} runs",
+                *top_level(spreads))
+    return check
+
+
+def table(numbers: TaborNumbers) -> list[Claim | Row]:
+    """The paper-vs-ours table, its judged rows as claims: Table 4's RMSE and % correct per
+    grammar and corpus for each group (the climber first), the runs that learned their
+    training corpus, the collapsed equal-rate runs, and Figure 4b's distortion."""
+    return (score_rows(numbers) + learned_rows(numbers) + collapse_rows(numbers)
+            + distortion_rows(numbers))
+
+
+def table_rows(numbers: TaborNumbers) -> list[Row]:
+    """The paper-vs-ours table judged (:func:`judged_rows`): a row that disagrees is read
+    again on the runs trained twice as long (``numbers.doubled``)."""
+    twice = replace(numbers, runs=numbers.doubled, summary=numbers.doubled_summary,
+                    spread=numbers.doubled_spread)
+    return judged_rows(table(numbers), numbers, twice, runs_behind)
 
 
 def table4(result: Replication) -> str:
@@ -732,13 +755,13 @@ def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=N
     continued = twice_the_budget(by_key(first), list(by_key(unsettled)), train_again)
     groups = {name: [continued.get((r.group, r.seed), r) for r in runs]
               for name, runs in first.items()}
-    spreads = spreads_of(groups)
-    redo = to_double(groups, spreads)
+    ran_out_runs = {name: runs for name, runs in unsettled.items() if runs}
+    numbers = numbers_of(groups, spreads_of(groups), ran_out_runs)
+    redo = to_double(groups, needs_doubling(numbers))
     again = twice_the_budget(by_key(groups), list(by_key(redo)), train_again)
     doubled = {name: [again[r.group, r.seed] for r in runs] for name, runs in redo.items()}
-    ran_out_runs = {name: runs for name, runs in unsettled.items() if runs}
-    numbers = numbers_of(groups, doubled, spreads, spreads_of(doubled), ran_out_runs)
-    rows = table_rows(groups, doubled, numbers)
+    numbers = with_doubled(numbers, numbers_of(doubled, spreads_of(doubled)))
+    rows = table_rows(numbers)
     histories = {run_name(r): r.history for group in first.values() for r in group}
     histories.update({run_name(r, doubled=True): r.history for r in continued.values()})
     histories.update({run_name(r, doubled=True, again=(r.group, r.seed) in continued): r.history
