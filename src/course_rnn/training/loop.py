@@ -28,11 +28,12 @@ trained model is not fit's job: :func:`~.checkpoints.save_checkpoint` after it.
 """
 from __future__ import annotations
 
+import inspect
 import itertools
 import math
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, make_dataclass
 
 import torch
 
@@ -178,14 +179,9 @@ def fit(
             The verdicts' "twice the budget" uses it instead of training the first half again.
             ``model`` is any instance of the same architecture: its weights are replaced.
     """
+    options = _options(locals())  # every keyword argument, as given
     task = task_for(model, task)
-    run = _prepare(model, task, train, _Options(
-        valid=valid, epochs=epochs, steps=steps, min_epochs=min_epochs, batch_size=batch_size,
-        optimizer=optimizer, lr=lr, momentum=momentum, weight_decay=weight_decay, fused=fused,
-        lr_factors=lr_factors, schedule=schedule, clip=clip, init=init, until=until,
-        patience=patience, restore_best=restore_best, eval_every=eval_every, seed=seed,
-        device=device, metrics=metrics, step_metrics=step_metrics, step_every=step_every,
-        progress=progress, resume=resume))
+    run = _prepare(model, task, train, options)
     opt, scheduler, budget, params = run.opt, run.scheduler, run.budget, run.params
     step, stop = run.step, None  # 0, or the step the resumed run stopped at
     model.train()
@@ -227,35 +223,16 @@ def _clip_gradient(params: list, clip: float | None, evaluating: bool) -> torch.
 
 
 # -- preparation: the arguments, the criterion, the budget, the optimizer, resuming ------------
-@dataclass(frozen=True)
-class _Options:
-    """The keyword arguments of :func:`fit`, as given (its docstring says what each means)."""
+#: The keyword arguments of :func:`fit`, as given (its docstring says what each means): one
+#: frozen record, made from fit's own signature so that the two cannot drift apart.
+_Options = make_dataclass("_Options", [(p.name, p.annotation) for p in
+                                       inspect.signature(fit).parameters.values()
+                                       if p.kind is p.KEYWORD_ONLY], frozen=True)
 
-    valid: object
-    epochs: int | None
-    steps: int | None
-    min_epochs: float
-    batch_size: int | None
-    optimizer: str
-    lr: float
-    momentum: float
-    weight_decay: float
-    fused: bool
-    lr_factors: Mapping[str, float] | None
-    schedule: object
-    clip: float | None
-    init: Callable | None
-    until: object
-    patience: int | None
-    restore_best: bool | None
-    eval_every: int | None
-    seed: int
-    device: object
-    metrics: Mapping | None
-    step_metrics: Mapping | None
-    step_every: int
-    progress: bool | None
-    resume: History | None
+
+def _options(given: Mapping) -> _Options:
+    """fit's keyword arguments from its ``locals()``."""
+    return _Options(**{f.name: given[f.name] for f in fields(_Options)})
 
 
 def _check_arguments(o: _Options) -> None:
