@@ -255,47 +255,88 @@ def fake(model_id, seed, converged, reach, fitted=None, loss=0.2, curve=None):
         clipped_share=0.0, outcome=anbn.outcome(converged, fitted, reach, 20))
 
 
+def _numbers(by_model, continued=None):
+    """What the claims read on ``by_model``'s runs, the summary made of those runs."""
+    runs = [r for model_runs in by_model.values() for r in model_runs]
+    return anbn.ClaimNumbers(by_model, anbn.summarise(runs, 20), continued or {})
+
+
+def _verdicts(rows):
+    """The verdict of each lecture claim's row, by the model it is about."""
+    return {row.quantity.split(" (")[0]: row.verdict for row in rows
+            if row.paper.startswith(("no: its state", "yes: "))}
+
+
 def test_no_count_counts_converged_seeds_and_waits_for_them():
-    unconverged = [fake("srn", 0, False, 0), fake("srn", 1, True, 3, fitted=False)]
-    assert not anbn.no_count_measurement(unconverged, 20).converged  # one hit the cap
+    cfg = anbn.SETTINGS.at("quick", {"models": ["srn", "gru"]})
+    unconverged = {"srn": [fake("srn", 0, False, 0), fake("srn", 1, True, 3, fitted=False)],
+                   "gru": [fake("gru", 0, True, 2, fitted=False)]}
+    numbers = _numbers(unconverged)  # one hit the cap: no verdict read yet
+    assert _verdicts(anbn.table_rows(numbers, numbers, None, cfg))["SRN"] == "not converged"
     stalled = [fake("srn", s, True, 2, fitted=False) for s in range(3)]
-    m = anbn.no_count_measurement(stalled, 20)  # did not fit: counts nothing
-    assert m.converged and m.agrees and m.value == 0
+    assert anbn.no_count_compared(stalled, 20) == (0, True, 0.0)  # did not fit: counts nothing
     mixed = [fake("gru", 0, True, 20), fake("gru", 1, True, 45),
              fake("gru", 2, True, 50, fitted=False),  # a stalled seed never "generalises"
              fake("gru", 3, True, 39)]  # right part-way to twice the training range: no count
-    m = anbn.no_count_measurement(mixed, 20)
-    assert m.converged and not m.agrees and m.value == 1 and m.gap == pytest.approx(1 / 4)
-    assert anbn.no_count_measurement(mixed[:1] + mixed[2:], 20).agrees
+    k, agrees, gap = anbn.no_count_compared(mixed, 20)
+    assert k == 1 and not agrees and gap == pytest.approx(1 / 4)
+    assert anbn.no_count_compared(mixed[:1] + mixed[2:], 20)[1]
 
 
 def test_lstm_best_compares_shares_of_converged_seeds():
     lstm = [fake("lstm", s, True, r) for s, r in enumerate([45, 60, 12, 40])]
     gru = [fake("gru", s, True, r) for s, r in enumerate([20, 22, 15, 19])]
-    m = anbn.lstm_best_measurement(lstm, [gru], 20)
-    assert m.agrees and m.value == pytest.approx(0.75) and m.gap == 0
-    tie = anbn.lstm_best_measurement(lstm[:2] + gru[2:], [lstm[:2] + gru[2:]], 20)
-    assert not tie.agrees and tie.gap == pytest.approx(0.25)  # one seed short of leading
-    none = anbn.lstm_best_measurement([fake("lstm", 0, True, 10)], [gru], 20)
-    assert not none.agrees
+    share, agrees, gap = anbn.lstm_best_compared(lstm, [gru], 20)
+    assert agrees and share == pytest.approx(0.75) and gap == 0
+    _, agrees, gap = anbn.lstm_best_compared(lstm[:2] + gru[2:], [lstm[:2] + gru[2:]], 20)
+    assert not agrees and gap == pytest.approx(0.25)  # one seed short of leading
+    assert not anbn.lstm_best_compared([fake("lstm", 0, True, 10)], [gru], 20)[1]
     srn = [fake("srn", s, True, 0, fitted=False) for s in range(3)]  # stalled: share 0
-    m = anbn.lstm_best_measurement(lstm, [srn, gru], 20)
-    assert m.converged and m.agrees and len(m.runs) == 11
+    assert anbn.lstm_best_compared(lstm, [srn, gru], 20)[1]
+    # the claim rests on every seed of the LSTM and of its rivals
+    cfg = anbn.SETTINGS["quick"]
+    claim = next(c for c in anbn.lecture_claims(cfg) if c.quantity.startswith("LSTM"))
+    assert claim.models == ("lstm", "srn", "gru")
+    numbers = _numbers({"srn": srn, "gru": gru, "lstm": lstm})
+    assert anbn.runs_behind(numbers, claim.models) == [True] * 11
+    assert claim.check(numbers)[1:] == (pytest.approx(0.75), True, 0.0)
 
 
 def test_deciding_and_stalled_runs():
-    runs = {"gru": [fake("gru", 0, True, 45), fake("gru", 1, True, 25),
-                    fake("gru", 2, False, 30), fake("gru", 3, True, 2, fitted=False)],
+    """The runs continued for a disagreeing claim are the seeds that go against the lecture,
+    model by model in the claims' order, and only once every run behind the claim converged."""
+    cfg = anbn.SETTINGS.at("quick", {"models": ["gru", "lstm"]})
+    runs = {"gru": [fake("gru", 0, True, 45), fake("gru", 1, True, 41),
+                    fake("gru", 2, True, 25), fake("gru", 3, True, 2, fitted=False)],
             "lstm": [fake("lstm", 0, True, 60), fake("lstm", 1, True, 15),
                      fake("lstm", 2, True, 1, fitted=False)]}
-    assert anbn.deciding_runs({"gru": runs["gru"]}, "no count", 20) == [("gru", 0)]
-    assert anbn.deciding_runs(runs, "lstm best", 20) == [("gru", 0), ("lstm", 1), ("lstm", 2)]
+    # the GRU counts (2 seeds), more often than the LSTM (1 of 3): both claims disagree
+    assert anbn.deciding_pairs(_numbers(runs), cfg) == [("gru", 0), ("gru", 1), ("lstm", 1),
+                                                        ("lstm", 2)]
+    only_gru = anbn.SETTINGS.at("quick", {"models": ["gru"]})
+    assert anbn.deciding_pairs(_numbers({"gru": runs["gru"]}), only_gru) == [("gru", 0),
+                                                                            ("gru", 1)]
+    # no LSTM seed counts, nor does a GRU seed: the LSTM's own seeds decide
+    quiet = {"gru": runs["gru"][2:], "lstm": runs["lstm"][1:]}
+    assert anbn.deciding_pairs(_numbers(quiet), cfg) == [("lstm", 1), ("lstm", 2)]
+    both = {"srn": [fake("srn", 0, True, 45)], "lstm": [fake("lstm", 0, True, 15)]}
+    srn_first = anbn.SETTINGS.at("quick", {"models": ["lstm", "srn"]})
+    assert anbn.deciding_pairs(_numbers(both), srn_first) == [("srn", 0), ("lstm", 0)]
+    waiting = {"gru": [*runs["gru"], fake("gru", 4, False, 30)], "lstm": runs["lstm"]}
+    assert anbn.deciding_pairs(_numbers(waiting), cfg) == []  # settled first
     assert anbn.stalled_runs(runs) == [("gru", 3), ("lstm", 2)]
 
 
 def _fake_histories(by_model, epochs=7.0):
     return {(r.id, r.seed): SimpleNamespace(convergence=SimpleNamespace(epochs=epochs))
             for runs in by_model.values() for r in runs}
+
+
+def _settle_and_continue(by_model, histories, cfg):
+    """The two training steps of ``run``, then the table: (settled, continued again, rows)."""
+    settled = anbn.settle(_numbers(by_model), histories, cfg, "cpu", False)
+    again, twice = anbn.continue_disputed(settled, histories, cfg, "cpu", False)
+    return settled, again, anbn.table_rows(settled.numbers, twice, None, cfg)
 
 
 def test_a_disagreement_is_checked_at_twice_the_budget(monkeypatch):
@@ -313,13 +354,17 @@ def test_a_disagreement_is_checked_at_twice_the_budget(monkeypatch):
     monkeypatch.setattr(anbn, "train_all", train_all)
     monkeypatch.setattr(anbn, "score_run", lambda m, s, *rest, **kw: fake(m, s, True, 20))
     histories = _fake_histories(by_model)
-    verdicts, doubled, again = anbn.settle_and_judge(by_model, histories, cfg, "cpu", False)
+    settled, again, rows = _settle_and_continue(by_model, histories, cfg)
     assert asked == [{("gru", 0): 14}]  # only the deciding seed, continued to 2 × 7 epochs
-    assert again == {}
-    assert verdicts["gru"].label == "budget-limited" and verdicts["lstm"].label == "agrees"
+    assert again == {}  # continued in advance, not trained again
+    doubled = settled.doubled
     assert set(doubled) == {("gru", 0)} and doubled["gru", 0].min_epochs == 14
-    rows = anbn.claims({}, verdicts, None, cfg, 0.136)
-    assert rows == []  # no summary, no rows
+    assert settled.stand_ins == [] and settled.numbers.runs == by_model
+    assert _verdicts(rows) == {"GRU": "budget-limited", "LSTM": "agrees"}
+    gru = rows[0].evidence
+    assert (gru["budget_1x"]["value"], gru["budget_2x"]["value"]) == (1, 0)  # seeds that count
+    assert rows[0].note.startswith("1 fitted seed(s) get every n right up to 40")
+    assert [r.quantity for r in rows][2] == "LSTM: best fitted seed's max_correct_n"
 
 
 def test_stalled_runs_are_continued_and_reported(monkeypatch):
@@ -343,23 +388,24 @@ def test_stalled_runs_are_continued_and_reported(monkeypatch):
     monkeypatch.setattr(anbn, "train_all", train_all)
     monkeypatch.setattr(anbn, "score_run", rescore)
     histories = _fake_histories(by_model)
-    verdicts, doubled, _ = anbn.settle_and_judge(by_model, histories, cfg, "cpu", False)
+    settled, _, rows = _settle_and_continue(by_model, histories, cfg)
     assert asked == [{("srn", 0): 14, ("srn", 1): 14}]  # one batch of continued runs
-    assert verdicts["srn"].label == "differs" and verdicts["lstm"].label == "agrees"
-    summary = anbn.summarise([*by_model["srn"], *by_model["lstm"]], 20)
+    assert _verdicts(rows) == {"SRN": "differs", "LSTM": "agrees"}
+    assert rows[0].evidence["budget_2x"]["value"] == 1  # still counts at twice the budget
+    summary = settled.numbers.summary
     assert summary["SRN"].stalled == 1 and summary["SRN"].stalled_loss_min == 0.29
-    again = anbn.recheck(doubled, anbn.stalled_runs(by_model), cfg)
-    assert again == {"SRN": anbn.Continued(
+    again = anbn.recheck(settled.doubled, anbn.stalled_runs(by_model), cfg)
+    assert again == settled.numbers.continued == {"SRN": anbn.Continued(
         continued=1, fitted=0, generalised=0, part_way=0, stuck=1, stuck_min=0.28, stuck_max=0.28,
         still_improving=0, improving_min=None, improving_max=None)}
-    rows = anbn.claims(summary, verdicts, None, cfg, 0.136, again)
     stalled_row = next(r for r in rows if "fail to learn" in r.quantity)
     assert stalled_row.ours == ("1/2 seeds stalled at 0.290 nats; at twice the epochs: 1 stuck "
                                 "at 0.280, 0 fitted")
     moving = {("srn", 0): fake("srn", 0, False, 3, fitted=False, loss=0.19)}  # hit the cap
     again = anbn.recheck(moving, [("srn", 0)], cfg)["SRN"]
     assert again.still_improving == 1 and again.improving_min == 0.19
-    rows = anbn.claims(summary, verdicts, None, cfg, 0.136, {"SRN": again})
+    numbers = replace(settled.numbers, continued={"SRN": again})
+    rows = anbn.table_rows(numbers, numbers, None, cfg)
     assert "0 stuck, 1 still improving at the cap, at 0.190, 0 fitted" in next(
         r for r in rows if "fail to learn" in r.quantity).ours
     assert rows[0].ours.startswith("fitted 1/2 seeds (1 stalled above the optimum); of those, 1/1")
@@ -388,15 +434,17 @@ def test_a_stalled_run_that_learns_when_continued_is_judged_and_continued_again(
 
     monkeypatch.setattr(anbn, "train_all", train_all)
     monkeypatch.setattr(anbn, "score_run", rescore)
-    verdicts, doubled, again = anbn.settle_and_judge(by_model, histories, cfg, "cpu", False)
+    settled, again, rows = _settle_and_continue(by_model, histories, cfg)
     assert [a[0] for a in asked] == [{("srn", 0): 14, ("srn", 1): 14}, {("srn", 0): 60}]
     assert asked[1][1][("srn", 0)] is continued[("srn", 0)]  # the continuation, continued
-    assert set(doubled) == {("srn", 0), ("srn", 1)} and set(again) == {("srn", 0)}
-    assert verdicts["srn"].label == "budget-limited" and verdicts["lstm"].label == "agrees"
-    summary = anbn.recheck(doubled, anbn.stalled_runs(by_model), cfg)["SRN"]
+    assert set(settled.doubled) == {("srn", 0), ("srn", 1)} and set(again) == {("srn", 0)}
+    assert settled.stand_ins == [("srn", 0), ("srn", 1)]
+    assert _verdicts(rows) == {"SRN": "budget-limited", "LSTM": "agrees"}
+    summary = settled.numbers.continued["SRN"]
     assert (summary.fitted, summary.generalised, summary.stuck) == (1, 1, 1)
     assert anbn._twice_text(summary, 20) == \
         "1 stuck at 0.200, 1 fitted (1 right past 20, 1 up to 40)"
+    assert rows[0].note.endswith("(1 up to 40): the verdict is judged on the continued runs")
 
 
 def test_generalisation_is_graded_by_how_far_past_training_a_run_is_right():
@@ -437,7 +485,12 @@ def test_a_model_that_never_fits_is_named():
         epochs_mean=50.0, best_epoch_any_seed=45)
         for name, f, g, p, best in [("SRN", 0, 0, 0, None), ("GRU", 3, 0, 2, 23),
                                     ("LSTM", 3, 2, 1, 45)]}
-    rows = anbn.claims(summary, {}, None, anbn.SETTINGS["quick"], 0.136)
+    runs = {"srn": [fake("srn", s, True, 2, fitted=False) for s in range(3)],
+            "gru": [fake("gru", s, True, n) for s, n in enumerate([20, 23, 25])],
+            "lstm": [fake("lstm", s, True, n) for s, n in enumerate([45, 41, 30])]}
+    numbers = anbn.ClaimNumbers(runs, summary)
+    rows = anbn.table_rows(numbers, numbers, None, anbn.SETTINGS["quick"])
+    assert _verdicts(rows) == {"SRN": "agrees", "GRU": "agrees", "LSTM": "agrees"}
     assert rows[0].note.startswith("no seed fitted the training set")
     assert rows[0].ours == "fitted 0/3 seeds (3 stalled above the optimum); lowest final loss 0.270"
     assert rows[1].quantity.startswith("GRU (4 units): counts, right on every n ≤ 40")
@@ -463,8 +516,9 @@ def test_a_run_that_ran_out_of_epochs_is_continued_and_stands_in(monkeypatch):
 
     monkeypatch.setattr(anbn, "train_all", train_all)
     monkeypatch.setattr(anbn, "score_run", lambda m, s, *rest, **kw: fake(m, s, True, 20))
-    verdicts, doubled, again = anbn.settle_and_judge(by_model, _fake_histories(by_model), cfg,
-                                                 "cpu", False)
-    assert asked == [{("srn", 0): 14}] and set(doubled) == {("srn", 0)} and again == {}
-    assert verdicts["srn"].label == "agrees" and verdicts["lstm"].label == "agrees"
-    assert anbn.no_count_measurement(by_model["srn"], 20).converged is False  # unsettled
+    settled, again, rows = _settle_and_continue(by_model, _fake_histories(by_model), cfg)
+    assert asked == [{("srn", 0): 14}] and set(settled.doubled) == {("srn", 0)} and again == {}
+    assert settled.stand_ins == [("srn", 0)]
+    assert _verdicts(rows) == {"SRN": "agrees", "LSTM": "agrees"}
+    first = _numbers(by_model)  # unsettled: the first runs alone give no verdict
+    assert _verdicts(anbn.table_rows(first, first, None, cfg))["SRN"] == "not converged"

@@ -49,15 +49,18 @@ two SRNs that separate the architecture from its squashing nonlinearity: a ReLU 
 (2018) showed that under finite precision an LSTM or a ReLU SRN can implement a counter, a GRU or
 a squashing SRN only an approximation of one.
 
-**Verdicts** (:func:`~course_rnn.experiments.replication.judge`): a claim about counting is
-checked on *settled* runs: every stalled run, and every run that ran out of epochs, is
-continued to twice its epochs (same seed, ``min_epochs``: the first part of the run is
-identical) and what it became – stuck, fitted, or still out of epochs – stands in for it (a
-stuck run counts nothing). When a claim disagrees with the lecture there,
-its deciding runs (the seeds that disagree) are continued to twice their epochs and scored
-again (:func:`~course_rnn.experiments.replication.twice_the_budget`; a deciding run that was a
-stalled run's continuation is continued once more). All of it is trained before any row is
-built; the deciding runs the first runs already point to are trained with the stalled ones.
+**Verdicts.** The lecture's claims, each a :class:`~course_rnn.experiments.replication.Claim`
+(:func:`lecture_claims`), are judged by :func:`~course_rnn.experiments.replication.judged_rows`
+(with the table's other rows kept in place) on *settled* runs: :func:`settle`
+continues every stalled run, and every run that ran out of epochs, to twice its epochs (same
+seed, ``min_epochs``: the first part of the run is identical), and what it became – stuck,
+fitted, or still out of epochs – stands in for it (a stuck run counts nothing). When a claim
+disagrees with the lecture there, its deciding runs (the seeds that disagree,
+:func:`deciding_pairs`) are continued to twice their epochs and scored again by
+:func:`continue_disputed` (:func:`~course_rnn.experiments.replication.twice_the_budget`; a
+deciding run that was a stalled run's continuation is continued once more). All of it is
+trained before any row is built; the deciding runs the first runs already point to are
+trained with the stalled ones.
 
 ``run(scale="quick")`` is what chapter 3 shows (:data:`DEFAULT_SEEDS` seeds of the lecture's
 models, ``extra_seeds`` of the other two, trained in parallel processes); ``scale="paper"`` runs
@@ -66,8 +69,9 @@ models, ``extra_seeds`` of the other two, trained in parallel processes); ``scal
 
 The module reads top to bottom as :func:`run` uses it: the settings (:mod:`.settings`, read
 alone by the command line, with the models), the data and the jobs (the counting test, training
-one run), the numbers (scoring a run, the summaries), the rows (the lecture's claims judged),
-the figures, and :func:`run`. It is longer than most modules of the library because it is
+one run), the numbers (scoring a run, the summaries), the lecture's claims, the runs trained on
+before any row is built (settled, then the deciding ones continued), the rows (the claims
+judged), the figures, and :func:`run`. It is longer than most modules of the library because it is
 the whole experiment: one run is followed from its training through its score to the claim it
 decides without leaving the file.
 """
@@ -76,7 +80,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 
 import numpy as np
@@ -89,13 +93,12 @@ from ...models import build_model
 from ...training import AnyOf, History, Optimum, Plateau, ReduceOnPlateau, fit
 from ..records import Record, mean_se, unsaved
 from ..replication import (
+    Claim,
     Experiment,
-    Measurement,
     Replication,
     Row,
-    Verdict,
-    judge,
-    needs_twice,
+    deciding_models,
+    judged_rows,
     pm,
     twice_the_budget,
 )
@@ -513,7 +516,7 @@ def recheck(doubled: Mapping[tuple, RunScore], stalled: Sequence[tuple[str, int]
     return result
 
 
-# -- the rows: the lecture's claims judged, ours beside the papers ------------------------------
+# -- the lecture's claims: rules read on the runs -----------------------------------------------
 
 
 def generalises(run: RunScore, train_max_n: int) -> bool:
@@ -534,175 +537,66 @@ def _share(runs: Sequence[RunScore], train_max_n: int) -> float:
     return k / converged if converged else 0.0
 
 
-def no_count_measurement(runs: Sequence[RunScore], train_max_n: int) -> Measurement:
-    """The lecture's claim for the SRN and the GRU: no seed counts. Value: converged seeds that
-    do (fitted and right up to twice N_train, :func:`generalises`); gap: their share. Every
-    seed's convergence is behind it."""
+def no_count_compared(runs: Sequence[RunScore], train_max_n: int) -> tuple[int, bool, float]:
+    """The lecture's claim for the SRN and the GRU, no seed counts, on ``runs``: (the converged
+    seeds that do – fitted and right up to twice N_train, :func:`generalises` –, whether none
+    does, their share: the gap)."""
     k, converged = _counting_share(runs, train_max_n)
-    return Measurement(k, agrees=k == 0, gap=k / max(converged, 1),
-                       runs=[r.converged for r in runs])
+    return k, k == 0, k / max(converged, 1)
 
 
-def lstm_best_measurement(lstm: Sequence[RunScore], rivals: Sequence[Sequence[RunScore]],
-                          train_max_n: int) -> Measurement:
+def lstm_best_compared(lstm: Sequence[RunScore], rivals: Sequence[Sequence[RunScore]],
+                       train_max_n: int) -> tuple[float, bool, float]:
     """The lecture's claim for the LSTM: it counts (:func:`generalises`), and more often
-    than the SRN and the GRU ("works the best"). Value: the share of converged LSTM seeds that
-    generalise; it agrees when some do and the share beats that of every rival. Gap: the share
-    of seeds the LSTM would have to gain to lead (one seed when it ties)."""
+    than the SRN and the GRU ("works the best"). (The share of converged LSTM seeds that
+    generalise; whether some do and the share beats that of every rival; the gap: the share of
+    seeds the LSTM would have to gain to lead, one seed when it ties.)"""
     k, converged = _counting_share(lstm, train_max_n)
     share = k / converged if converged else 0.0
     rival = max((_share(r, train_max_n) for r in rivals), default=0.0)
     agrees = k > 0 and share > rival
-    gap = 0.0 if agrees else max(rival - share, 0.0) + 1 / max(converged, 1)
-    behind = [r.converged for runs in (lstm, *rivals) for r in runs]
-    return Measurement(share, agrees=agrees, gap=gap, runs=behind)
+    return share, agrees, 0.0 if agrees else max(rival - share, 0.0) + 1 / max(converged, 1)
 
 
-def _rivals(by_model: Mapping[str, Sequence[RunScore]]) -> list[str]:
-    """The LSTM's rivals that were trained: the SRN and the GRU."""
-    return [m for m in ("srn", "gru") if m in by_model]
+@dataclass
+class ClaimNumbers:
+    """What the lecture's claims read (the ``numbers`` of
+    :func:`~course_rnn.experiments.replication.judged_rows`): ``runs``, each model's scored runs
+    by id – the first ones, the settled ones (:func:`settle`), or those with their deciding
+    runs at twice the budget (:func:`continue_disputed`) –; and for the rows' words,
+    ``summary``, the first runs by model name (:func:`summarise`), and ``continued``, what
+    became of the stalled ones (:func:`recheck`)."""
+
+    runs: Mapping[str, Sequence[RunScore]]
+    summary: Mapping[str, ModelSummary]
+    continued: Mapping[str, Continued] = field(default_factory=dict)
 
 
-def claim_measurement(by_model: Mapping[str, Sequence[RunScore]], model_id: str,
-                      train_max_n: int) -> Measurement:
-    """The lecture's claim about ``model_id`` (:data:`CLAIMS`) measured on ``by_model``'s runs
-    (model id → its scored runs)."""
-    if CLAIMS[model_id] == "no count":
-        return no_count_measurement(by_model[model_id], train_max_n)
-    return lstm_best_measurement(by_model["lstm"], [by_model[m] for m in _rivals(by_model)],
-                                 train_max_n)
+def lecture_claims(cfg: AnbnSettings) -> list[Claim]:
+    """The lecture's claim about each of its models that ``cfg`` trains (:data:`CLAIMS`), as
+    rows to judge: the SRN's and the GRU's, then the LSTM's."""
+    optimum = training_optimum(cfg)
+    rivals = tuple(m for m in ("srn", "gru") if m in cfg.models)
+    return [no_count_claim(m, cfg, optimum) if claim == "no count" else lstm_claim(rivals, cfg)
+            for m, claim in CLAIMS.items() if m in cfg.models]
 
 
-def deciding_runs(model_runs: Mapping[str, Sequence[RunScore]], claim: str,
-                  train_max_n: int) -> list[tuple[str, int]]:
-    """The (model id, seed) pairs whose outcome makes a claim disagree, to be continued at twice
-    the budget: for "no count" the seeds that generalise; for "lstm best" the converged LSTM
-    seeds that do not and the rival seeds that do."""
-    pairs = []
-    for model_id, runs in model_runs.items():
-        for r in runs:
-            if not r.converged:
-                continue
-            counts = generalises(r, train_max_n)
-            if (claim == "no count" and counts) or (claim == "lstm best" and (
-                    (model_id == "lstm") != counts)):
-                pairs.append((model_id, r.seed))
-    return pairs
+def no_count_claim(model_id: str, cfg: AnbnSettings, optimum: float) -> Claim:
+    """The lecture's claim that ``model_id`` (the SRN or the GRU) does not count, decided by its
+    own seeds; the note says what they did (:func:`_no_count_note`)."""
+    name, train_n = model_name(model_id, cfg), cfg.train_max_n
 
+    def check(numbers: ClaimNumbers):
+        return (_fitted_text(numbers.summary[name], train_n),
+                *no_count_compared(numbers.runs[model_id], train_n))
 
-def stalled_runs(by_model: Mapping[str, Sequence[RunScore]]) -> list[tuple[str, int]]:
-    """The (model id, seed) pairs that converged without fitting: each is continued to twice
-    its epochs, to tell a stuck run from a slow one."""
-    return [(m, r.seed) for m, runs in by_model.items() for r in runs
-            if r.converged and not r.fitted]
+    def note(numbers: ClaimNumbers) -> str:
+        return _no_count_note(numbers.summary[name], train_n, cfg.tolerance, optimum,
+                              numbers.continued.get(name))
 
-
-def unsettled_runs(by_model: Mapping[str, Sequence[RunScore]]) -> list[tuple[str, int]]:
-    """The runs that have not settled, each continued to twice its epochs before any claim is
-    measured: the stalled ones (:func:`stalled_runs`) and those that reached the cap still
-    short of their criterion (ran out of epochs)."""
-    return [*stalled_runs(by_model),
-            *((m, r.seed) for m, runs in by_model.items() for r in runs if not r.converged)]
-
-
-def disputed_runs(by_model: Mapping[str, Sequence[RunScore]],
-                  measured: Mapping[str, Measurement], train_max_n: int) -> list[tuple[str, int]]:
-    """The deciding runs of each claim in ``measured`` that :func:`judge` decides at twice the
-    budget (a run may be listed twice: :func:`~course_rnn.experiments.replication.
-    twice_the_budget` trains it once)."""
-    wanted = []
-    for model_id, measurement in measured.items():
-        if needs_twice(measurement):
-            involved = [model_id] if model_id != "lstm" else ["lstm", *_rivals(by_model)]
-            wanted += deciding_runs({m: by_model[m] for m in involved}, CLAIMS[model_id],
-                                    train_max_n)
-    return wanted
-
-
-def to_double(by_model: Mapping[str, Sequence[RunScore]], first: Mapping[str, Measurement],
-              train_max_n: int) -> list[tuple[str, int]]:
-    """The runs continued to twice their epochs at once: every unsettled run (stalled, or out
-    of epochs), then the deciding runs of each claim in ``first`` that disagrees on the first
-    runs."""
-    return [*unsettled_runs(by_model), *disputed_runs(by_model, first, train_max_n)]
-
-
-def continue_runs(min_epochs: Mapping[tuple[str, int], int], resume: Mapping, cfg: AnbnSettings,
-                  device=None, progress=None) -> dict[tuple[str, int], DoubledRun]:
-    """The runs of ``min_epochs`` continued from their first ``resume[pair]`` History to that
-    many epochs, trained together and scored (the ``train_again`` of
-    :func:`~course_rnn.experiments.replication.twice_the_budget`)."""
-    pairs = list(min_epochs)
-    trained = train_all(pairs, cfg, device, progress, min_epochs, resume)
-    return {p: DoubledRun.of(score_run(*p, model, history, cfg, continued=True), min_epochs[p],
-                             history, model)
-            for p, (model, history) in zip(pairs, trained)}
-
-
-def settle_and_judge(by_model: Mapping[str, list[RunScore]], histories: Mapping, cfg: AnbnSettings,
-                 device=None, progress=None) -> tuple[dict[str, Verdict], dict, dict]:
-    """The runs settled, then the lecture's claims judged: ``({model id: Verdict}, the runs
-    continued to twice their epochs {(id, seed): DoubledRun}, the continued runs continued once
-    more (the same))``. It trains (through ``continue_runs``) before it judges: hence its name.
-
-    A stalled run has not settled, nor has one that ran out of epochs: every one is continued,
-    together with the deciding runs of each claim that disagrees on the first runs, and its
-    continuation stands in for it. Each
-    claim is measured on these settled runs; where it disagrees, its deciding runs at twice
-    their budget decide – those not yet continued (a run whose first budget agreed; a stalled
-    run's continuation, continued again) are trained now."""
-    train_n = cfg.train_max_n
-    train_again = partial(continue_runs, cfg=cfg, device=device, progress=progress)
-    first = {m: claim_measurement(by_model, m, train_n) for m in CLAIMS if m in by_model}
-    doubled = twice_the_budget(histories, to_double(by_model, first, train_n), train_again)
-    unsettled = set(unsettled_runs(by_model))
-    settled = {m: [doubled[m, r.seed] if (m, r.seed) in unsettled else r for r in runs]
-               for m, runs in by_model.items()}
-    measured = {m: claim_measurement(settled, m, train_n) for m in first}
-    disputed = disputed_runs(settled, measured, train_n)
-    latest = {**histories, **{p: doubled[p].history for p in unsettled}}
-    again = twice_the_budget(latest, [p for p in disputed if p in unsettled or p not in doubled],
-                             train_again)
-    twice = {**{p: doubled[p] for p in disputed if p in doubled and p not in unsettled}, **again}
-    current = {m: [twice.get((m, r.seed), r) for r in runs] for m, runs in settled.items()}
-    verdicts = {m: judge(one, claim_measurement(current, m, train_n) if needs_twice(one)
-                         else None) for m, one in measured.items()}
-    return verdicts, doubled, again
-
-
-def claims(summary: Mapping[str, ModelSummary], verdicts: Mapping[str, object],
-           unstable: Instability | None, cfg: AnbnSettings, optimum: float,
-           continued: Mapping[str, Continued] | None = None) -> list[Row]:
-    """The paper-vs-ours table: the lecture's claim per model (verdicts from ``verdicts``, keyed
-    by model id: a Verdict or a label), Gers & Schmidhuber's reach, Weiss et al.'s theory for the
-    two extra SRNs, the seeds that stalled and what became of them at twice the epochs
-    (``continued``: :func:`recheck`), and the best LSTM's stability across epochs."""
-    continued = continued or {}
-    return [*no_count_rows(summary, verdicts, cfg, optimum, continued),
-            *lstm_rows(summary, verdicts, cfg), *theory_rows(summary, cfg),
-            *stalled_rows(summary, continued, cfg, optimum),
-            *instability_rows(unstable, cfg.train_max_n)]
-
-
-def no_count_rows(summary: Mapping[str, ModelSummary], verdicts: Mapping[str, object],
-                  cfg: AnbnSettings, optimum: float,
-                  continued: Mapping[str, Continued]) -> list[Row]:
-    """The lecture's claim that the SRN and the GRU do not count (``continued``: what became of
-    each model's stalled seeds, :func:`recheck`)."""
-    train_n, test_n = cfg.train_max_n, cfg.test_max_n
-    rows = []
-    for model_id in ("srn", "gru"):
-        name = model_name(model_id, cfg)
-        if name not in summary:
-            continue
-        s = summary[name]
-        rows.append(Row(
-            f"{name} ({cfg.hidden_size} units): counts, right on every n ≤ "
-            f"{counting_n(train_n)} (trained on n ≤ {train_n}, tested to {test_n})",
-            f"no: its state saturates ({LECTURE})", _fitted_text(s, train_n),
-            _no_count_note(s, train_n, cfg.tolerance, optimum, continued.get(name)),
-            verdicts.get(model_id, "")))
-    return rows
+    return Claim(f"{name} ({cfg.hidden_size} units): counts, right on every n ≤ "
+                 f"{counting_n(train_n)} (trained on n ≤ {train_n}, tested to {cfg.test_max_n})",
+                 f"no: its state saturates ({LECTURE})", check, (model_id,), note)
 
 
 def _no_count_note(s: ModelSummary, train_max_n: int, tolerance: float, optimum: float,
@@ -735,33 +629,161 @@ def _no_count_note(s: ModelSummary, train_max_n: int, tolerance: float, optimum:
     return note
 
 
-def lstm_rows(summary: Mapping[str, ModelSummary], verdicts: Mapping[str, object],
-              cfg: AnbnSettings) -> list[Row]:
-    """The lecture's claim that the LSTM counts best, and its best seed beside Gers &
-    Schmidhuber's."""
-    train_n, test_n = cfg.train_max_n, cfg.test_max_n
-    name = model_name("lstm", cfg)
-    if name not in summary:
-        return []
-    s = summary[name]
-    rivals = [model_name(m, cfg) for m in ("srn", "gru") if model_name(m, cfg) in summary]
+def lstm_claim(rivals: tuple[str, ...], cfg: AnbnSettings) -> Claim:
+    """The lecture's claim that the LSTM counts, and more often than its ``rivals`` (the ids of
+    the SRN and the GRU, where trained): decided by every seed of the three."""
+    train_n = cfg.train_max_n
+    names = [model_name(m, cfg) for m in rivals]
+
+    def check(numbers: ClaimNumbers):
+        return (_fitted_text(numbers.summary[model_name("lstm", cfg)], train_n),
+                *lstm_best_compared(numbers.runs["lstm"], [numbers.runs[m] for m in rivals],
+                                    train_n))
+
     note = ("the share of settled seeds that fit and count, against the "
-            + (" and the ".join(f"{r}'s" for r in rivals) or "rivals'")
+            + (" and the ".join(f"{r}'s" for r in names) or "rivals'")
             + " (a stalled seed stands for its continuation; a stuck one counts as not counting)")
+    return Claim(f"LSTM ({cfg.hidden_size} units): counts (right on every n ≤ "
+                 f"{counting_n(train_n)}), more often than SRN and GRU",
+                 f"yes: \"for classic counting language, LSTM works the best\" ({LECTURE})",
+                 check, ("lstm", *rivals), note)
+
+
+def runs_behind(numbers: ClaimNumbers, models: Sequence[str]) -> list[bool]:
+    """The ``runs_of`` of :func:`~course_rnn.experiments.replication.judged_rows`: whether each
+    run of ``models`` converged."""
+    return [r.converged for m in models for r in numbers.runs[m]]
+
+
+def deciding_pairs(numbers: ClaimNumbers, cfg: AnbnSettings) -> list[tuple[str, int]]:
+    """The (model id, seed) pairs to continue at twice the budget because a claim disagrees on
+    ``numbers``: of the models behind such claims
+    (:func:`~course_rnn.experiments.replication.deciding_models`), the seeds whose outcome goes
+    against the lecture – the converged LSTM seeds that do not count, the converged SRN and GRU
+    seeds that do –, model by model in the order of :data:`CLAIMS`.
+
+    Only those seeds: continuing one that agrees could not close the gap. (An SRN or a GRU
+    behind the LSTM's claim alone has none: its own claim agrees, so none of its seeds counts.)
+    """
+    models = deciding_models(lecture_claims(cfg), numbers, runs_behind)
+    return [(m, r.seed) for m in CLAIMS if m in models for r in numbers.runs[m]
+            if r.converged and generalises(r, cfg.train_max_n) != (m == "lstm")]
+
+
+# -- trained on before any row is built: the runs settled, the deciding ones continued ----------
+
+
+def stalled_runs(by_model: Mapping[str, Sequence[RunScore]]) -> list[tuple[str, int]]:
+    """The (model id, seed) pairs that converged without fitting: each is continued to twice
+    its epochs, to tell a stuck run from a slow one."""
+    return [(m, r.seed) for m, runs in by_model.items() for r in runs
+            if r.converged and not r.fitted]
+
+
+def unsettled_runs(by_model: Mapping[str, Sequence[RunScore]]) -> list[tuple[str, int]]:
+    """The runs that have not settled, each continued to twice its epochs before any claim is
+    measured: the stalled ones (:func:`stalled_runs`) and those that reached the cap still
+    short of their criterion (ran out of epochs)."""
+    return [*stalled_runs(by_model),
+            *((m, r.seed) for m, runs in by_model.items() for r in runs if not r.converged)]
+
+
+def continue_runs(min_epochs: Mapping[tuple[str, int], int], resume: Mapping, cfg: AnbnSettings,
+                  device=None, progress=None) -> dict[tuple[str, int], DoubledRun]:
+    """The runs of ``min_epochs`` continued from their ``resume[pair]`` History to that many
+    epochs, trained together and scored (the ``train_again`` of
+    :func:`~course_rnn.experiments.replication.twice_the_budget`)."""
+    pairs = list(min_epochs)
+    trained = train_all(pairs, cfg, device, progress, min_epochs, resume)
+    return {p: DoubledRun.of(score_run(*p, model, history, cfg, continued=True), min_epochs[p],
+                             history, model)
+            for p, (model, history) in zip(pairs, trained)}
+
+
+@dataclass
+class Settled:
+    """The runs once :func:`settle` has trained them on: ``doubled``, every run it continued to
+    twice its epochs, by (model id, seed); ``stand_ins``, those of them that stand in for their
+    first run (the unsettled ones; the others are deciding runs continued in advance); and
+    ``numbers``, what the claims read on the settled runs."""
+
+    doubled: dict[tuple[str, int], DoubledRun]
+    stand_ins: list[tuple[str, int]]
+    numbers: ClaimNumbers
+
+
+def settle(first: ClaimNumbers, histories: Mapping, cfg: AnbnSettings, device=None,
+           progress=None) -> Settled:
+    """Train the first runs on until they have settled (through :func:`continue_runs`).
+
+    A stalled run has not settled, nor has one that ran out of epochs (:func:`unsettled_runs`):
+    each is continued to twice its epochs, and its continuation stands in for it. The deciding
+    runs of the claims that disagree on the first runs (:func:`deciding_pairs`) are continued
+    with them, in one go, as the settled runs will most likely ask for them too
+    (:func:`continue_disputed`). ``histories``: the first runs' Histories, by (model id, seed).
+    """
+    unsettled = unsettled_runs(first.runs)
+    doubled = twice_the_budget(histories, [*unsettled, *deciding_pairs(first, cfg)],
+                               partial(continue_runs, cfg=cfg, device=device, progress=progress))
+    standing = set(unsettled)
+    runs = {m: [doubled[m, r.seed] if (m, r.seed) in standing else r for r in runs]
+            for m, runs in first.runs.items()}
+    continued = recheck(doubled, stalled_runs(first.runs), cfg)
+    return Settled(doubled, unsettled, ClaimNumbers(runs, first.summary, continued))
+
+
+def continue_disputed(settled: Settled, histories: Mapping, cfg: AnbnSettings, device=None,
+                      progress=None) -> tuple[dict[tuple[str, int], DoubledRun], ClaimNumbers]:
+    """Train to twice their budget the deciding runs of the claims that disagree on the settled
+    runs (:func:`deciding_pairs`; through :func:`continue_runs`): a first run from its History
+    (``histories``), a stand-in from its own (a continuation continued once more). One that
+    :func:`settle` continued in advance is not trained again.
+
+    Returns the runs continued here, by (model id, seed), and the settled numbers with every
+    deciding run at twice its budget: the ``doubled_numbers`` of
+    :func:`~course_rnn.experiments.replication.judged_rows`."""
+    disputed = deciding_pairs(settled.numbers, cfg)
+    in_advance = {p: d for p, d in settled.doubled.items() if p not in settled.stand_ins}
+    latest = {**histories, **{p: settled.doubled[p].history for p in settled.stand_ins}}
+    again = twice_the_budget(latest, [p for p in disputed if p not in in_advance],
+                             partial(continue_runs, cfg=cfg, device=device, progress=progress))
+    twice = {p: in_advance[p] if p in in_advance else again[p] for p in disputed}
+    runs = {m: [twice.get((m, r.seed), r) for r in runs]
+            for m, runs in settled.numbers.runs.items()}
+    return again, replace(settled.numbers, runs=runs)
+
+
+# -- the rows: the lecture's claims judged, ours beside the papers ------------------------------
+
+
+def table_rows(settled: ClaimNumbers, twice: ClaimNumbers, unstable: Instability | None,
+               cfg: AnbnSettings) -> list[Row]:
+    """The paper-vs-ours table: the lecture's claim per model (:func:`lecture_claims`) judged
+    on the ``settled`` runs and, where one disagrees, on ``twice``, its deciding runs at twice
+    their budget (:func:`continue_disputed`); Gers & Schmidhuber's reach, Weiss et al.'s theory
+    for the two extra SRNs, the seeds that stalled and what became of them at twice the epochs,
+    and the best LSTM's stability across epochs (plain rows, kept in their place)."""
+    summary = settled.summary
+    rows = [*lecture_claims(cfg), *reach_rows(summary, cfg), *theory_rows(summary, cfg),
+            *stalled_rows(summary, settled.continued, cfg, training_optimum(cfg)),
+            *instability_rows(unstable, cfg.train_max_n)]
+    return judged_rows(rows, settled, twice, runs_behind)
+
+
+def reach_rows(summary: Mapping[str, ModelSummary], cfg: AnbnSettings) -> list[Row]:
+    """The best fitted LSTM seed's max_correct_n beside Gers & Schmidhuber's."""
+    train_n, test_n = cfg.train_max_n, cfg.test_max_n
+    s = summary.get(model_name("lstm", cfg))
+    if s is None:
+        return []
     best = s.max_correct_n_best_seed
-    return [
-        Row(f"LSTM ({cfg.hidden_size} units): counts (right on every n ≤ {counting_n(train_n)}), "
-            "more often than SRN and GRU",
-            f"yes: \"for classic counting language, LSTM works the best\" ({LECTURE})",
-            _fitted_text(s, train_n), note, verdicts.get("lstm", "")),
-        Row("LSTM: best fitted seed's max_correct_n",
-            f"trained on n ≤ 10, right on every n up to ≈ 1,000 ({GERS}, peephole LSTM)",
-            f"{best} (seed {s.best_seed}; trained on n ≤ {train_n}, tested to {test_n})"
-            if best is not None else "no seed fitted",
-            "different training range, test range, size and cell (no peepholes)"
-            + ("; ours is right to the end of our test" if best == test_n else ""),
-            "not comparable"),
-    ]
+    return [Row("LSTM: best fitted seed's max_correct_n",
+                f"trained on n ≤ 10, right on every n up to ≈ 1,000 ({GERS}, peephole LSTM)",
+                f"{best} (seed {s.best_seed}; trained on n ≤ {train_n}, tested to {test_n})"
+                if best is not None else "no seed fitted",
+                "different training range, test range, size and cell (no peepholes)"
+                + ("; ours is right to the end of our test" if best == test_n else ""),
+                "not comparable")]
 
 
 def theory_rows(summary: Mapping[str, ModelSummary], cfg: AnbnSettings) -> list[Row]:
@@ -945,8 +967,8 @@ def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=N
     ones, and the deciding ones of a claim that disagreed); ``continued``, per model name,
     what became of its stalled seeds then (:func:`recheck`); ``doubled_again``, the deciding
     runs of a claim that disagreed on the settled runs only, continued then (a stalled run's
-    continuation continued once more; :func:`settle_and_judge`). ``runs``: every training history by
-    name ("LSTM seed 0", "GRU seed 2 (twice the budget)"). ``artefacts`` is an
+    continuation continued once more; :func:`continue_disputed`). ``runs``: every training
+    history by name ("LSTM seed 0", "GRU seed 2 (twice the budget)"). ``artefacts`` is an
     :class:`AnbnArtefacts`: ``models`` and ``histories`` keyed by (model id, seed), e.g.
     ("lstm", 0), ``doubled`` (the same for the continued runs), ``vocab`` and ``language``.
     Figures: ``final`` (one marker per seed), ``lstm_epochs`` and ``curves_<id>``.
@@ -966,9 +988,10 @@ def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=N
     scores = {p: score_run(*p, models[p], histories[p], cfg) for p in pairs}
     runs = list(scores.values())
     by_model = {m: [scores[p] for p in pairs if p[0] == m] for m in cfg.models}
-    verdicts, doubled, again = settle_and_judge(by_model, histories, cfg, device, progress)
     summary = summarise(runs, train_n)
-    continued = recheck(doubled, stalled_runs(by_model), cfg)
+    settled = settle(ClaimNumbers(by_model, summary), histories, cfg, device, progress)
+    again, twice = continue_disputed(settled, histories, cfg, device, progress)
+    doubled, continued = settled.doubled, settled.numbers.continued
     unstable = lstm_instability(runs, train_n)
     named = {f"{model_name(m, cfg)} seed {s}": histories[m, s] for m, s in pairs}
     named.update({f"{model_name(m, cfg)} seed {s} (twice the budget)": d.history
@@ -984,7 +1007,7 @@ def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=N
     figures.update(curves_figures(histories, cfg, optimum))
     artefacts = AnbnArtefacts(models, histories, vocab, language,
                               {p: (d.network, d.history) for p, d in {**doubled, **again}.items()})
-    rows = claims(summary, verdicts, unstable, cfg, optimum, continued)
+    rows = table_rows(settled.numbers, twice, unstable, cfg)
     return setup.replication(numbers, rows, figures, artefacts, named)
 
 
