@@ -10,7 +10,7 @@ import pytest
 
 from course_rnn.experiments import agreement
 from course_rnn.experiments.records import Summary
-from course_rnn.experiments.replication import Measurement, Replication, needs_twice
+from course_rnn.experiments.replication import Replication, deciding_models, judged_rows
 from course_rnn.models.decay_rnn import dale_signs
 from course_rnn.training import Convergence, History
 from course_rnn.training.convergence import status
@@ -249,126 +249,180 @@ def test_relative_measurement_brackets_the_attractor_mix():
         tolerance = agreement.POINTS_TOLERANCE
         return agreement.Relative(100.0, 0.0, natural, tolerance, no_attractor, tolerance)
 
-    agree = agreement.relative_measurement(rel(0.0, 0.3), 0.07, [])
-    assert agree.agrees and agree.gap == 0
-    differ = agreement.relative_measurement(rel(-15.0, -3.0), -1.22, [])
-    assert not differ.agrees and differ.gap == pytest.approx(3.0 - 1.22 - 1.0)
+    assert agreement.relative_measurement(rel(0.0, 0.3), 0.07) == (0.0, True, 0.0)
+    value, agrees, gap = agreement.relative_measurement(rel(-15.0, -3.0), -1.22)
+    assert (value, agrees) == (-15.0, False) and gap == pytest.approx(3.0 - 1.22 - 1.0)
     # one mix agrees, the other does not: it depends on the mix, which we do not know
-    assert agreement.relative_measurement(rel(-15.0, -1.0), -1.22, []) is None
-    assert agreement.relative_measurement(rel(-5.0, 5.0), 0.0, []) is None
+    assert agreement.relative_measurement(rel(-15.0, -1.0), -1.22) == (-15.0, None, 0.0)
+    assert agreement.relative_measurement(rel(-5.0, 5.0), 0.0)[1] is None
 
 
 def test_rise_alpha_and_lm_measurements():
     by = {0: Summary.of([0.90, 0.88]), 2: Summary.of([0.95, 0.94])}
-    assert agreement.rise_measurement(by, 5.4, []).agrees
+    rises, agrees, gap = agreement.rise_measurement(by, 5.4)
+    assert rises == pytest.approx([5.0, 6.0]) and agrees and gap == 0
     by = {0: Summary.of([0.94, 0.92]), 2: Summary.of([0.943, 0.97])}
-    assert not agreement.rise_measurement(by, 5.4, []).agrees, "one seed only rises"
+    assert not agreement.rise_measurement(by, 5.4)[1], "one seed only rises"
 
     def alpha(final):
         histories = {a0: _history([1], [1.0]) for a0 in (0.2, 0.95)}
         return agreement.Alpha.of(histories, dict(zip((0.2, 0.95), final)))
 
-    assert agreement.alpha_measurement(alpha([0.78, 0.83]), []).agrees
-    far = agreement.alpha_measurement(alpha([0.0, 0.79]), [])
-    assert not far.agrees and far.gap == pytest.approx(0.7)
-    assert agreement.lm_measurement(-0.03, -0.048, []).agrees
-    assert not agreement.lm_measurement(-0.2, -0.048, []).agrees
+    assert agreement.alpha_measurement(alpha([0.78, 0.83]))[1:] == (True, 0)
+    final, agrees, gap = agreement.alpha_measurement(alpha([0.0, 0.79]))
+    assert final == [0.0, 0.79] and not agrees and gap == pytest.approx(0.7)
+    assert agreement.lm_measurement(-0.03, -0.048)[1]
+    assert not agreement.lm_measurement(-0.2, -0.048)[1]
 
 
-def _numbers(drnn_natural, drnn_no_attractor):
-    """Stand-in numbers: every model perfect but the DRNN (only what Table 1's rows read)."""
+def _numbers(**accuracies):
+    """Stand-in numbers: every model perfect but those given as name=(natural, no attractor);
+    the language models as good as the paper's (only what the rows read)."""
     def model(natural, zero):
         return agreement.NumberPrediction(
             natural=Summary([natural], natural, 0.0), balanced=None, natural_by_attractors={},
             by_attractors={0: Summary([zero], zero, 0.0)}, by_non_attractors={},
             training=None, n=agreement.SampleSizes(natural=1200, no_attractor=300))
 
-    np_models = {name: model(1.0, 1.0) for name in agreement.MODELS}
-    np_models["DRNN"] = model(drnn_natural, drnn_no_attractor)
+    np_models = {name: model(*accuracies.get(name, (1.0, 1.0))) for name in agreement.MODELS}
     corpus = dataclasses.replace(_CORPUS, natural_share_with_attractors=0.61)
     relative = {"number prediction": {name: agreement.Relative.of(np_models, name)
                                       for name in agreement.MODELS}}
-    return agreement.AgreementNumbers(np_models, {}, corpus, relative, None, None, {})
+    return agreement.AgreementNumbers(np_models, {}, corpus, relative, None, _paper_lms(), {})
 
 
 _CORPUS = agreement.Corpus({}, {}, 0.0, 0, 0, {}, {}, {})
 
 
-def _first(numbers, runs):
-    """Table 1's comparisons of the stand-in ``numbers`` over the stand-in histories ``runs``."""
-    return {key: agreement.measure(key, numbers, runs)
-            for key in agreement.judged(numbers) if key[0] == "relative"}
+def _paper_lms():
+    """Language models scoring every Marvin & Linzen category as the paper's did."""
+    accuracy = {cat: dict(zip(agreement.LM_MODELS, paper))
+                for cat, paper in agreement.PAPER_TABLE4.items()}
+    mean = {name: sum(accuracy[c][name] for c in agreement.DISTANT_CATEGORIES)
+            / len(agreement.DISTANT_CATEGORIES) for name in agreement.LM_MODELS}
+    difference = mean["DRNN"] - mean["LSTM"]
+    return agreement.MarvinLinzen(accuracy, mean, mean, difference, difference, {})
 
 
-def _twice(first):
-    """The comparisons the rows need at twice the budget."""
-    return [key for key, measured in first.items()
-            if measured is not None and needs_twice(measured)]
+def _runs(**unconverged):
+    """Stand-in histories per (task, model): one converged run each (of number prediction and
+    the language models), but for the models given as name=True."""
+    runs = {("number prediction", name): [_history([1], [1.0], not unconverged.get(name))]
+            for name in agreement.MODELS}
+    runs.update({("lm", name): [_history([1], [1.0])] for name in agreement.LM_MODELS})
+    return runs
+
+
+def _verdicts(numbers, doubled=None, runs=None, doubled_runs=None):
+    """Table 1's rows of ``numbers`` (``doubled``: at twice the budget), by model."""
+    runs = runs or _runs()
+    rows = judged_rows(agreement.table1_claims(numbers), numbers, doubled,
+                       agreement.runs_behind(runs),
+                       agreement.runs_behind(doubled_runs) if doubled_runs else None)
+    return {r.quantity.split(":")[0]: r for r in rows}
 
 
 def test_table1_verdicts():
-    settings = agreement.SETTINGS["quick"].replace(gram_models=())
-    runs = {("number prediction", name): [_history([1], [1.0])] for name in agreement.MODELS}
-    numbers = _numbers(1.0, 1.0)
-    first = _first(numbers, runs)
-    closes = {key: Measurement(-0.5, True, 0.0, [True]) for key in first}
-    rows = agreement.table1_rows(numbers, settings, runs, first, closes)
-    verdicts = {r.quantity.split(":")[0]: r.verdict for r in rows}
-    assert verdicts["LSTM"] == "not comparable"  # the reference; absolute levels differ
-    assert verdicts["DRNN"] == "agrees" and verdicts["SRN"] == "agrees"
+    numbers = _numbers()
+    ab_closes = _numbers(**{"Ab-DRNN": (0.9878, 0.9878)})
+    rows = _verdicts(numbers, ab_closes)
+    assert rows["LSTM"].verdict == "not comparable"  # the reference; absolute levels differ
+    assert "the reference of the other rows" in rows["LSTM"].note
+    assert rows["DRNN"].verdict == "agrees" and rows["SRN"].verdict == "agrees"
     # the paper's Ab-DRNN is 1.22 points behind its LSTM, ours level: more than the tolerance
     # of one point on both mixes, so the runs are trained twice as long (here: a stand-in)
-    assert _twice(first) == [("relative", "number prediction", "Ab-DRNN")]
-    assert verdicts["Ab-DRNN"] == "budget-limited"
-    # … the Ab-DRNN's runs and the LSTM's, every seed, in the order they were trained
-    specs = {agreement.RunSpec(task, name, seed): None for task in agreement.TASKS
-             for name in agreement.MODELS for seed in (0, 1)}
-    assert agreement.to_double(first, specs) == [
+    assert rows["Ab-DRNN"].verdict == "budget-limited"
+    assert deciding_models(agreement.claims(numbers), numbers, agreement.runs_behind(_runs())) \
+        == [("number prediction", "Ab-DRNN"), ("number prediction", "LSTM")]
+    # a DRNN 10 points behind on both mixes: doubled budget; the gap closes: budget-limited
+    behind = _numbers(DRNN=(0.9, 0.9))
+    drnn = _verdicts(behind, _numbers(DRNN=(0.995, 0.995)))["DRNN"]
+    assert drnn.verdict == "budget-limited"
+    assert drnn.evidence["budget_2x"]["value"] == pytest.approx(-0.5)
+    # … it closes on one mix only (the rule cannot tell there): the gap closed, budget-limited
+    drnn = _verdicts(behind, _numbers(DRNN=(0.9, 1.0)))["DRNN"]
+    assert drnn.verdict == "budget-limited"
+    assert drnn.evidence["budget_2x"]["agrees"] and drnn.evidence["budget_2x"]["gap"] == 0
+    # … the gap persists: differs, or not converged where the continued runs did not
+    assert _verdicts(behind, behind)["DRNN"].verdict == "differs"
+    assert _verdicts(behind, behind, doubled_runs=_runs(DRNN=True))["DRNN"].verdict \
+        == "not converged"
+    # behind on our mix but not without attractors: not comparable, and nothing continued
+    numbers = _numbers(DRNN=(0.9, 1.0))
+    drnn = _verdicts(numbers, ab_closes)["DRNN"]
+    assert drnn.verdict == "not comparable" and "depends on the attractor mix" in drnn.note
+    assert ("number prediction", "DRNN") not in deciding_models(
+        agreement.claims(numbers), numbers, agreement.runs_behind(_runs()))
+    # an unconverged run: no verdict at all, the reference's row too
+    rows = _verdicts(_numbers(), ab_closes, _runs(DRNN=True, LSTM=True))
+    assert rows["DRNN"].verdict == rows["LSTM"].verdict == "not converged"
+    assert rows["SRN"].verdict == "not converged"  # its distance is from the LSTM's runs
+
+
+def test_the_deciding_runs_are_continued_every_seed_in_the_order_trained():
+    specs = [agreement.RunSpec(task, name, seed) for task in ("number prediction", "lm")
+             for name in agreement.MODELS for seed in (0, 1)
+             if task != "lm" or name in agreement.LM_MODELS]
+    results = {spec: agreement.TrainedRun(None, _history([1], [1.0]), {}) for spec in specs}
+    assert agreement.to_double(_numbers(), results) == [
         agreement.RunSpec("number prediction", name, seed)
         for name in ("LSTM", "Ab-DRNN") for seed in (0, 1)]
-    # a DRNN 10 points behind on both mixes: doubled budget; the gap closes: budget-limited
-    numbers = _numbers(0.9, 0.9)
-    first = _first(numbers, runs)
-    assert ("relative", "number prediction", "DRNN") in _twice(first)
-    rows = agreement.table1_rows(numbers, settings, runs, first, closes)
-    drnn = next(r for r in rows if r.quantity.startswith("DRNN"))
-    assert drnn.verdict == "budget-limited"
-    assert drnn.evidence["budget_2x"]["value"] == -0.5
-    # … the gap persists: differs
-    persists = {key: Measurement(-10.0, False, 8.9, [True]) for key in first}
-    rows = agreement.table1_rows(numbers, settings, runs, first, persists)
-    assert next(r for r in rows if r.quantity.startswith("DRNN")).verdict == "differs"
-    # behind on our mix but not without attractors: not comparable
-    numbers = _numbers(0.9, 1.0)
-    rows = agreement.table1_rows(numbers, settings, runs, _first(numbers, runs), persists)
-    assert next(r for r in rows if r.quantity.startswith("DRNN")).verdict == "not comparable"
-    # an unconverged run: no verdict at all
-    runs["number prediction", "DRNN"] = [_history([1], [0.5], converged=False)]
-    numbers = _numbers(1.0, 1.0)
-    rows = agreement.table1_rows(numbers, settings, runs, _first(numbers, runs), closes)
-    assert next(r for r in rows if r.quantity.startswith("DRNN")).verdict == "not converged"
+    # an unconverged run: its row waits, nothing is continued
+    results[specs[0]] = agreement.TrainedRun(None, _history([1], [1.0], False), {})
+    assert agreement.to_double(_numbers(SRN=(0.5, 0.5)), results) == [
+        agreement.RunSpec("number prediction", name, seed)
+        for name in ("LSTM", "Ab-DRNN") for seed in (0, 1)]
 
 
 def test_a_disagreement_is_judged_on_runs_trained_before_the_table():
-    """The rows read the comparisons at twice the budget as data, trained by run() before the
-    table is built: a disagreement without its doubled measurement is refused, not trained."""
-    settings = agreement.SETTINGS["quick"].replace(gram_models=())
-    runs = {("number prediction", name): [_history([1], [1.0])] for name in agreement.MODELS}
-    numbers = _numbers(0.9, 0.9)
+    """The rows read the numbers at twice the budget as data, trained by run() before the
+    table is built: a disagreement without them is refused, not trained."""
     with pytest.raises(ValueError, match="twice the budget"):
-        agreement.table1_rows(numbers, settings, runs, _first(numbers, runs), {})
+        _verdicts(_numbers(DRNN=(0.9, 0.9)))
 
 
-def test_table2_at_ceiling_is_not_comparable():
-    by = {n: Summary.of([1.0, 1.0]) for n in range(3)}
-    numbers = _numbers(1.0, 1.0)
+def test_table2_rise_and_at_ceiling():
+    numbers = _numbers()
+    for name in agreement.PAPER_TABLE2:  # the DRNN rises by 5 points, the LSTM not at all
+        rise = 0.05 if name == "DRNN" else 0.0
+        numbers.number_prediction[name].by_non_attractors = {
+            n: Summary.of([0.9 + rise * n / 2]) for n in range(3)}
+    rows = judged_rows(agreement.table2_claims(numbers), numbers, numbers,
+                       agreement.runs_behind(_runs()))
+    assert [r.verdict for r in rows] == ["agrees", "differs"]
+    assert rows[1].note == "rise n = 0 → 2 per seed +0.0 points (paper 5.2)"
+    assert deciding_models(agreement.table2_claims(numbers), numbers,
+                           agreement.runs_behind(_runs())) == [("number prediction", "LSTM")]
+    # at ceiling for every n: no rise can show, not comparable (not converged while a run is
+    # not), and nothing continued
     for name in agreement.PAPER_TABLE2:
-        numbers.number_prediction[name].by_non_attractors = by
-    assert not [key for key in agreement.judged(numbers) if key[0] == "rise"]
-    runs = {("number prediction", name): [_history([1], [1.0])] for name in agreement.MODELS}
-    rows = agreement.table2_rows(numbers, runs, first={}, doubled={})
+        numbers.number_prediction[name].by_non_attractors = {
+            n: Summary.of([1.0, 1.0]) for n in range(3)}
+    claims = agreement.table2_claims(numbers)
+    rows = judged_rows(claims, numbers, None, agreement.runs_behind(_runs()))
     assert [r.verdict for r in rows] == ["not comparable", "not comparable"]
-    assert "ceiling" in rows[0].note
+    assert "ceiling" in rows[0].note and rows[0].ours == "100.00 / 100.00 / 100.00"
+    assert not deciding_models(claims, numbers, agreement.runs_behind(_runs()))
+    rows = judged_rows(claims, numbers, None, agreement.runs_behind(_runs(DRNN=True)))
+    assert [r.verdict for r in rows] == ["not converged", "not comparable"]
+    # a count n without a test sentence: not tested, a row that only informs
+    del numbers.number_prediction["DRNN"].by_non_attractors[1]
+    rows = judged_rows(agreement.table2_claims(numbers), numbers, None,
+                       agreement.runs_behind(_runs()))
+    assert (rows[0].verdict, rows[0].ours) == ("", "—") and "not tested" in rows[0].note
+
+
+def test_marvin_linzen_rows():
+    numbers = _numbers()
+    rows = judged_rows(agreement.marvin_linzen_claims(numbers.marvin_linzen), numbers, None,
+                       agreement.runs_behind(_runs()))
+    assert len(rows) == len(agreement.PAPER_TABLE4) + 1
+    assert {r.verdict for r in rows[:-1]} == {"not comparable"}  # the corpora differ
+    assert rows[-1].verdict == "agrees" and rows[-1].ours == rows[-1].paper.split()[0]
+    lms = {("lm", name): [_history([1], [1.0], False)] for name in agreement.LM_MODELS}
+    rows = judged_rows(agreement.marvin_linzen_claims(numbers.marvin_linzen), numbers, None,
+                       agreement.runs_behind({**_runs(), **lms}))
+    assert {r.verdict for r in rows} == {"not converged"}
 
 
 def test_the_training_table_says_how_each_run_ended_in_the_books_words(tiny):

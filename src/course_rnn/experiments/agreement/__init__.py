@@ -41,9 +41,12 @@ The experiments:
 95-word grammar is easier. So the absolute accuracies are "not comparable"; what is compared is
 each model's distance from the LSTM (the paper's claims are about architectures), on two
 attractor mixes that bracket a Wikipedia-like one: our natural set and the sentences without
-attractors. Where the two mixes disagree about the verdict, the row is "not comparable"; where
-both disagree with the paper, the deciding runs are trained to twice their budget before a
-"differs" (:func:`course_rnn.experiments.replication.judge`).
+attractors. Each row is a :class:`~course_rnn.experiments.replication.Claim`, a rule checked on
+the numbers and decided by the runs of its (task, model) pairs, judged as every experiment's rows
+are (:func:`~course_rnn.experiments.replication.judged_rows`, by
+:func:`~course_rnn.experiments.replication.judge`): where the two mixes disagree about the
+verdict, the rule cannot tell and the row is "not comparable"; where both disagree with the
+paper, the deciding runs are trained to twice their budget before a "differs".
 
 ``run(scale="quick")`` is what the chapter shows (the runs go to parallel worker processes,
 :func:`course_rnn.experiments.workers.parallel_map`); ``scale="paper"`` uses the paper's sizes
@@ -53,7 +56,7 @@ for a GPU.
 The module reads top to bottom as :func:`run` uses it: the settings (:mod:`.settings`, read
 alone by the command line, with the models and the data's seeds), the paper's figures and the
 tolerances of the verdicts, the data, the jobs (one training run and its scores; every run in
-worker processes), the numbers (typed records), the rows (each comparison measured at the first
+worker processes), the numbers (typed records), the rows (each a claim, checked at the first
 budget and, where it disagrees, at twice the budget, then judged), the chapter's detailed
 tables, the figures, and :func:`run`. It is long because it is one paper's four experiments
 sharing one set of runs, data and verdicts; split by job, a reader followed one row of the
@@ -63,7 +66,7 @@ table through six files.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -82,12 +85,12 @@ from ...models.decay_rnn import time_constant
 from ...training import AnyOf, Plateau, Target, fit
 from ..records import Record, Summary, mean_interval, saved_if_set
 from ..replication import (
+    Claim,
     Experiment,
-    Measurement,
     Replication,
     Row,
-    judge,
-    needs_twice,
+    deciding_models,
+    judged_rows,
     pm,
     twice_the_budget,
 )
@@ -811,97 +814,40 @@ def numbers_of(results: Mapping[RunSpec, TrainedRun], data: AgreementData,
 # -- the rows: ours beside Tables 1, 2 and 4 and Fig. 5 --------------------------------------------
 
 
-def relative_measurement(rel: Relative, paper_diff: float, runs: Sequence) -> Measurement | None:
-    """Does the model's distance from the LSTM agree with the paper's (within each mix's
-    tolerance) on both attractor mixes? None when the two mixes disagree (then the verdict
-    depends on a mix we do not know: not comparable)."""
+def relative_measurement(rel: Relative, paper_diff: float) -> tuple[float, bool | None, float]:
+    """Our distance from the LSTM (natural set), whether it agrees with the paper's within each
+    mix's tolerance on both attractor mixes, and the gap. ``agrees`` is None when the two mixes
+    disagree: then the verdict depends on a mix we do not know (not comparable)."""
     mixes = ("natural", "no_attractor")
     offsets = [rel.minus_lstm(mix) - paper_diff for mix in mixes]
     slack = [abs(o) - rel.tolerance(mix) for o, mix in zip(offsets, mixes)]
     if all(x <= 0 for x in slack):
-        return Measurement(rel.minus_lstm_natural, True, 0.0, runs)
+        return rel.minus_lstm_natural, True, 0.0
     if any(x <= 0 for x in slack) or (offsets[0] > 0) != (offsets[1] > 0):
-        return None
-    return Measurement(rel.minus_lstm_natural, False, min(slack), runs)
+        return rel.minus_lstm_natural, None, 0.0
+    return rel.minus_lstm_natural, False, min(slack)
 
 
-def rise_measurement(by: Mapping, paper_rise: float, runs: Sequence) -> Measurement:
-    """Every seed's accuracy rises from n = 0 to n = 2 non-attractors (``by``: n → Summary) by
-    at least half the paper's rise."""
+def rise_measurement(by: Mapping, paper_rise: float) -> tuple[list[float], bool, float]:
+    """Every seed's rise from n = 0 to n = 2 non-attractors (``by``: n → Summary), in points,
+    whether each is at least half the paper's rise, and the gap."""
     rises = [100 * (b2 - b0) for b0, b2 in zip(by[0].values, by[2].values)]
     gap = max(0.0, paper_rise / 2 - min(rises))
-    return Measurement(rises, gap == 0, gap, runs)
+    return rises, gap == 0, gap
 
 
-def alpha_measurement(alpha: Alpha, runs: Sequence) -> Measurement:
-    """Fig. 5: the final α of every start within :data:`ALPHA_TOLERANCE` of 0.8."""
+def alpha_measurement(alpha: Alpha) -> tuple[list[float], bool, float]:
+    """Fig. 5: the final α of every start, whether each is within :data:`ALPHA_TOLERANCE` of
+    0.8, and the gap."""
     gap = max(0.0, alpha.max_distance_from_paper - ALPHA_TOLERANCE)
-    return Measurement(alpha.final, gap == 0, gap, runs)
+    return alpha.final, gap == 0, gap
 
 
-def lm_measurement(difference: float, paper_diff: float, runs: Sequence) -> Measurement:
-    """Table 4's headline: the DRNN LM's distance from the LSTM LM within
-    :data:`SHARE_TOLERANCE` of the paper's."""
+def lm_measurement(difference: float, paper_diff: float) -> tuple[float, bool, float]:
+    """Table 4's headline: the DRNN LM's distance from the LSTM LM, whether it is within
+    :data:`SHARE_TOLERANCE` of the paper's, and the gap."""
     gap = max(0.0, abs(difference - paper_diff) - SHARE_TOLERANCE)
-    return Measurement(difference, gap == 0, gap, runs)
-
-
-def deciding(key: tuple) -> tuple[str, tuple[str, ...]]:
-    """The task and the models whose runs decide the judged comparison ``key`` (see
-    :func:`judged`): they gate its verdict and are continued to twice their budget when it
-    disagrees."""
-    if key[0] == "relative":
-        return key[1], (key[2], REFERENCE)
-    if key[0] == "rise":
-        return TASKS[0], (key[1],)
-    return key[0], (LM_MODELS if key[0] == "lm" else ("DRNN",))
-
-
-def judged(numbers: AgreementNumbers) -> list[tuple]:
-    """The comparisons a verdict is judged on, in the table's order: each model's distance from
-    the LSTM per task (``("relative", task, model)``, Table 1), the rise with non-attractors of
-    Table 2 where all three n were tested and not every one is at ceiling (``("rise",
-    model)``), α from two starts or more (``("alpha",)``, Fig. 5) and Table 4's headline
-    (``("lm",)``)."""
-    keys = [("relative", task, name) for task, models in numbers.relative.items()
-            for name in models if name != REFERENCE]
-    for name in PAPER_TABLE2:
-        by = numbers.number_prediction[name].by_non_attractors
-        if all(n in by for n in range(3)) and min(100 * by[n].mean for n in range(3)) < 99:
-            keys.append(("rise", name))
-    if numbers.alpha is not None and len(numbers.alpha.starts) >= 2:
-        keys.append(("alpha",))
-    return [*keys, ("lm",)]
-
-
-def measure(key: tuple, numbers: AgreementNumbers, histories: Mapping[tuple[str, str], list],
-            doubled: bool = False) -> Measurement | None:
-    """The comparison ``key`` on ``numbers``, over the runs of :func:`deciding` (``histories``:
-    :func:`histories_by_model`). A distance from the LSTM whose two attractor mixes disagree is
-    None (not comparable) at the first budget; at twice the budget (``doubled``) it agrees: the
-    gap has closed on one of the mixes."""
-    task, names = deciding(key)
-    runs = [h for name in names for h in histories[task, name]]
-    if key[0] == "relative":
-        rel = numbers.relative[task][key[2]]
-        measured = relative_measurement(rel, _paper_difference(key[2], task), runs)
-        if measured is None and doubled:
-            return Measurement(rel.minus_lstm_natural, True, 0.0, runs)
-        return measured
-    if key[0] == "rise":
-        paper = PAPER_TABLE2[key[1]]
-        by = numbers.number_prediction[key[1]].by_non_attractors
-        return rise_measurement(by, paper[2] - paper[0], runs)
-    if key[0] == "alpha":
-        return alpha_measurement(numbers.alpha, runs)
-    ml = numbers.marvin_linzen
-    return lm_measurement(ml.distant_difference, ml.paper_distant_difference, runs)
-
-
-def _paper_difference(name: str, task: str) -> float:
-    """Table 1: the paper's ``name`` minus its LSTM on ``task``, in points."""
-    column = TASKS.index(task)
-    return PAPER_TABLE1[name][column] - PAPER_TABLE1[REFERENCE][column]
+    return difference, gap == 0, gap
 
 
 def histories_by_model(results: Mapping[RunSpec, TrainedRun]) -> dict[tuple[str, str], list]:
@@ -912,177 +858,237 @@ def histories_by_model(results: Mapping[RunSpec, TrainedRun]) -> dict[tuple[str,
     return histories
 
 
-def measurements(numbers: AgreementNumbers, results: Mapping[RunSpec, TrainedRun]
-                 ) -> dict[tuple, Measurement | None]:
-    """Every :func:`judged` comparison on ``numbers``, measured over ``results``' runs."""
-    histories = histories_by_model(results)
-    return {key: measure(key, numbers, histories) for key in judged(numbers)}
+def runs_behind(histories: Mapping[tuple[str, str], list]
+                ) -> Callable[[AgreementNumbers, Sequence[tuple[str, str]]], list]:
+    """``runs_of`` for :func:`~..replication.judged_rows`: the histories (``histories``:
+    :func:`histories_by_model` of the first runs, or of the runs with the continued ones in
+    place) of the (task, model) pairs behind a row."""
+    def runs_of(judged: AgreementNumbers, models: Sequence[tuple[str, str]]) -> list:
+        return [h for model in models for h in histories[model]]
+    return runs_of
 
 
-def to_double(first: Mapping[tuple, Measurement | None], results: Mapping[RunSpec, TrainedRun]
-              ) -> list[RunSpec]:
-    """The runs whose rows :func:`judge` decides at twice the budget: every run of
-    :func:`deciding` of a comparison whose runs all converged and which disagrees."""
-    wanted = []
-    for key, measured in first.items():
-        if measured is not None and needs_twice(measured):
-            task, names = deciding(key)
-            wanted += [s for s in results if s.task == task and s.name in names]
-    return wanted
-
-
-def doubled_measurements(first: Mapping[tuple, Measurement | None], numbers: AgreementNumbers,
-                         results: Mapping[RunSpec, TrainedRun]) -> dict[tuple, Measurement]:
-    """The comparisons :func:`to_double` picked, measured on ``numbers`` of ``results`` (the
-    first runs with those continued to twice their budget in their place)."""
-    histories = histories_by_model(results)
-    return {key: measure(key, numbers, histories, doubled=True) for key, measured in first.items()
-            if measured is not None and needs_twice(measured)}
-
-
-def _not_converged_or(label: str, runs: Sequence) -> str:
-    return "not converged" if not all(h.converged for h in runs) else label
-
-
-def table_rows(numbers: AgreementNumbers, settings: AgreementSettings,
-               results: Mapping[RunSpec, TrainedRun], first: Mapping[tuple, Measurement | None],
-               doubled: Mapping[tuple, Measurement]) -> list[Row]:
-    """The whole paper-vs-ours table: Table 1, Table 2, Fig. 5's α, Table 4; ``first`` is
-    :func:`measurements` and ``doubled`` :func:`doubled_measurements`, the comparisons at twice
-    the budget (trained before, by :func:`run`), that :func:`judge` reads."""
-    histories = histories_by_model(results)
-    rows = [*table1_rows(numbers, settings, histories, first, doubled),
-            *table2_rows(numbers, histories, first, doubled)]
+def claims(numbers: AgreementNumbers) -> list[Claim | Row]:
+    """The whole paper-vs-ours table, in its order: Table 1, Table 2, Fig. 5's α, Table 4. Each
+    row is a :class:`~..replication.Claim` decided by the runs of its (task, model) pairs, or a
+    :class:`~..replication.Row` that only informs ("not tested"). Which rows there are depends
+    on ``numbers``, the first budget's (a row at ceiling has no rise to judge)."""
+    rows = [*table1_claims(numbers), *table2_claims(numbers)]
     if numbers.alpha is not None:
-        rows.append(alpha_row(numbers.alpha, histories, first, doubled))
-    return rows + marvin_linzen_rows(numbers.marvin_linzen, histories, first, doubled)
+        rows.append(alpha_claim(numbers.alpha))
+    return rows + marvin_linzen_claims(numbers.marvin_linzen)
 
 
-def table1_rows(numbers: AgreementNumbers, settings: AgreementSettings, histories: Mapping,
-                first: Mapping, doubled: Mapping) -> list[Row]:
-    """Table 1: per task and model, the natural-set accuracy (not comparable in absolute terms)
-    and the distance from the LSTM, judged against the paper's distance."""
-    rows = []
-    for task in TASKS:
-        names = list(MODELS) if task == TASKS[0] else list(settings.gram_models)
-        for name in names:
-            if name == REFERENCE or REFERENCE not in names:
-                rows.append(_reference_row(numbers, task, name, histories[task, name]))
-            else:
-                key = ("relative", task, name)
-                rows.append(_relative_row(numbers, key, histories, first[key],
-                                          doubled.get(key)))
-    return rows
+def to_double(numbers: AgreementNumbers, results: Mapping[RunSpec, TrainedRun]
+              ) -> list[RunSpec]:
+    """The runs to continue to twice their budget, in the order they were trained: every run of
+    a (task, model) pair behind a row whose runs all converged and which disagrees
+    (:func:`~..replication.deciding_models`)."""
+    deciding = set(deciding_models(claims(numbers), numbers,
+                                   runs_behind(histories_by_model(results))))
+    return [spec for spec in results if (spec.task, spec.name) in deciding]
 
 
-def _table1_columns(numbers: AgreementNumbers, task: str, name: str) -> tuple[str, float, str]:
-    """Table 1's quantity, the paper's figure and ours (mean ± SE, natural test set)."""
+def table_rows(numbers: AgreementNumbers, results: Mapping[RunSpec, TrainedRun],
+               doubled: AgreementNumbers | None = None,
+               continued: Mapping[RunSpec, TrainedRun] | None = None) -> list[Row]:
+    """The paper-vs-ours table: :func:`claims` judged (:func:`~..replication.judged_rows`) on
+    ``results``' runs and, where a row disagrees, on ``doubled``, the numbers of ``continued``:
+    ``results`` with the runs :func:`to_double` picked continued to twice their budget in
+    their place (trained before, by :func:`run`; None when no row needed them)."""
+    again = runs_behind(histories_by_model(continued)) if continued is not None else None
+    return judged_rows(claims(numbers), numbers, doubled, runs_behind(histories_by_model(results)),
+                       again)
+
+
+def cannot_tell(quantity: str, paper: str, ours: Callable[[AgreementNumbers], str],
+                models: tuple[tuple[str, str], ...], note: str | Callable = "") -> Claim:
+    """A row whose figure is not comparable with the paper's (absolute levels on another
+    corpus): its rule cannot tell (``agrees`` None), so the row says "not comparable", or "not
+    converged" while any of its runs has not converged."""
+    return Claim(quantity, paper, lambda judged: (ours(judged), math.nan, None, 0.0), models,
+                 note)
+
+
+def table1_claims(numbers: AgreementNumbers) -> list[Claim]:
+    """Table 1: per task and model, the natural-set accuracy; the LSTM's (and that of a task
+    trained without the LSTM) is not comparable in absolute terms, every other model's
+    distance from the LSTM is judged against the paper's (:func:`relative_claim`)."""
+    return [relative_claim(task, name) if task in numbers.relative and name != REFERENCE
+            else reference_claim(task, name)
+            for task in TASKS for name in numbers.task(task)]
+
+
+def _table1_quantity(task: str, name: str) -> tuple[str, float]:
+    """Table 1's quantity for ``name`` on ``task``, and the paper's figure."""
+    return f"{name}: {task}, % (natural test)", PAPER_TABLE1[name][TASKS.index(task)]
+
+
+def _natural_accuracy(numbers: AgreementNumbers, task: str, name: str) -> str:
+    """Ours in Table 1: the natural-set accuracy, mean ± SE in %."""
     natural = numbers.task(task)[name].natural
-    return (f"{name}: {task}, % (natural test)", PAPER_TABLE1[name][TASKS.index(task)],
-            pm(100 * natural.mean, 100 * natural.se, 2))
+    return pm(100 * natural.mean, 100 * natural.se, 2)
 
 
-def _reference_row(numbers: AgreementNumbers, task: str, name: str, runs: Sequence) -> Row:
+def _paper_difference(name: str, task: str) -> float:
+    """Table 1: the paper's ``name`` minus its LSTM on ``task``, in points."""
+    column = TASKS.index(task)
+    return PAPER_TABLE1[name][column] - PAPER_TABLE1[REFERENCE][column]
+
+
+def reference_claim(task: str, name: str) -> Claim:
     """The LSTM's row (or any row of a task trained without the LSTM): its accuracy, which is
     not comparable in absolute terms."""
-    quantity, paper, ours = _table1_columns(numbers, task, name)
+    quantity, paper = _table1_quantity(task, name)
     why = ("the reference of the other rows" if name == REFERENCE
            else f"no {REFERENCE} trained on this task, so no reference")
-    share = 100 * numbers.corpus.natural_share_with_attractors
-    return Row(quantity, f"{paper:.2f} (Table 1)", ours,
-               f"{why}; absolute levels are not comparable: our natural test set has "
-               f"{share:.0f}% sentences with attractors and a 95-word grammar, Wikipedia "
-               "far fewer attractors and a large vocabulary",
-               _not_converged_or("not comparable", runs))
+
+    def note(judged: AgreementNumbers) -> str:
+        share = 100 * judged.corpus.natural_share_with_attractors
+        return (f"{why}; absolute levels are not comparable: our natural test set has "
+                f"{share:.0f}% sentences with attractors and a 95-word grammar, Wikipedia "
+                "far fewer attractors and a large vocabulary")
+
+    return cannot_tell(quantity, f"{paper:.2f} (Table 1)",
+                       lambda judged: _natural_accuracy(judged, task, name), ((task, name),),
+                       note)
 
 
-def _relative_row(numbers: AgreementNumbers, key: tuple, histories: Mapping,
-                  first: Measurement | None, doubled: Measurement | None) -> Row:
-    """A model's distance from the LSTM on one task beside the paper's, judged (not comparable
-    where the two attractor mixes disagree about the verdict)."""
-    _, task, name = key
-    quantity, paper, ours = _table1_columns(numbers, task, name)
-    paper_diff, rel = _paper_difference(name, task), numbers.relative[task][name]
-    note = (f"{name} − LSTM: paper {paper_diff:+.2f}, ours {rel.minus_lstm_natural:+.2f}"
-            f" ± {rel.tolerance_natural:.2f} (natural) / "
-            f"{rel.minus_lstm_no_attractor:+.2f} ± {rel.tolerance_no_attractor:.2f}"
-            " (no attractor; ± the tolerance: 1 point or twice the sampling error)")
-    ours += f"; − LSTM {rel.minus_lstm_natural:+.2f} / {rel.minus_lstm_no_attractor:+.2f}"
-    if first is None:
-        note += ": the verdict depends on the attractor mix (Wikipedia's is not ours)"
-        verdict = _not_converged_or("not comparable", [*histories[task, name],
-                                                       *histories[task, REFERENCE]])
-    else:
-        verdict = judge(first, doubled)
-    return Row(quantity, f"{paper:.2f} (Table 1); − LSTM {paper_diff:+.2f}", ours, note,
-               verdict)
+def relative_claim(task: str, name: str) -> Claim:
+    """A model's distance from the LSTM on one task beside the paper's, decided by both models'
+    runs (not comparable where the two attractor mixes disagree about the verdict:
+    :func:`relative_measurement`)."""
+    quantity, paper = _table1_quantity(task, name)
+    paper_diff = _paper_difference(name, task)
+
+    def check(judged: AgreementNumbers):
+        rel = judged.relative[task][name]
+        ours = (f"{_natural_accuracy(judged, task, name)}; − LSTM "
+                f"{rel.minus_lstm_natural:+.2f} / {rel.minus_lstm_no_attractor:+.2f}")
+        return (ours, *relative_measurement(rel, paper_diff))
+
+    def note(judged: AgreementNumbers) -> str:
+        rel = judged.relative[task][name]
+        text = (f"{name} − LSTM: paper {paper_diff:+.2f}, ours {rel.minus_lstm_natural:+.2f}"
+                f" ± {rel.tolerance_natural:.2f} (natural) / "
+                f"{rel.minus_lstm_no_attractor:+.2f} ± {rel.tolerance_no_attractor:.2f}"
+                " (no attractor; ± the tolerance: 1 point or twice the sampling error)")
+        if relative_measurement(rel, paper_diff)[1] is None:
+            text += ": the verdict depends on the attractor mix (Wikipedia's is not ours)"
+        return text
+
+    return Claim(quantity, f"{paper:.2f} (Table 1); − LSTM {paper_diff:+.2f}", check,
+                 ((task, name), (task, REFERENCE)), note)
 
 
-def table2_rows(numbers: AgreementNumbers, histories: Mapping, first: Mapping,
-                doubled: Mapping) -> list[Row]:
-    """Table 2: one attractor, n = 0, 1, 2 non-attractors; the paper's rise from n = 0 to 2."""
+def table2_claims(numbers: AgreementNumbers) -> list[Claim | Row]:
+    """Table 2: one attractor, n = 0, 1, 2 non-attractors; the paper's rise from n = 0 to 2
+    (:func:`rise_claim`), not comparable where every n is at ceiling (no rise can show), not
+    tested where an n has no test sentence."""
     rows = []
     for name, paper in PAPER_TABLE2.items():
         by = numbers.number_prediction[name].by_non_attractors
-        quantity = f"{name}: 1 attractor, n = 0 / 1 / 2 non-attractors, %"
-        paper_text = " / ".join(f"{v:.2f}" for v in paper) + " (Table 2)"
         missing = [n for n in range(3) if n not in by]
         if missing:  # only with a tiny test set
-            rows.append(Row(quantity, paper_text, "—",
+            rows.append(Row(_table2_quantity(name), _table2_paper(paper), "—",
                             f"not tested: no test sentence with n = {missing}"))
-            continue
-        ours = " / ".join(f"{100 * by[n].mean:.2f}" for n in range(3))
-        paper_rise = paper[2] - paper[0]
-        key = ("rise", name)
-        if key not in first:  # at ceiling (judged leaves it out)
-            rows.append(Row(quantity, paper_text, ours,
-                            f"at ceiling for every n, so the paper's rise of {paper_rise:.1f} "
-                            "points cannot show",
-                            _not_converged_or("not comparable", histories[TASKS[0], name])))
-            continue
-        rises = ", ".join(f"{v:+.1f}" for v in first[key].value)
-        rows.append(Row(quantity, paper_text, ours,
-                        f"rise n = 0 → 2 per seed {rises} points (paper {paper_rise:.1f})",
-                        judge(first[key], doubled.get(key))))
+        elif min(100 * by[n].mean for n in range(3)) < 99:
+            rows.append(rise_claim(name, paper))
+        else:
+            rows.append(cannot_tell(
+                _table2_quantity(name), _table2_paper(paper),
+                lambda judged, name=name: _one_attractor(judged, name), ((TASKS[0], name),),
+                f"at ceiling for every n, so the paper's rise of {paper[2] - paper[0]:.1f} "
+                "points cannot show"))
     return rows
 
 
-def alpha_row(alpha: Alpha, histories: Mapping, first: Mapping, doubled: Mapping) -> Row:
-    """Fig. 5: does α converge to about 0.8 from every start?"""
+def _table2_quantity(name: str) -> str:
+    return f"{name}: 1 attractor, n = 0 / 1 / 2 non-attractors, %"
+
+
+def _table2_paper(paper: tuple[float, ...]) -> str:
+    return " / ".join(f"{v:.2f}" for v in paper) + " (Table 2)"
+
+
+def _one_attractor(numbers: AgreementNumbers, name: str) -> str:
+    """Ours in Table 2: the accuracy with n = 0, 1, 2 non-attractors, in %."""
+    by = numbers.number_prediction[name].by_non_attractors
+    return " / ".join(f"{100 * by[n].mean:.2f}" for n in range(3))
+
+
+def rise_claim(name: str, paper: tuple[float, ...]) -> Claim:
+    """Table 2's rise from n = 0 to n = 2 non-attractors (:func:`rise_measurement`), decided
+    by the model's number-prediction runs."""
+    paper_rise = paper[2] - paper[0]
+
+    def check(judged: AgreementNumbers):
+        by = judged.number_prediction[name].by_non_attractors
+        return (_one_attractor(judged, name), *rise_measurement(by, paper_rise))
+
+    def note(judged: AgreementNumbers) -> str:
+        rises = rise_measurement(judged.number_prediction[name].by_non_attractors, paper_rise)[0]
+        return (f"rise n = 0 → 2 per seed {', '.join(f'{v:+.1f}' for v in rises)} points "
+                f"(paper {paper_rise:.1f})")
+
+    return Claim(_table2_quantity(name), _table2_paper(paper), check, ((TASKS[0], name),), note)
+
+
+def alpha_claim(alpha: Alpha) -> Claim | Row:
+    """Fig. 5: does α converge to about 0.8 from every start (:func:`alpha_measurement`)? Not
+    tested from one start only."""
     starts = " / ".join(f"{a0:g}" for a0 in alpha.starts)
     quantity = f"DRNN: learned α after training, from {starts}"
-    ours = " / ".join(f"{a:.3f}" for a in alpha.final)
     paper = f"≈ {PAPER_ALPHA} from any start (Fig. 5)"
-    if ("alpha",) not in first:  # one start only (judged leaves it out)
-        return Row(quantity, paper, ours, "not tested: one start only", "")
-    note = (f"α trained directly (the authors' code), grammaticality, until solved; validation "
-            f"accuracy {min(alpha.valid_accuracy):.3f}–{max(alpha.valid_accuracy):.3f}; "
-            f"spread across starts {alpha.spread_start:.2f} → {alpha.spread_end:.2f}")
-    return Row(quantity, paper, ours, note, judge(first[("alpha",)], doubled.get(("alpha",))))
+    if len(alpha.starts) < 2:
+        return Row(quantity, paper, _final_alphas(alpha), "not tested: one start only", "")
+
+    def note(judged: AgreementNumbers) -> str:
+        accuracy = judged.alpha.valid_accuracy
+        return (f"α trained directly (the authors' code), grammaticality, until solved; "
+                f"validation accuracy {min(accuracy):.3f}–{max(accuracy):.3f}; spread across "
+                f"starts {judged.alpha.spread_start:.2f} → {judged.alpha.spread_end:.2f}")
+
+    return Claim(quantity, paper,
+                 lambda judged: (_final_alphas(judged.alpha), *alpha_measurement(judged.alpha)),
+                 (("alpha", "DRNN"),), note)
 
 
-def marvin_linzen_rows(ml: MarvinLinzen, histories: Mapping, first: Mapping,
-                       doubled: Mapping) -> list[Row]:
-    """Table 4: per category (not comparable: corpora differ), and the headline judged: the
-    DRNN LM's distance from the LSTM LM over the categories where the subject is distant."""
-    runs = [h for name in LM_MODELS for h in histories["lm", name]]
+def _final_alphas(alpha: Alpha) -> str:
+    return " / ".join(f"{a:.3f}" for a in alpha.final)
+
+
+def marvin_linzen_claims(ml: MarvinLinzen) -> list[Claim]:
+    """Table 4: per category (not comparable: the corpora differ), and the headline judged: the
+    DRNN LM's distance from the LSTM LM over the categories where the subject is distant
+    (:func:`lm_measurement`); all decided by the two language models' runs."""
+    lms = tuple(("lm", name) for name in LM_MODELS)
     rows = []
     for cat, paper in PAPER_TABLE4.items():
-        ours = [ml.accuracy[cat][name] for name in LM_MODELS]
         note = ("our LMs read sentences of the grammar, the paper's ~90M words of Wikipedia"
                 if not rows else "")
         if cat.startswith("in_object_rc"):
             note = "local: the controlling noun is the word before the verb"
-        rows.append(Row(f"Marvin & Linzen {cat}, LSTM / DRNN LM (share of pairs)",
-                        " / ".join(f"{p:.2f}" for p in paper) + " (Table 4)",
-                        " / ".join(f"{o:.2f}" for o in ours), note,
-                        _not_converged_or("not comparable", runs)))
-    rows.append(Row(
-        "DRNN LM − LSTM LM, mean share over the distant categories",
-        f"{ml.paper_distant_difference:+.3f} (Table 4)", f"{ml.distant_difference:+.3f}",
-        f"LSTM {ml.distant_mean['LSTM']:.3f}, DRNN {ml.distant_mean['DRNN']:.3f}; "
-        f"agrees within {SHARE_TOLERANCE}", judge(first[("lm",)], doubled.get(("lm",)))))
+        rows.append(cannot_tell(
+            f"Marvin & Linzen {cat}, LSTM / DRNN LM (share of pairs)",
+            " / ".join(f"{p:.2f}" for p in paper) + " (Table 4)",
+            lambda judged, cat=cat: " / ".join(f"{judged.marvin_linzen.accuracy[cat][name]:.2f}"
+                                               for name in LM_MODELS), lms, note))
+
+    def check(judged: AgreementNumbers):
+        ours = judged.marvin_linzen
+        return (f"{ours.distant_difference:+.3f}",
+                *lm_measurement(ours.distant_difference, ours.paper_distant_difference))
+
+    def note(judged: AgreementNumbers) -> str:
+        mean = judged.marvin_linzen.distant_mean
+        return (f"LSTM {mean['LSTM']:.3f}, DRNN {mean['DRNN']:.3f}; agrees within "
+                f"{SHARE_TOLERANCE}")
+
+    rows.append(Claim("DRNN LM − LSTM LM, mean share over the distant categories",
+                      f"{ml.paper_distant_difference:+.3f} (Table 4)", check, lms, note))
     return rows
+
 
 # -- the chapter's detailed tables -----------------------------------------------------------------
 
@@ -1269,7 +1275,6 @@ def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=N
     data = cached_datasets(cfg)
     results = run_all(first_specs(seeds, cfg), cfg, setup.device, setup.progress, setup.workers)
     numbers = numbers_of(results, data, cfg)
-    first = measurements(numbers, results)
 
     def train_again(min_epochs, resume):
         longer = {spec: spec._replace(min_epochs=min_epochs[spec]) for spec in resume}
@@ -1277,12 +1282,10 @@ def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=N
                        resume={longer[s]: r.history for s, r in resume.items()})
         return {spec: done[d] for spec, d in longer.items()}
 
-    again = twice_the_budget(results, to_double(first, results), train_again)
-    doubled = {}
-    if again:
-        merged = {**results, **again}
-        doubled = doubled_measurements(first, numbers_of(merged, data, cfg), merged)
-    rows = table_rows(numbers, cfg, results, first, doubled)
+    again = twice_the_budget(results, to_double(numbers, results), train_again)
+    continued = {**results, **again} if again else None
+    doubled = numbers_of(continued, data, cfg) if again else None
+    rows = table_rows(numbers, results, doubled, continued)
     numbers.doubled_budget = {spec.label: DoubledRun.of(results[spec].history, r.history)
                               for spec, r in again.items()}
     runs = {spec.label: r.history for spec, r in results.items()}
@@ -1304,8 +1307,9 @@ __all__ = [
     "grammaticality_seeds", "first_specs", "epoch_reaching", "epochs_at_chance",
     "NumberPrediction", "Grammaticality", "Alpha", "MarvinLinzen", "Corpus", "SampleSizes",
     "Relative", "PairedDifference", "AgreementNumbers", "numbers_of", "relative_measurement",
-    "rise_measurement", "alpha_measurement", "lm_measurement", "judged", "measure",
-    "measurements", "to_double", "table_rows", "table1_rows", "table2_rows",
-    "number_prediction_table", "training_table", "one_attractor_table", "marvin_linzen_table",
-    "make_figures", "AgreementArtefacts",
+    "rise_measurement", "alpha_measurement", "lm_measurement", "histories_by_model",
+    "runs_behind", "claims", "to_double", "table_rows", "cannot_tell", "table1_claims",
+    "reference_claim", "relative_claim", "table2_claims", "rise_claim", "alpha_claim",
+    "marvin_linzen_claims", "number_prediction_table", "training_table", "one_attractor_table",
+    "marvin_linzen_table", "make_figures", "AgreementArtefacts",
 ]
