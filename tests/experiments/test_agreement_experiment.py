@@ -418,6 +418,9 @@ def test_marvin_linzen_rows():
                        agreement.runs_behind(_runs()))
     assert len(rows) == len(agreement.PAPER_TABLE4) + 1
     assert {r.verdict for r in rows[:-1]} == {"not comparable"}  # the corpora differ
+    assert "Wikipedia" in rows[0].note and not rows[1].note
+    assert rows[8].quantity.startswith("Marvin & Linzen in_object_rc,") \
+        and rows[8].note.startswith("local")
     assert rows[-1].verdict == "agrees" and rows[-1].ours == rows[-1].paper.split()[0]
     lms = {("lm", name): [_history([1], [1.0], False)] for name in agreement.LM_MODELS}
     rows = judged_rows(agreement.marvin_linzen_claims(numbers.marvin_linzen), numbers, None,
