@@ -215,6 +215,22 @@ def test_each_group_stops_at_its_criterion():
     assert isinstance(either, AnyOf)
     assert [type(c) for c in either.criteria] == [Optimum, Plateau]
     assert either.criteria[1].patience == settings.plateau_patience // settings.eval_every
+    continued = tabor.criterion("G2 stream", settings, continued=True)  # stops stuck, too
+    assert [type(c) for c in continued.criteria] == [Optimum, Plateau]
+
+
+def test_a_continued_stream_run_that_stalls_again_stops_stuck_before_its_cap():
+    """A stream run that ran out of epochs is continued; one that stalls again stops on the
+    plateau (stuck: converged, not learned) instead of at twice its cap."""
+    settings = tabor.SETTINGS["quick"].replace(dict(epochs=20, eval_every=5,
+                                                    plateau_patience=10, plateau_min_delta=0.5,
+                                                    kl_target=1e-9))
+    first = tabor.backprop_run("G1 stream", 0, settings)
+    assert first.history.convergence.stopped == "budget spent" and tabor.ran_out(first)
+    again = tabor.train_job(*tabor.doubled_job(first, settings, "cpu"))
+    record = again.history.convergence
+    assert record.converged and record.ending == "stalled" and not tabor.learned(again)
+    assert 40 <= record.epochs < again.history.settings["epochs_cap"]
 
 
 def test_a_stuck_equal_rate_run_is_trained_twice_as_long():

@@ -10,6 +10,7 @@ from course_rnn.languages.tabor import TaborGrammar1
 from course_rnn.models import build_model
 from course_rnn.models.flnn import FLNN
 from course_rnn.training import (
+    AnyOf,
     ExactDistributions,
     Plateau,
     ReduceOnPlateau,
@@ -153,6 +154,26 @@ def test_resume_refuses_other_settings_and_histories_without_state():
         fit(lstm(), VOCAB, PERIODIC, epochs=4, lr=0.05, resume=first, progress=False)
     with pytest.raises(TypeError, match="History"):
         fit(lstm(), VOCAB, PERIODIC, epochs=4, resume={"epochs": []}, progress=False)
+
+
+def test_a_continuation_may_add_a_plateau_to_its_criterion_and_then_stops_stuck():
+    """A continuation may widen its criterion to stop on a plateau (a run that stalls again is
+    stuck): the target it never meets no longer keeps it training to its cap. Any other change
+    of the criterion is refused."""
+    common = dict(batch_size=None, lr=0.05, seed=0, progress=False)
+    first = fit(lstm(), VOCAB, PERIODIC, epochs=20, until=NEVER, **common)
+    assert first.convergence.stopped == "budget spent"
+    stuck = AnyOf(NEVER, Plateau(patience=2, min_delta=0.5))
+    again = fit(lstm(), VOCAB, PERIODIC, epochs=20, min_epochs=40, resume=first, until=stuck,
+                **common)
+    assert again.converged and again.convergence.ending == "stalled"
+    assert 40 <= again.convergence.epochs < again.settings["epochs_cap"]
+    with pytest.raises(ValueError, match="criterion"):
+        fit(lstm(), VOCAB, PERIODIC, epochs=20, min_epochs=40, resume=first,
+            until=Plateau(patience=2, min_delta=0.5), **common)
+    with pytest.raises(ValueError, match="criterion"):  # a target added is not a plateau
+        fit(lstm(), VOCAB, PERIODIC, epochs=20, min_epochs=40, resume=first,
+            until=AnyOf(NEVER, Target("train_loss", 0.1, mode="min")), **common)
 
 
 def test_a_stream_run_resumes_only_at_an_epoch_end():

@@ -103,13 +103,25 @@ def _copy_state(state: Mapping[str, torch.Tensor]) -> dict:
     return {k: v.detach().clone() for k, v in state.items()}
 
 
-#: Settings a continuation may change; every other one must be the first run's.
+#: Settings a continuation may change; every other one must be the first run's (but see
+#: :func:`widened`).
 _RESUMABLE_CHANGES = {"epochs_cap", "steps_cap", "min_epochs", "device"}
+
+
+def widened(before: str | None, now: str | None) -> bool:
+    """Whether the criterion ``now`` is ``before`` with a plateau added (``"…, or <monitor>
+    plateau: …"``, as :class:`~.convergence.AnyOf` describes it): a continuation may widen its
+    first run's criterion so, to stop where it stalls again (a *stuck* run) instead of at its
+    cap."""
+    if not before or not now or not now.startswith(before + ", or "):
+        return False
+    return all(" plateau: " in part for part in now[len(before) + 5:].split(", or "))
 
 
 def check_resume(resume, settings: dict) -> None:
     """Refuse a ``resume=`` that is not a History with a state, or whose settings differ from
-    ``settings`` in more than the budget and the device."""
+    ``settings`` in more than the budget, the device and a plateau added to the criterion
+    (:func:`widened`)."""
     if not isinstance(resume, History):
         raise TypeError(f"resume= takes the History of an earlier run, got "
                         f"{type(resume).__name__}")
@@ -118,7 +130,9 @@ def check_resume(resume, settings: dict) -> None:
                          "trained by fit keeps one; a History read back from JSON does not)")
     changed = sorted(k for k in settings.keys() | resume.settings.keys()
                      if k not in _RESUMABLE_CHANGES
-                     and settings.get(k) != resume.settings.get(k))
+                     and settings.get(k) != resume.settings.get(k)
+                     and not (k == "criterion" and widened(resume.settings.get(k),
+                                                            settings.get(k))))
     if changed:
         raise ValueError("resume= continues a run with its own settings; these differ: " +
                          ", ".join(f"{k} (was {resume.settings.get(k)!r}, now "

@@ -171,7 +171,9 @@ def fit(
             every ``step_every``-th step, in ``history.steps``.
         progress: a progress bar (default: on unless ``$COURSE_RNN_PROGRESS=0``).
         resume: the :class:`History` of an earlier run of this model with the same settings
-            (only ``epochs``, ``steps``, ``min_epochs`` and ``device`` may change): training goes
+            (only ``epochs``, ``steps``, ``min_epochs`` and ``device`` may change, and ``until``
+            may add a :class:`Plateau`, ``AnyOf(first criterion, Plateau(…))``, so that a
+            continuation that stalls again stops *stuck* rather than at its cap): training goes
             on from where that run stopped — its weights, optimizer, schedule and learning
             curve — as if it had never stopped (exactly, unless that run ended at a cap that is
             not a multiple of ``eval_every``: its extra evaluation then stepped a schedule in

@@ -137,19 +137,25 @@ def scores(model: FLNN, language: TaborGrammar, vocab: Vocab) -> dict:
                                       ("test", language.test_corpus()))}
 
 
-def criterion(group: str, settings: TaborSettings):
+def criterion(group: str, settings: TaborSettings, continued: bool = False):
     """When a backprop run stops: at Tabor's KL criterion (the optimum 0 within ``kl_target``);
     with ``</s>``, whose optimum the FLNN cannot reach, at a plateau of the KL (those runs keep
     the weights of their best epoch); with equal rates at whichever comes first, so that a run
     whose self-weight collapsed stops where it is stuck (it then has not *learned*: see
-    :func:`learned`, and its doubled budget shows that it stays stuck)."""
+    :func:`learned`, and its doubled budget shows that it stays stuck).
+
+    A first stream run may sit on a plateau for thousands of epochs before it learns, so a
+    plateau does not stop it. Its **continuation** (``continued``: carried on to twice its
+    epochs) does stop on one too: a run that stalls again past twice its epochs is *stuck*
+    (converged, not learned; Table 4 averages only the runs that learned), where waiting for
+    its cap said nothing more."""
     _, end_marker, _, _, equal_rates = BACKPROP[group]
     optimum = Optimum(0.0, tolerance=settings.kl_target)
     plateau = Plateau(patience=settings.plateau_patience // settings.eval_every,
                       min_delta=settings.plateau_min_delta)
     if end_marker:
         return plateau
-    return AnyOf(optimum, plateau) if equal_rates else optimum
+    return AnyOf(optimum, plateau) if equal_rates or continued else optimum
 
 
 def backprop_run(group: str, seed: int, settings: TaborSettings, device="cpu",
@@ -168,7 +174,8 @@ def backprop_run(group: str, seed: int, settings: TaborSettings, device="cpu",
                   clip=None, epochs=cap,
                   min_epochs=min_epochs,
                   eval_every=settings.eval_every,
-                  until=criterion(group, settings), restore_best=end_marker, seed=seed,
+                  until=criterion(group, settings, continued=resume is not None),
+                  restore_best=end_marker, seed=seed,
                   device=device, progress=False, resume=resume)
     model.cpu()
     return TrainedRun(group, seed, model, history, **scores(model, language, vocab))
