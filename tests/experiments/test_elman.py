@@ -10,7 +10,7 @@ import pytest
 from course_rnn.analysis import hidden as H
 from course_rnn.experiments import elman
 from course_rnn.experiments.replication import Replication
-from course_rnn.languages import ElmanTemplates
+from course_rnn.languages import ElmanTemplates, Vocab
 
 TINY = dict(hidden_size=8, sentences=300, epochs=2, probe=300)
 
@@ -78,47 +78,56 @@ def test_every_run_is_recorded_with_its_criterion(tiny):
 
 
 def test_counts_agree_with_the_trees(tiny):
-    runs, reports = tiny.artefacts.runs, tiny.artefacts.clade_table
+    runs = tiny.artefacts.runs
     assert set(runs) == {(regime, seed) for regime in elman.REGIMES for seed in (0, 1)}
-    assert tiny.numbers.n_runs == len(runs) == len(reports) == 4
+    assert list(runs.values()) == tiny.numbers.runs  # the same records, by (regime, seed)
+    assert tiny.numbers.n_runs == len(runs) == 4
     groups = tiny.artefacts.groups
+    vocab = Vocab.for_language(ElmanTemplates())
     for (regime, seed), run in runs.items():
-        assert run.states.words == tuple(tiny.artefacts.vocab.alphabet)  # all 29 words
-        report = elman.tree_report(run.tree, run.states.words, groups)
-        assert report == reports[f"{regime}, seed {seed}"]
+        assert (run.regime, run.seed) == (regime, seed)
+        assert run.states.words == tuple(vocab.alphabet)  # all 29 words
+        assert run.tree == elman.tree_report(run.linkage, run.states.words, groups)
+    reports = [run.tree for run in runs.values()]
     for group in groups:
-        assert tiny.numbers.one_branch[group] == sum(r[group] == 1.0 for r in reports.values())
-    assert tiny.numbers.noun_verb_roots == sum(r["noun|verb root"] for r in reports.values())
+        assert tiny.numbers.one_branch[group] == sum(r[group] == 1.0 for r in reports)
+    assert tiny.numbers.noun_verb_roots == sum(r["noun|verb root"] for r in reports)
     rows = {r.quantity: r for r in tiny.rows}
     n, k = tiny.numbers.n_runs, tiny.numbers.one_branch["human"]
     assert rows["humans one branch"].ours == f"{k}/{n} runs"
 
 
 def test_exact_bound_and_training(tiny):
-    exact = tiny.numbers.exact
+    numbers = tiny.numbers
     language = ElmanTemplates()
-    untrained = H.exact_cross_entropy(tiny.artefacts.untrained, tiny.artefacts.vocab, language)
-    assert exact.untrained.kl == pytest.approx(untrained["kl"])
-    assert list(exact.models()) == ["untrained", "seed 0", "seed 1"]
-    for seed in tiny.seeds:
-        e = exact.by_seed[seed]
-        assert e.entropy == pytest.approx(exact.entropy)  # the bound is the language's
-        assert e.kl >= -1e-9 and e.cross_entropy == pytest.approx(e.entropy + e.kl)
-        assert e.kl < exact.untrained.kl, "even two epochs move towards the optimum"
-    assert exact.kl_min <= exact.kl_max
-    for run in tiny.numbers.runs:
+    vocab = Vocab.for_language(language)
+    untrained = H.exact_cross_entropy(tiny.artefacts.untrained, vocab, language)
+    assert numbers.untrained_kl == pytest.approx(untrained["kl"])
+    assert numbers.untrained_exact_loss == pytest.approx(untrained["cross_entropy"])
+    assert numbers.entropy == pytest.approx(untrained["entropy"])  # the bound is the language's
+    assert [r.seed for r in numbers.runs_of("sentences")] == tiny.seeds
+    for run in numbers.runs_of("sentences"):
+        assert run.kl >= -1e-9 and run.exact_loss == pytest.approx(numbers.entropy + run.kl)
+        assert run.kl < numbers.untrained_kl, "even two epochs move towards the optimum"
+    for run in numbers.runs_of("stream"):  # no exact distributions to score a stream run by
+        assert run.exact_loss is None and run.kl is None
+    for run in numbers.runs:
         history = tiny.runs[f"{run.regime}, seed {run.seed}"]  # the curve is saved once, there
+        assert run.history is history
         assert len(history["train_loss"]) == TINY["epochs"] and math.isfinite(run.held_out)
-        assert history.convergence.epochs == TINY["epochs"]
+        assert history.convergence.epochs == TINY["epochs"] == run.epochs
         assert run.final_train_loss == history.last["train_loss"]
     saved = tiny.to_json()
-    assert not {"train_loss", "valid_loss", "convergence"} & set(saved["numbers"]["runs"][0])
+    assert not {"train_loss", "valid_loss", "convergence", "model", "history", "states",
+                "linkage"} & set(saved["numbers"]["runs"][0])
+    assert {"exact_loss", "kl"} <= set(saved["numbers"]["runs"][0])  # sentences, seed 0
+    assert not {"exact_loss", "kl"} & set(saved["numbers"]["runs"][-1])  # stream, seed 1
     assert saved["runs"]["stream, seed 1"]["curve"]["valid_loss"] == \
         tiny.runs["stream, seed 1"]["valid_loss"]
-    stream = tiny.numbers.stream_optimum
     held_out_stream = tiny.artefacts.data["stream"][1]
-    assert stream.exact == pytest.approx(language.stream_loss(held_out_stream))
-    assert stream.model_min > stream.exact  # nobody beats the exact predictor
+    assert numbers.stream_exact == pytest.approx(language.stream_loss(held_out_stream))
+    # nobody beats the exact predictor
+    assert min(r.held_out for r in numbers.runs_of("stream")) > numbers.stream_exact
     for seed in tiny.seeds:
         run = tiny.artefacts.runs["stream", seed]
         assert run.held_out == pytest.approx(run.history["valid_loss"][-1], rel=1e-5)
@@ -130,17 +139,16 @@ def test_same_seed_same_numbers(tiny):
     assert [vars(r) for r in again.rows] == [vars(r) for r in tiny.rows]
     other = tiny_run(seeds=[5, 6])
     assert other.seeds == [5, 6]
-    assert other.numbers.exact.kl_min != tiny.numbers.exact.kl_min
+    assert other.numbers.runs[0].kl != tiny.numbers.runs[0].kl
 
 
 def test_one_seed(tmp_path):
     result = tiny_run(seeds=1, sentences=100, probe=200)
     assert result.seeds == [0] and result.numbers.n_runs == 2
-    assert math.isnan(result.numbers.exact.kl_mean_se[1])
-    kl = f"{result.numbers.exact.kl_min:.3f}"
+    kl = f"{result.numbers.runs_of('sentences')[0].kl:.3f}"
     rows = {r.quantity: r.ours for r in result.rows}
     assert f"KL to exact {kl} nats/word" in rows["predicts the word class, not the word"]
-    stream = result.numbers.stream_optimum.model_min
+    stream = result.numbers.runs_of("stream")[0].held_out
     assert rows["stream: held-out loss against the exact stream predictor"].startswith(
         f"{stream:.3f} vs")  # one value, not a range
     paths = result.save(tmp_path)
@@ -157,11 +165,11 @@ def test_figures(tiny):
     sentences = tiny.figures["curves_sentences"].axes
     assert len(sentences) == 3  # training, held-out and exact loss
     bound = [line for line in sentences[2].lines if line.get_label() == "exact optimum"]
-    assert bound[0].get_ydata()[0] == pytest.approx(tiny.numbers.exact.entropy)
+    assert bound[0].get_ydata()[0] == pytest.approx(tiny.numbers.entropy)
     stream = tiny.figures["curves_stream"].axes
     assert len(stream) == 2
     bound = [line for line in stream[1].lines if line.get_label() == "exact optimum"]
-    assert bound[0].get_ydata()[0] == pytest.approx(tiny.numbers.stream_optimum.exact)
+    assert bound[0].get_ydata()[0] == pytest.approx(tiny.numbers.stream_exact)
     assert len(tiny.figures["trees"].axes) == len(elman.REGIMES) * len(tiny.seeds)
 
 
@@ -198,9 +206,9 @@ def test_a_finding_is_judged_at_twice_the_budget(tiny, again, verdict):
                                   one_branch=dict.fromkeys(tiny.numbers.one_branch, 3))
     # the runs continued to twice their epochs are trained before the table (twice_the_budget)
     # and handed to it as data (numbers.doubled); an agreeing finding does not need them
-    assert elman.finding_claims(3)[0].check(numbers)[2] == (again == 3)  # agrees?
-    numbers.doubled = elman.Clades({}, dict.fromkeys(tiny.numbers.one_branch, 3),
-                                   3 if again is None else again)
+    assert elman.finding_claims(3)[0].check(numbers.counts)[2] == (again == 3)  # agrees?
+    numbers.doubled = {"one_branch": dict.fromkeys(tiny.numbers.one_branch, 3),
+                       "noun_verb_roots": 3 if again is None else again}
     assert set(numbers.to_json()["doubled"]) == {"one_branch", "noun_verb_roots"}
     rows = {r.quantity: r for r in elman.table_rows(numbers, "quick", [True] * 3, [True] * 3)}
     root = rows["root splits nouns from verbs"]

@@ -1,7 +1,7 @@
 """Typed results: what an experiment measured, as dataclasses that a chapter reads by attribute.
 
-An experiment's numbers are a tree of :class:`Record` dataclasses (``result.numbers.exact.kl_min``
-rather than ``result.numbers["exact"]["kl_min"]``). :meth:`Record.to_json` turns the tree into
+An experiment's numbers are a tree of :class:`Record` dataclasses (``result.numbers.runs[0].kl``
+rather than ``result.numbers["runs"][0]["kl"]``). :meth:`Record.to_json` turns the tree into
 the nested dictionaries that ``results.json`` saves, one key per field in the order of the
 fields, so that a run committed earlier loads like a new one; a field made by :func:`unsaved`
 stays in Python only, one made by :func:`saved_if_set` is saved when it is not None, and a

@@ -32,32 +32,29 @@ language's optimum:
   the exact predictor of the stream (:meth:`~course_rnn.languages.ElmanTemplates.
   stream_loss`, which must guess where sentences end) says how far that is from the optimum.
 
-A run that stalls or reaches the cap first did not converge. For every run it then
+A run that stalls or reaches the cap first did not converge. Every run is then measured
+(:func:`measure`, one :class:`Run` record each): it reads the mean hidden state per word on
+held-out text (:func:`~course_rnn.analysis.hidden.mean_states`; the held-out stream in one
+piece), clusters the means (Euclidean distance, average linkage, :func:`~course_rnn.analysis.
+hidden.cluster_tree`) and reads that tree as branches: for each word group of Figure 7
+(:func:`word_groups`) the best branch's Jaccard similarity |A ∩ B| / |A ∪ B| (1.0: the group *is*
+one branch), and whether the root splits nouns from verbs (:func:`tree_report`).
 
-* reads the mean hidden state per word on held-out text (:func:`~course_rnn.analysis.hidden.
-  mean_states`; the held-out stream in one piece) and clusters the means (Euclidean distance,
-  average linkage, :func:`~course_rnn.analysis.hidden.cluster_tree`);
-* reads that tree as branches: for each word group of Figure 7 (:func:`word_groups`) the best
-  branch's Jaccard similarity |A ∩ B| / |A ∪ B| (1.0: the group *is* one branch), and whether
-  the root splits nouns from verbs (:func:`tree_report`).
+The paper-vs-ours table counts, for each finding of Figure 7, the runs in which it holds
+(:func:`clade_counts`); a finding that does not hold in every run is re-checked on the runs
+continued to twice their epochs (:func:`~course_rnn.experiments.replication.twice_the_budget`);
+each finding is a :class:`~course_rnn.experiments.replication.Claim`, judged as every
+experiment's rows are (:func:`~course_rnn.experiments.replication.judged_rows`).
 
-The paper-vs-ours table counts, for each finding of Figure 7, the runs in which it holds; a
-finding that does not hold in every run is re-checked on the runs continued to twice their
-epochs (:func:`~course_rnn.experiments.replication.twice_the_budget`); each finding is a
-:class:`~course_rnn.experiments.replication.Claim`, judged as every experiment's rows are
-(:func:`~course_rnn.experiments.replication.judged_rows`).
-
-The module reads top to bottom as :func:`run` uses it: the settings (:mod:`.settings`, read
-alone by the command line), the data and the jobs (training one run, reading its tree), the
-numbers, the rows, the figures, and :func:`run`. It is longer than most modules of the library
-because it is the whole experiment: a run is followed from its training through its tree to the
-findings it counts for without leaving the file.
+The module reads top to bottom: Figure 7's words, the data, the training, the measure of one run,
+the claims and the rows; then the bookkeeping (the numbers, the figures, :func:`run`). The
+settings are in :mod:`.settings` (read alone by the command line).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from matplotlib.figure import Figure
@@ -70,7 +67,7 @@ from ...languages import ElmanTemplates, Vocab
 from ...models import build_model
 from ...training import Optimum, Plateau, ReduceOnPlateau, evaluate_loss, fit
 from ...training.stream import StreamModelling, stream_loss
-from ..records import Record, mean_se, saved_if_set, unsaved
+from ..records import Record, saved_if_set, unsaved
 from ..replication import (
     Claim,
     Experiment,
@@ -84,7 +81,7 @@ from ..setup import begin
 from ..workers import parallel_map
 from .settings import DEFAULT_SEEDS, ELMAN_PASSES, REGIMES, SETTINGS, ElmanSettings
 
-# -- the settings' companions: Figure 7's word classes and groups --------------------------------
+# -- Figure 7's words: the classes and the groups a tree is read against --------------------------
 
 #: The finer word classes of Figure 7, in the order of the colours of the trees.
 KINDS = ("human", "animal", "food", "breakable", "thing",
@@ -102,7 +99,28 @@ FIGURE_7_GROUPS = (
 )
 
 
-# -- the data and the jobs: train one run, read its tree -----------------------------------------
+def word_groups(language: ElmanTemplates) -> dict[str, list[str]]:
+    """The word groups of Elman's Figure 7 (and two that our trees suggest), name → words.
+
+    nouns / verbs; animate / inanimate nouns; the eight finer kinds (:data:`KINDS`); the
+    aggressors (*dragon, monster, lion*: NOUN-AGRESS); the humans together with the other animals
+    (*cat, mouse, dog*), which share the humans' sentence frames.
+    """
+    cls = {w: language.category_of(w) for w in language.alphabet}
+    groups = {
+        "nouns": [w for w in language.alphabet if cls[w].pos == "noun"],
+        "verbs": [w for w in language.alphabet if cls[w].pos == "verb"],
+        "animate": [w for w in language.alphabet if cls[w].animacy == "animate"],
+        "inanimate": [w for w in language.alphabet if cls[w].animacy == "inanimate"],
+    }
+    groups.update({k: [w for w in language.alphabet if cls[w].kind == k] for k in KINDS})
+    groups["aggressors"] = list(language.categories["NOUN-AGRESS"])
+    groups["humans + cat, mouse, dog"] = [*language.categories["NOUN-HUM"],
+                                          *language.categories["NOUN-ANIM"]]
+    return groups
+
+
+# -- the data and the training -------------------------------------------------------------------
 
 
 def make_data(language: ElmanTemplates, cfg: ElmanSettings) -> dict[str, tuple]:
@@ -148,76 +166,60 @@ def train_run(regime: str, seed: int, cfg: ElmanSettings, data: tuple, device=No
     return model, history
 
 
+# -- the measure: one run's held-out loss, its word tree and (sentences) its gap to the optimum ---
+
+
 @dataclass
-class TrainedRun:
-    """One trained run: its ``model`` and ``history``, its ``held_out`` loss (nats per word; for
-    the stream read with its state carried), the mean ``states`` per word on the held-out text
-    and their ``tree`` (a scipy linkage)."""
+class Run(Record):
+    """One trained run and what it measured.
 
-    model: object
-    history: object
+    Saved (``numbers.runs``): its ``regime`` and ``seed``, the ``epochs`` it trained, its final
+    training loss and its ``held_out`` loss (nats per word; the stream read with its state
+    carried), its wall ``seconds``, its word tree read as a row of the clade table (``tree``:
+    :func:`tree_report`) and, for a sentence run, its cross-entropy against the exact next-word
+    distributions (``exact_loss``) and that minus the entropy bound (``kl``). Kept in Python only:
+    the ``model``, its ``history`` (saved once, with the run's name, in ``Replication.runs``), the
+    mean hidden ``states`` per word and their clustering (``linkage``, a scipy linkage).
+    """
+
+    regime: str
+    seed: int
+    epochs: float
+    final_train_loss: float
     held_out: float
-    states: H.WordStates
-    tree: np.ndarray
+    seconds: float
+    tree: dict
+    exact_loss: float | None = saved_if_set()
+    kl: float | None = saved_if_set()
+    model: object = unsaved(default=None, repr=False, compare=False)
+    history: object = unsaved(default=None, repr=False, compare=False)
+    states: H.WordStates | None = unsaved(default=None, repr=False, compare=False)
+    linkage: np.ndarray | None = unsaved(default=None, repr=False, compare=False)
 
 
-def read_run(regime: str, model, history, cfg: ElmanSettings, data: tuple) -> TrainedRun:
-    """A trained run read on its held-out text (see :class:`TrainedRun`)."""
+def measure(regime: str, seed: int, model, history, cfg: ElmanSettings, data: tuple,
+            groups: Mapping[str, Sequence[str]], scorer: H.ExactScorer) -> Run:
+    """The :class:`Run` of a trained ``model``, read on its held-out text ``data[1]``."""
     vocab = Vocab.for_language(ElmanTemplates())
     probe = data[1]
+    exact = {}
     if regime == "sentences":
         held_out = evaluate_loss(model, vocab, probe)
         states = H.mean_states(model, vocab, probe, words=vocab.alphabet)
+        score = scorer(model)
+        exact = dict(exact_loss=score["cross_entropy"], kl=score["kl"])
     else:
         held_out = stream_loss(model, vocab, probe, cfg.chunk)
         states = H.mean_states(model, vocab, [probe], words=vocab.alphabet)  # one long read
-    return TrainedRun(model, history, held_out, states, H.cluster_tree(states))
-
-
-def train_runs(data: Mapping, cfg: ElmanSettings, seeds: Sequence[int], device,
-               progress: bool | None = None, min_epochs: Mapping | None = None,
-               first: Mapping | None = None) -> dict[tuple[str, int], TrainedRun]:
-    """(regime, seed) → the run trained by :func:`train_run` and read by :func:`read_run`, every
-    run in parallel worker processes; ``min_epochs`` ((regime, seed) → epochs) and ``first``
-    ((regime, seed) → that seed's first :class:`TrainedRun`): continue those runs instead (the
-    ``train_again`` of :func:`~course_rnn.experiments.replication.twice_the_budget`)."""
-    plan = [(regime, seed) for regime in REGIMES for seed in seeds]
-    if min_epochs is not None:
-        plan = [p for p in plan if p in min_epochs]
-    min_epochs, first = min_epochs or {}, first or {}
-    jobs = [(regime, seed, cfg, data[regime], str(device), min_epochs.get((regime, seed), 0),
-             first[regime, seed].history if (regime, seed) in first else None)
-            for regime, seed in plan]
-    trained = parallel_map(train_run, jobs, device=device, desc="elman-clusters",
-                           progress=progress)
-    return {(regime, seed): read_run(regime, model, history, cfg, data[regime])
-            for (regime, seed), (model, history) in zip(plan, trained)}
-
-
-def word_groups(language: ElmanTemplates) -> dict[str, list[str]]:
-    """The word groups of Elman's Figure 7 (and two that our trees suggest), name → words.
-
-    nouns / verbs; animate / inanimate nouns; the eight finer kinds (:data:`KINDS`); the
-    aggressors (*dragon, monster, lion*: NOUN-AGRESS); the humans together with the other animals
-    (*cat, mouse, dog*), which share the humans' sentence frames.
-    """
-    cls = {w: language.category_of(w) for w in language.alphabet}
-    groups = {
-        "nouns": [w for w in language.alphabet if cls[w].pos == "noun"],
-        "verbs": [w for w in language.alphabet if cls[w].pos == "verb"],
-        "animate": [w for w in language.alphabet if cls[w].animacy == "animate"],
-        "inanimate": [w for w in language.alphabet if cls[w].animacy == "inanimate"],
-    }
-    groups.update({k: [w for w in language.alphabet if cls[w].kind == k] for k in KINDS})
-    groups["aggressors"] = list(language.categories["NOUN-AGRESS"])
-    groups["humans + cat, mouse, dog"] = [*language.categories["NOUN-HUM"],
-                                          *language.categories["NOUN-ANIM"]]
-    return groups
+    linkage = H.cluster_tree(states)
+    return Run(regime, seed, history.convergence.epochs, history.last["train_loss"], held_out,
+               history.seconds, tree_report(linkage, states.words, groups), **exact,
+               model=model, history=history, states=states, linkage=linkage)
 
 
 def tree_report(tree: np.ndarray, labels: Sequence[str], groups: Mapping[str, Sequence[str]]
                 ) -> dict:
-    """One tree as a row of the clade table.
+    """One tree (a scipy linkage) as a row of the clade table.
 
     ``root splits off``: the smaller side of the root split (its words when fewer than 8);
     ``noun|verb root``: whether the root divides exactly the nouns from the verbs (Fig. 7's top
@@ -233,164 +235,24 @@ def tree_report(tree: np.ndarray, labels: Sequence[str], groups: Mapping[str, Se
     return report
 
 
-# -- the numbers ---------------------------------------------------------------------------------
+# -- the claims: Figure 7's findings, counted over the runs ----------------------------------------
 
 
-@dataclass
-class Clades(Record):
-    """The trees of a set of runs read against Figure 7's groups: ``reports`` (run name →
-    :func:`tree_report`; not saved: each run's report is saved with its :class:`RunNumbers`),
-    ``one_branch`` (group → the runs in which it is exactly one branch) and
-    ``noun_verb_roots`` (the runs whose root splits nouns from verbs). Saved as the findings
-    at twice the budget (``numbers.doubled``)."""
-
-    reports: dict[str, dict] = unsaved()
-    one_branch: dict[str, int]
-    noun_verb_roots: int
-
-
-def clade_counts(runs: Mapping[tuple[str, int], TrainedRun], groups: Mapping) -> Clades:
-    """The :class:`Clades` of ``runs``."""
-    reports = {f"{regime}, seed {seed}": tree_report(r.tree, r.states.words, groups)
-               for (regime, seed), r in runs.items()}
-    return Clades(reports,
-                  {g: sum(rep[g] == 1.0 for rep in reports.values()) for g in groups},
-                  sum(rep["noun|verb root"] for rep in reports.values()))
-
-
-@dataclass
-class TrainingSize(Record):
-    """The size of what was trained: ``hidden_size`` units, ``training_sentences`` (and as many
-    ``training_words`` in the stream), the fewest and most epochs a run needed."""
-
-    hidden_size: int
-    training_sentences: int
-    passes_min: float
-    passes_max: float
-    training_words: int
-
-
-@dataclass
-class RunNumbers(Record):
-    """One run: its regime and seed, final training loss, held-out loss (nats per word), wall
-    seconds and its tree's report (the clade table's row). Its learning curve and convergence
-    record are saved once, with the run's history (``Replication.runs``)."""
-
-    regime: str
-    seed: int
-    final_train_loss: float
-    held_out: float
-    seconds: float
-    tree: dict
-
-
-@dataclass
-class ExactLoss(Record):
-    """A sentence model against the generator's exact next-word distributions
-    (:class:`~course_rnn.analysis.hidden.ExactScorer`): its ``cross_entropy``, the ``entropy``
-    bound, their difference ``kl`` (nats per symbol), over ``strings`` sentences carrying
-    probability ``mass``."""
-
-    cross_entropy: float
-    entropy: float
-    kl: float
-    strings: int
-    mass: float
-
-
-@dataclass
-class Exact(Record):
-    """The sentence regime against the exact predictor: the ``untrained`` SRN and each trained
-    seed (``by_seed``), the ``entropy`` bound, and the trained seeds' KL (min, max, mean ± SE).
-    Saved as ``{"untrained", "seed 0", …, "entropy", "kl_min", "kl_max",
-    "kl_mean_se"}``."""
-
-    untrained: ExactLoss
-    by_seed: dict[int, ExactLoss]
-    entropy: float
-    kl_min: float = field(init=False)
-    kl_max: float = field(init=False)
-    kl_mean_se: list[float] = field(init=False)
-
-    def __post_init__(self):
-        kl = [e.kl for e in self.by_seed.values()]
-        self.kl_min, self.kl_max, self.kl_mean_se = min(kl), max(kl), list(mean_se(kl))
-
-    @classmethod
-    def of(cls, scorer: H.ExactScorer, untrained, runs: Mapping[tuple[str, int], TrainedRun]
-           ) -> Exact:
-        """The ``untrained`` SRN and every sentence run, scored by ``scorer``."""
-        return cls(ExactLoss(**scorer(untrained)),
-                   {seed: ExactLoss(**scorer(r.model)) for (regime, seed), r in runs.items()
-                    if regime == "sentences"}, scorer.entropy)
-
-    def models(self) -> dict[str, ExactLoss]:
-        """Name → loss: "untrained", then "seed 0", … (the rows of the chapter's table)."""
-        return {"untrained": self.untrained,
-                **{f"seed {s}": e for s, e in self.by_seed.items()}}
-
-    def to_json(self) -> dict:
-        return {**{name: e.to_json() for name, e in self.models().items()},
-                "entropy": self.entropy, "kl_min": self.kl_min, "kl_max": self.kl_max,
-                "kl_mean_se": self.kl_mean_se}
-
-
-@dataclass
-class StreamOptimum(Record):
-    """The stream regime against the exact stream predictor (which must guess where sentences
-    end): its loss on the held-out stream (``exact``), the models' (min, max) and their gap above
-    it (mean, SE)."""
-
-    exact: float
-    model_min: float
-    model_max: float
-    gap_mean_se: list[float]
-
-    @classmethod
-    def of(cls, exact: float, held_out: Sequence[float]) -> StreamOptimum:
-        return cls(exact, min(held_out), max(held_out),
-                   list(mean_se([v - exact for v in held_out])))
-
-
-@dataclass
-class ElmanNumbers(Record):
-    """Every number of the replication (see :func:`run`)."""
-
-    setup: TrainingSize
-    runs: list[RunNumbers]
-    n_runs: int
-    one_branch: dict[str, int]  # group -> runs in which it is exactly one branch
-    noun_verb_roots: int  # runs whose root splits nouns from verbs
-    exact: Exact
-    stream_optimum: StreamOptimum
-    doubled: Clades | None = saved_if_set()  # when a finding was re-checked at 2× the epochs
-
-
-def numbers_of(runs: Mapping[tuple[str, int], TrainedRun], clades: Clades, cfg: ElmanSettings,
-               exact: Exact, stream_exact: float, training_words: int) -> ElmanNumbers:
-    """The :class:`ElmanNumbers` of the first runs (``numbers.doubled`` is set by :func:`run`
-    when a finding was re-checked)."""
-    epochs = [r.history.convergence.epochs for r in runs.values()]
-    each = [RunNumbers(regime, seed, r.history.last["train_loss"], r.held_out, r.history.seconds,
-                       clades.reports[f"{regime}, seed {seed}"])
-            for (regime, seed), r in runs.items()]
-    held_out = [r.held_out for (regime, _), r in runs.items() if regime == "stream"]
-    return ElmanNumbers(
-        TrainingSize(cfg.hidden_size, cfg.sentences, min(epochs), max(epochs), training_words),
-        each, len(runs), clades.one_branch, clades.noun_verb_roots, exact,
-        StreamOptimum.of(stream_exact, held_out))
-
-
-# -- the rows: ours beside Elman's text and Figure 7 ----------------------------------------------
+def clade_counts(runs: Iterable[Run], groups: Iterable[str]) -> dict:
+    """How many ``runs`` have each group as exactly one branch (``one_branch``: group → runs)
+    and a root that splits nouns from verbs (``noun_verb_roots``)."""
+    trees = [r.tree for r in runs]
+    return {"one_branch": {g: sum(t[g] == 1.0 for t in trees) for g in groups},
+            "noun_verb_roots": sum(t["noun|verb root"] for t in trees)}
 
 
 def finding_claims(n_runs: int) -> list[Claim]:
     """Figure 7's findings as claims, in the table's order: the noun/verb root split, then each
-    of :data:`FIGURE_7_GROUPS` as one branch, counted in the first runs' numbers or in the
-    :class:`Clades` of the runs continued to twice their epochs. A finding agrees when it holds
-    in all ``n_runs`` runs; the gap is the share of runs in which it does not. Every run
-    decides every finding."""
-    def finding(quantity: str, count: Callable[[ElmanNumbers | Clades], int]) -> Claim:
+    of :data:`FIGURE_7_GROUPS` as one branch, read in :func:`clade_counts` (the first runs',
+    :attr:`ElmanNumbers.counts`, or those of the runs continued to twice their epochs,
+    ``numbers.doubled``). A finding agrees when it holds in all ``n_runs`` runs; the gap is the
+    share of runs in which it does not. Every run decides every finding."""
+    def finding(quantity: str, count) -> Claim:
         def check(counts):
             k = count(counts)
             return f"{k}/{n_runs} runs", k, k == n_runs, (n_runs - k) / n_runs
@@ -398,78 +260,9 @@ def finding_claims(n_runs: int) -> list[Claim]:
         return Claim(quantity, "yes (Fig. 7)", check, models=("every run",),
                      note=lambda counts: _holds(count(counts), n_runs))
 
-    return [finding("root splits nouns from verbs", lambda counts: counts.noun_verb_roots),
-            *(finding(f"{label} one branch", lambda counts, g=group: counts.one_branch[g])
+    return [finding("root splits nouns from verbs", lambda counts: counts["noun_verb_roots"]),
+            *(finding(f"{label} one branch", lambda counts, g=group: counts["one_branch"][g])
               for label, group in FIGURE_7_GROUPS)]
-
-
-def to_double(numbers: ElmanNumbers, runs: Mapping[tuple[str, int], TrainedRun]) -> list:
-    """The runs to continue to twice their budget: every run, when every run converged and a
-    finding does not hold in all of them (:func:`deciding_models`); none otherwise."""
-    histories = [r.history for r in runs.values()]
-    needed = deciding_models(finding_claims(numbers.n_runs), numbers, lambda *_: histories)
-    return list(runs) if needed else []
-
-
-def table_rows(numbers: ElmanNumbers, scale: str, histories: Sequence,
-               doubled_histories: Sequence = ()) -> list[Row]:
-    """The paper-vs-ours table: Elman's set-up, Figure 7's findings (judged on the first runs'
-    ``histories``, and on ``numbers.doubled`` with ``doubled_histories`` where the runs were
-    continued to twice their epochs, before), the exact predictors."""
-    return [*setup_rows(numbers.setup, scale),
-            *finding_rows(numbers, histories, doubled_histories),
-            *exact_rows(numbers.exact, numbers.stream_optimum)]
-
-
-def setup_rows(setup: TrainingSize, scale: str) -> list[Row]:
-    """Elman's size, corpus and training beside ours."""
-    differs = ("smaller (quick scale; `--scale paper` uses Elman's)" if scale == "quick"
-               else "differs (settings overridden)")
-    passes = (f"{setup.passes_min}" if setup.passes_min == setup.passes_max
-              else f"{setup.passes_min}–{setup.passes_max}")
-    return [
-        Row("hidden units", "150 (text)", str(setup.hidden_size),
-            "same as Elman" if setup.hidden_size == 150 else differs),
-        Row("training sentences / passes", f"10,000 / {ELMAN_PASSES} (text)",
-            f"{setup.training_sentences:,} / {passes} (until learned)",
-            ("same corpus size as Elman; " if setup.training_sentences == 10_000
-             else f"corpus {differs}; ")
-            + "we train until each run has learned, not for a fixed number of passes"),
-        Row("sentence boundaries marked", "no (text)", "no (stream) and yes (sentences)",
-            "the stream regime is Elman's (state never reset; truncated BPTT); the sentence "
-            "regime allows the exact entropy bound"),
-    ]
-
-
-def finding_rows(numbers: ElmanNumbers, histories: Sequence, doubled_histories: Sequence
-                 ) -> list[Row]:
-    """One row per finding of Figure 7: in how many runs it holds, and the verdict (on
-    ``numbers.doubled`` and the continued runs' ``doubled_histories`` where it needs them)."""
-    return judged_rows(finding_claims(numbers.n_runs), numbers, numbers.doubled,
-                       lambda *_: histories, lambda *_: doubled_histories)
-
-
-def exact_rows(exact: Exact, stream: StreamOptimum) -> list[Row]:
-    """Both regimes against their exact predictors (Elman reports another measure, or none)."""
-    return [
-        Row("predicts the word class, not the word", "RMS error 0.88 vs actual next word (text)",
-            f"KL to exact {_span(exact.kl_min, exact.kl_max)} nats/word "
-            f"(bound {exact.entropy:.3f})",
-            f"different measure: ours is the gap to the best possible predictor (untrained: KL "
-            f"{exact.untrained.kl:.2f}), whose loss stays far above 0 because only the class "
-            "of the next word is predictable", "not comparable"),
-        Row("stream: held-out loss against the exact stream predictor", "— (not reported)",
-            f"{_span(stream.model_min, stream.model_max)} vs {stream.exact:.3f} nats/word",
-            "the exact predictor must guess where sentences end; what it pays above the "
-            f"sentence bound ({exact.entropy:.3f} per symbol, ends marked) no model can "
-            "recover"),
-    ]
-
-
-def _span(low: float, high: float) -> str:
-    """"0.012" or "0.012-0.019" (three decimals; one value when both round alike)."""
-    low, high = f"{low:.3f}", f"{high:.3f}"
-    return low if low == high else f"{low}-{high}"
 
 
 def _holds(count: int, n: int) -> str:
@@ -478,6 +271,98 @@ def _holds(count: int, n: int) -> str:
     if count == 0:
         return "holds in no run"
     return f"holds in {count} of {n} runs only"
+
+
+# -- the numbers: every run, the counts, the exact optima -----------------------------------------
+
+
+@dataclass
+class ElmanNumbers(Record):
+    """Every number of the replication (see :func:`run`): the ``hidden_size`` and the
+    ``training_sentences``; every first run (``runs``, :class:`Run`) and how many (``n_runs``);
+    their :func:`clade_counts` (``one_branch``, ``noun_verb_roots``); the sentences' entropy
+    bound (``entropy``, nats per symbol) and the untrained SRN's (seed ``seeds[0]``) loss
+    against the exact distributions and its KL; the exact stream predictor's loss on the
+    held-out stream (``stream_exact``); and, when a finding was re-checked, the clade counts of
+    the runs continued to twice their epochs (``doubled``)."""
+
+    hidden_size: int
+    training_sentences: int
+    runs: list[Run]
+    n_runs: int
+    one_branch: dict[str, int]
+    noun_verb_roots: int
+    entropy: float
+    untrained_exact_loss: float
+    untrained_kl: float
+    stream_exact: float
+    doubled: dict | None = saved_if_set()
+
+    @property
+    def counts(self) -> dict:
+        """The first runs' :func:`clade_counts`."""
+        return {"one_branch": self.one_branch, "noun_verb_roots": self.noun_verb_roots}
+
+    def runs_of(self, regime: str) -> list[Run]:
+        """The runs of ``regime``, by seed."""
+        return [r for r in self.runs if r.regime == regime]
+
+
+# -- the rows: ours beside Elman's text and Figure 7 ----------------------------------------------
+
+
+def table_rows(numbers: ElmanNumbers, scale: str, histories: Sequence,
+               doubled_histories: Sequence = ()) -> list[Row]:
+    """The paper-vs-ours table: Elman's set-up, Figure 7's findings (judged on the first runs'
+    ``histories``, and on ``numbers.doubled`` with ``doubled_histories`` where the runs were
+    continued to twice their epochs, before), the exact predictors."""
+    findings = judged_rows(finding_claims(numbers.n_runs), numbers.counts, numbers.doubled,
+                           lambda *_: histories, lambda *_: doubled_histories)
+    return [*setup_rows(numbers, scale), *findings, *exact_rows(numbers)]
+
+
+def setup_rows(numbers: ElmanNumbers, scale: str) -> list[Row]:
+    """Elman's size, corpus and training beside ours."""
+    differs = ("smaller (quick scale; `--scale paper` uses Elman's)" if scale == "quick"
+               else "differs (settings overridden)")
+    epochs = [r.epochs for r in numbers.runs]
+    passes = (f"{min(epochs)}" if min(epochs) == max(epochs) else f"{min(epochs)}–{max(epochs)}")
+    return [
+        Row("hidden units", "150 (text)", str(numbers.hidden_size),
+            "same as Elman" if numbers.hidden_size == 150 else differs),
+        Row("training sentences / passes", f"10,000 / {ELMAN_PASSES} (text)",
+            f"{numbers.training_sentences:,} / {passes} (until learned)",
+            ("same corpus size as Elman; " if numbers.training_sentences == 10_000
+             else f"corpus {differs}; ")
+            + "we train until each run has learned, not for a fixed number of passes"),
+        Row("sentence boundaries marked", "no (text)", "no (stream) and yes (sentences)",
+            "the stream regime is Elman's (state never reset; truncated BPTT); the sentence "
+            "regime allows the exact entropy bound"),
+    ]
+
+
+def exact_rows(numbers: ElmanNumbers) -> list[Row]:
+    """Both regimes against their exact predictors (Elman reports another measure, or none)."""
+    kl = [r.kl for r in numbers.runs_of("sentences")]
+    held_out = [r.held_out for r in numbers.runs_of("stream")]
+    return [
+        Row("predicts the word class, not the word", "RMS error 0.88 vs actual next word (text)",
+            f"KL to exact {_span(min(kl), max(kl))} nats/word (bound {numbers.entropy:.3f})",
+            f"different measure: ours is the gap to the best possible predictor (untrained: KL "
+            f"{numbers.untrained_kl:.2f}), whose loss stays far above 0 because only the class "
+            "of the next word is predictable", "not comparable"),
+        Row("stream: held-out loss against the exact stream predictor", "— (not reported)",
+            f"{_span(min(held_out), max(held_out))} vs {numbers.stream_exact:.3f} nats/word",
+            "the exact predictor must guess where sentences end; what it pays above the "
+            f"sentence bound ({numbers.entropy:.3f} per symbol, ends marked) no model can "
+            "recover"),
+    ]
+
+
+def _span(low: float, high: float) -> str:
+    """"0.012" or "0.012-0.019" (three decimals; one value when both round alike)."""
+    low, high = f"{low:.3f}", f"{high:.3f}"
+    return low if low == high else f"{low}-{high}"
 
 
 # -- the figures: the word trees (Elman's Figure 7) and the learning curves -----------------------
@@ -503,7 +388,7 @@ def kind_legend() -> tuple[list[Line2D], list[str]]:
     return [Line2D([], [], color=KIND_COLOUR[k], lw=4) for k in KINDS], list(KINDS)
 
 
-def trees_figure(runs: Mapping[tuple[str, int], TrainedRun], seeds: Sequence[int],
+def trees_figure(runs: Mapping[tuple[str, int], Run], seeds: Sequence[int],
                  language: ElmanTemplates) -> Figure:
     """The tree of every run: one row per regime, one column per seed. (Sized so that a page
     that shrinks three columns to its width still shows the words at ≈ 9 px.)"""
@@ -512,13 +397,14 @@ def trees_figure(runs: Mapping[tuple[str, int], TrainedRun], seeds: Sequence[int
     for row, regime in enumerate(REGIMES):
         for col, seed in enumerate(seeds):
             r = runs[regime, seed]
-            draw_tree(r.tree, r.states.words, axes[row, col], f"{regime}, seed {seed}", language)
+            draw_tree(r.linkage, r.states.words, axes[row, col], f"{regime}, seed {seed}",
+                      language)
     fig.legend(*kind_legend(), loc="lower center", ncol=4, fontsize=11)
     fig.get_layout_engine().set(rect=(0, 0.04, 1, 1))
     return fig
 
 
-def curves_figures(runs: Mapping[tuple[str, int], TrainedRun], optima: Mapping[str, float]
+def curves_figures(runs: Mapping[tuple[str, int], Run], optima: Mapping[str, float]
                    ) -> dict[str, Figure]:
     """The learning curves of each regime (``curves_sentences``, ``curves_stream``): training
     and held-out loss of every seed (and, for sentences, the loss against the exact
@@ -543,21 +429,39 @@ def curves_figures(runs: Mapping[tuple[str, int], TrainedRun], optima: Mapping[s
 # -- run -----------------------------------------------------------------------------------------
 
 
+def train_runs(data: Mapping, cfg: ElmanSettings, seeds: Sequence[int], device,
+               progress: bool | None = None, min_epochs: Mapping | None = None,
+               first: Mapping | None = None) -> dict[tuple[str, int], Run]:
+    """(regime, seed) → the run trained by :func:`train_run` and read by :func:`measure`, every
+    run in parallel worker processes; ``min_epochs`` ((regime, seed) → epochs) and ``first``
+    ((regime, seed) → that seed's first :class:`Run`): continue those runs instead (the
+    ``train_again`` of :func:`~course_rnn.experiments.replication.twice_the_budget`)."""
+    language = ElmanTemplates()
+    groups, scorer = word_groups(language), H.ExactScorer(language, Vocab.for_language(language))
+    plan = [(regime, seed) for regime in REGIMES for seed in seeds]
+    if min_epochs is not None:
+        plan = [p for p in plan if p in min_epochs]
+    min_epochs, first = min_epochs or {}, first or {}
+    jobs = [(regime, seed, cfg, data[regime], str(device), min_epochs.get((regime, seed), 0),
+             first[regime, seed].history if (regime, seed) in first else None)
+            for regime, seed in plan]
+    trained = parallel_map(train_run, jobs, device=device, desc="elman-clusters",
+                           progress=progress)
+    return {(regime, seed): measure(regime, seed, model, history, cfg, data[regime], groups,
+                                    scorer)
+            for (regime, seed), (model, history) in zip(plan, trained)}
+
+
 @dataclass
 class ElmanArtefacts:
-    """What the chapter reads beyond the numbers (not saved): ``runs`` ((regime, seed) →
-    :class:`TrainedRun`), the ``untrained`` SRN (seed ``seeds[0]``), the ``language``,
-    ``vocab``, ``data`` (regime → (training, held-out)), Figure 7's ``groups``, the
-    ``clade_table`` (run name → tree report) and the ``doubled_runs`` (when needed)."""
+    """What the chapter reads beyond the numbers (not saved): the first ``runs`` ((regime, seed)
+    → :class:`Run`, with its model and states), the ``untrained`` SRN (seed ``seeds[0]``), the
+    ``data`` (regime → (training, held-out)) and Figure 7's ``groups``."""
 
-    runs: dict[tuple[str, int], TrainedRun]
+    runs: dict[tuple[str, int], Run]
     untrained: object
-    language: ElmanTemplates
-    vocab: Vocab
     data: dict[str, tuple]
     groups: dict[str, list[str]]
-    clade_table: dict[str, dict]
-    doubled_runs: dict[tuple[str, int], TrainedRun] = field(default_factory=dict)
 
 
 def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=None,
@@ -570,15 +474,10 @@ def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=N
     :class:`~.settings.ElmanSettings` (an unknown key or a bad value: ValueError). Runs on
     ``device`` (default: CUDA when present); the tree analysis runs on CPU numpy.
 
-    ``numbers`` is an :class:`ElmanNumbers`: ``setup``; per run (``runs``) its final and
-    held-out loss and the tree's report (:func:`tree_report`); ``one_branch`` (group → runs in
-    which it is exactly one branch), ``noun_verb_roots``, ``n_runs``; ``exact`` (cross-entropy,
-    entropy bound, KL per seed of the sentence regime and for an untrained SRN);
-    ``stream_optimum`` (the exact predictor's loss on the held-out stream, and the models');
-    ``doubled`` (the clade counts after twice the epochs, when a finding needed them).
-    ``runs``: every training history ("sentences, seed 0", "stream, seed 0 (twice the
-    budget)"). ``artefacts`` is an :class:`ElmanArtefacts`. Figures: ``curves_sentences``,
-    ``curves_stream`` and ``trees``.
+    ``numbers`` is an :class:`ElmanNumbers` (every run's :class:`Run`, the clade counts, the
+    exact optima). ``runs``: every training history ("sentences, seed 0", "stream, seed 0
+    (twice the budget)"). ``artefacts`` is an :class:`ElmanArtefacts`. Figures:
+    ``curves_sentences``, ``curves_stream`` and ``trees``.
     """
     setup = begin(EXPERIMENTS[0], SETTINGS, scale, settings, seeds, DEFAULT_SEEDS, device,
                   progress)
@@ -590,26 +489,29 @@ def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=N
     runs = train_runs(data, cfg, seeds, setup.device, setup.progress)
     untrained = build_model(cfg.model, vocab_size=len(vocab), hidden_size=cfg.hidden_size,
                             seed=seeds[0]).to(setup.device)
-    exact = Exact.of(H.ExactScorer(language, vocab), untrained, runs)
-    clades = clade_counts(runs, groups)
-    stream_exact = language.stream_loss(data["stream"][1])
-    numbers = numbers_of(runs, clades, cfg, exact, stream_exact, len(data["stream"][0]))
+    scorer = H.ExactScorer(language, vocab)
+    untrained_score = scorer(untrained)
+    numbers = ElmanNumbers(cfg.hidden_size, cfg.sentences, list(runs.values()), len(runs),
+                           **clade_counts(runs.values(), groups), entropy=scorer.entropy,
+                           untrained_exact_loss=untrained_score["cross_entropy"],
+                           untrained_kl=untrained_score["kl"],
+                           stream_exact=language.stream_loss(data["stream"][1]))
 
-    def train_again(min_epochs, first):
-        return train_runs(data, cfg, seeds, setup.device, setup.progress, min_epochs, first)
-
-    doubled = twice_the_budget(runs, to_double(numbers, runs), train_again)
+    # a finding that does not hold in every converged run: every run continued, then judged
+    histories = [r.history for r in runs.values()]
+    needed = deciding_models(finding_claims(len(runs)), numbers.counts, lambda *_: histories)
+    doubled = twice_the_budget(runs, list(runs) if needed else [], lambda min_epochs, first:
+                               train_runs(data, cfg, seeds, setup.device, setup.progress,
+                                          min_epochs, first))
     if doubled:
-        numbers.doubled = clade_counts(doubled, groups)
-    rows = table_rows(numbers, setup.scale, [r.history for r in runs.values()],
-                      [r.history for r in doubled.values()])
+        numbers.doubled = clade_counts(doubled.values(), groups)
+    rows = table_rows(numbers, setup.scale, histories, [r.history for r in doubled.values()])
     named = {f"{regime}, seed {seed}": r.history for (regime, seed), r in runs.items()}
     named.update({f"{regime}, seed {seed} (twice the budget)": r.history
                   for (regime, seed), r in doubled.items()})
-    figures = curves_figures(runs, {"sentences": exact.entropy, "stream": stream_exact})
+    figures = curves_figures(runs, {"sentences": scorer.entropy, "stream": numbers.stream_exact})
     figures["trees"] = trees_figure(runs, seeds, language)
-    artefacts = ElmanArtefacts(runs, untrained, language, vocab, data, groups, clades.reports,
-                               doubled)
+    artefacts = ElmanArtefacts(runs, untrained, data, groups)
     return setup.replication(numbers, rows, figures, artefacts, named)
 
 
