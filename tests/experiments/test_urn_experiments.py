@@ -1,5 +1,6 @@
 """urn-dyck and urn-cross-serial (chapter 6), Bernardy & Lappin 2022/2023, at a tiny scale."""
 
+import dataclasses
 import json
 import math
 
@@ -301,17 +302,28 @@ def test_embedding_analysis_sees_exact_inverses():
 
 def test_cross_serial_numbers_hang_together(xs):
     n, runs = xs.numbers, xs.numbers.runs
-    assert len(runs) == 2 * 2 and len(xs.artefacts.models) == 4  # 2 kinds × 2 sizes × 1 seed
+    assert len(runs) == 2 * 2  # 2 kinds × 2 sizes × 1 seed
     assert n.seen_lengths == [2, 3, 4, 5, 6, 7] and n.unseen_lengths == [8, 9]
     for model in ("URN", "LSTM"):
         errors = [r.error for r in runs if r.model == model]
-        assert n.mean_error[model].all == pytest.approx(np.mean(errors))
+        assert urn.mean_error(runs, model) == pytest.approx(np.mean(errors))
         unseen = [r.error_by_length[k] for r in runs if r.model == model for k in (8, 9)]
-        assert n.mean_error[model].unseen == pytest.approx(np.mean(unseen))
-        assert n.mean_error[model].fitted == sum(r.converged for r in runs
-                                                       if r.model == model)
-    assert n.best.error == min(r.error for r in runs)
+        assert urn.mean_error(runs, model, lengths=n.unseen_lengths) == pytest.approx(
+            np.mean(unseen))
+        assert urn.mean_error(runs, model, 3) == np.mean([r.error for r in runs
+                                                          if r.model == model and
+                                                          r.hidden_size == 3])
+    assert urn.mean_error(runs, "URN", lengths=[]) != urn.mean_error(runs, "URN", lengths=[])
+    with pytest.raises(ValueError, match="no URN run with 5 units"):
+        urn.mean_error(runs, "URN", 5)
     assert all(0.0 <= r.error <= 1.0 for r in runs)
+    assert n.doubled is None and n.with_doubled() == runs
+    continued = dataclasses.replace(runs[1], epochs=2 * runs[1].epochs)
+    assert dataclasses.replace(n, doubled=[continued]).with_doubled() == [runs[0], continued,
+                                                                          *runs[2:]]
+    # a saved run reads back as the run (the chapter reads the committed run's so)
+    saved = json.loads(json.dumps(xs.to_json()["numbers"]["runs"]))
+    assert [urn.CrossSerialRun.from_json(r) for r in saved] == runs
     assert all(cross_serial.FIT_METRIC in e for h in xs.runs.values() for e in h.epochs)
 
 

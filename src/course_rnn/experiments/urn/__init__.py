@@ -78,7 +78,13 @@ from ..replication import (
 from ..setup import begin
 from ..workers import parallel_map
 from .cross_serial import EXPERIMENT as CROSS_SERIAL
-from .cross_serial import PAPER_VOCAB, parameter_count_rows, run_cross_serial
+from .cross_serial import (
+    PAPER_VOCAB,
+    CrossSerialRun,
+    mean_error,
+    parameter_count_rows,
+    run_cross_serial,
+)
 from .settings import (
     CROSS_SERIAL_SEEDS,
     CROSS_SERIAL_SETTINGS,
@@ -712,5 +718,5 @@ __all__ = [
     "dyck_claims", "outer_depth_row", "dyck_figures", "run_name", "DyckArtefacts",
     # urn-cross-serial (.cross_serial): what chapter 6 reads from this package
     "run_cross_serial", "CROSS_SERIAL_SETTINGS", "CrossSerialSettings", "CROSS_SERIAL_SEEDS",
-    "parameter_count_rows", "PAPER_VOCAB",
+    "parameter_count_rows", "PAPER_VOCAB", "CrossSerialRun", "mean_error",
 ]

@@ -124,7 +124,8 @@ def train_cross_serial_runs(jobs: Sequence[tuple], cfg: CrossSerialSettings, tra
 class CrossSerialRun(Record):
     """One trained cross-serial network: ``model`` ("URN"/"LSTM"), ``hidden_size``, ``seed``, its
     parameters, final training loss, epochs, convergence, string error on C_k and the error by
-    m + n."""
+    m + n. The summaries (:func:`mean_error`, the best run) are computed where they are read:
+    in the rows, the figure and the chapter."""
 
     model: str
     hidden_size: int
@@ -146,66 +147,45 @@ class CrossSerialRun(Record):
                    error=1 - r["accuracy"],
                    error_by_length={k: 1 - v for k, v in r["by_length"].items()})
 
-
-@dataclass
-class MeanError(Record):
-    """A model's mean string error over its runs: on all of C_k, the lengths seen and unseen in
-    training, by size, by size and length; how many runs ``fitted`` their training lengths of
-    how many ``runs``."""
-
-    all: float
-    seen: float
-    unseen: float
-    by_hidden_size: dict[int, float]
-    by_hidden_size_and_length: dict[int, dict[int, float]]
-    fitted: int
-    runs: int
+    @classmethod
+    def from_json(cls, saved: Mapping) -> CrossSerialRun:
+        """A run as saved in ``results.json`` (a committed run's), its lengths integers again."""
+        return cls(**{**saved, "error_by_length": {int(k): v for k, v in
+                                                   saved["error_by_length"].items()}})
 
 
-@dataclass
-class BestRun(Record):
-    """The run with the lowest string error on C_k."""
-
-    model: str
-    hidden_size: int
-    seed: int
-    error: float
-
-
-@dataclass
-class CrossSerialDoubled(Record):
-    """The runs continued to twice their epochs, and the errors with them in place."""
-
-    runs: list[CrossSerialRun]
-    mean_error: dict[str, MeanError]
-    best: BestRun
-
-
-@dataclass
-class CrossSerialNumbers(Record):
-    """Every number of urn-cross-serial (see :func:`cross_serial_numbers`); the chapter reads
-    ``xs_result.numbers.mean_error["URN"].seen``."""
-
-    runs: list[CrossSerialRun]
-    seen_lengths: list[int]
-    unseen_lengths: list[int]
-    mean_error: dict[str, MeanError]
-    best: BestRun
-    parameter_counts: dict[str, dict[int, dict[str, int]]]  # task -> hidden_size -> lstm, urn
-    doubled: CrossSerialDoubled | None = saved_if_set()
-
-
-def mean_error(runs: list[CrossSerialRun], model: str, hidden_size: int | None = None,
+def mean_error(runs: Sequence[CrossSerialRun], model: str, hidden_size: int | None = None,
                lengths=None) -> float:
     """Mean string error of ``model`` ("URN"/"LSTM") over seeds (and ``hidden_size`` if given):
     of the whole of C_k, or – with ``lengths`` – the unweighted mean of the errors at those
-    m + n."""
+    m + n (NaN for no lengths)."""
     chosen = [r for r in runs if r.model == model and hidden_size in (None, r.hidden_size)]
     if not chosen:
         raise ValueError(f"no {model} run with {hidden_size} units")
     if lengths is None:
         return float(np.mean([r.error for r in chosen]))
+    if not lengths:
+        return float("nan")
     return float(np.mean([r.error_by_length[k] for r in chosen for k in lengths]))
+
+
+@dataclass
+class CrossSerialNumbers(Record):
+    """Every number of urn-cross-serial (see :func:`cross_serial_numbers`): every run
+    (``runs``), the lengths m + n seen and unseen in training, the parameter counts of
+    Tables 1–2 (task → hidden_size → lstm, urn) and, where a row needed them, the runs continued
+    to twice their epochs (``doubled``; :meth:`with_doubled` puts them in place of the first)."""
+
+    runs: list[CrossSerialRun]
+    seen_lengths: list[int]
+    unseen_lengths: list[int]
+    parameter_counts: dict[str, dict[int, dict[str, int]]]
+    doubled: list[CrossSerialRun] | None = saved_if_set()
+
+    def with_doubled(self) -> list[CrossSerialRun]:
+        """The runs with each continued run (``doubled``) in place of its first."""
+        again = {(r.model, r.hidden_size, r.seed): r for r in self.doubled or ()}
+        return [again.get((r.model, r.hidden_size, r.seed), r) for r in self.runs]
 
 
 def parameter_count_rows() -> list[dict]:
@@ -228,27 +208,13 @@ def cross_serial_numbers(runs: Mapping[tuple, TrainedCrossSerial], cfg: CrossSer
                          ) -> CrossSerialNumbers:
     """Every measured number of urn-cross-serial from the trained networks, keyed by (kind,
     hidden_size, seed)."""
-    records = [CrossSerialRun.of(kind, u, s, runs[kind, u, s]) for kind, u, s in sorted(runs)]
-    seen = list(range(2, cfg.max_total + 1))
-    unseen = list(range(cfg.max_total + 1, cfg.test_family))
-    lengths = seen + unseen
-    mean = {model: MeanError(
-        all=mean_error(records, model),
-        seen=mean_error(records, model, lengths=seen),
-        unseen=mean_error(records, model, lengths=unseen) if unseen else float("nan"),
-        by_hidden_size={u: mean_error(records, model, u) for u in cfg.hidden_sizes},
-        by_hidden_size_and_length={u: {k: mean_error(records, model, u, [k]) for k in lengths}
-                             for u in cfg.hidden_sizes},
-        fitted=sum(r.converged for r in records if r.model == model),
-        runs=sum(r.model == model for r in records),
-    ) for model in ("URN", "LSTM")}
-    best = min(records, key=lambda r: r.error)
     params = {(row["task"], row["hidden_size"]): row for row in parameter_count_rows()}
     return CrossSerialNumbers(
-        runs=records, seen_lengths=seen, unseen_lengths=unseen, mean_error=mean,
-        best=BestRun(best.model, best.hidden_size, best.seed, best.error),
+        runs=[CrossSerialRun.of(kind, u, s, runs[kind, u, s]) for kind, u, s in sorted(runs)],
+        seen_lengths=list(range(2, cfg.max_total + 1)),
+        unseen_lengths=list(range(cfg.max_total + 1, cfg.test_family)),
         parameter_counts={task: {hidden_size: {"lstm": row["LSTM (formula)"],
-                                         "urn": row["URN (urn_parameter_count)"]}
+                                               "urn": row["URN (urn_parameter_count)"]}
                                  for (t, hidden_size), row in params.items() if t == task}
                           for task in PAPER_VOCAB})
 
@@ -285,23 +251,23 @@ def cross_serial_claims(cfg: CrossSerialSettings) -> list[Claim]:
     k, fit_k = cfg.test_family, cfg.max_total + 1
 
     def fitted(n):
-        urn, lstm = n.mean_error["URN"], n.mean_error["LSTM"]
-        share = (urn.fitted + lstm.fitted) / (urn.runs + lstm.runs)
-        return (f"URN {urn.fitted}/{urn.runs} runs, LSTM {lstm.fitted}/{lstm.runs} runs", share,
+        fits = {m: [r.converged for r in n.runs if r.model == m] for m in ("URN", "LSTM")}
+        share = sum(map(sum, fits.values())) / sum(map(len, fits.values()))
+        return (", ".join(f"{m} {sum(f)}/{len(f)} runs" for m, f in fits.items()), share,
                 share == 1.0, 1.0 - share)
 
     def best(n):
-        b = n.best
+        b = min(n.runs, key=lambda r: r.error)  # the run with the lowest string error on C_k
         return (f"{b.error:.2f} ({b.model} {b.hidden_size}, seed {b.seed})", b.error,
                 b.error < 0.10, max(0.0, b.error - 0.10))
 
     def unseen(n):
-        lstm, urn = n.mean_error["LSTM"].unseen, n.mean_error["URN"].unseen
+        lstm, urn = (mean_error(n.runs, m, lengths=n.unseen_lengths) for m in ("LSTM", "URN"))
         return f"LSTM {lstm:.2f} vs URN {urn:.2f}", lstm, lstm < urn, max(0.0, lstm - urn)
 
     def by_hidden_size(model, falls):
         def check(n):
-            by = n.mean_error[model].by_hidden_size
+            by = {u: mean_error(n.runs, model, u) for u in (small, large)}
             ok = by[large] < by[small] if falls else by[large] > by[small]
             gap = by[large] - by[small] if falls else by[small] - by[large]
             return f"{by[small]:.2f} → {by[large]:.2f}", by[large], ok, max(0.0, gap)
@@ -335,12 +301,12 @@ def cross_serial_figure(numbers: CrossSerialNumbers, cfg: CrossSerialSettings,
     lengths = numbers.seen_lengths + numbers.unseen_lengths
     styles = (":", "--", "-", "-.")
     for i, model in enumerate(("URN", "LSTM")):
-        by = numbers.mean_error[model].by_hidden_size_and_length
         for j, hidden_size in enumerate(cfg.hidden_sizes):
-            axes[0].plot(lengths, [by[hidden_size][k] for k in lengths], styles[j % len(styles)],
+            axes[0].plot(lengths, [mean_error(numbers.runs, model, hidden_size, [k])
+                                   for k in lengths], styles[j % len(styles)],
                          color=f"C{i}", marker="o", ms=3, label=f"{model} {hidden_size}")
         axes[1].plot(cfg.hidden_sizes,
-                     [numbers.mean_error[model].by_hidden_size[u] for u in cfg.hidden_sizes],
+                     [mean_error(numbers.runs, model, u) for u in cfg.hidden_sizes],
                      "o-", color=f"C{i}", label=model)
     if numbers.unseen_lengths:
         axes[0].axvspan(cfg.max_total + 0.5, cfg.test_family - 0.5, color="0.9", zorder=0)
@@ -369,21 +335,6 @@ def figures_of(numbers: CrossSerialNumbers, cfg: CrossSerialSettings, n_seeds: i
 # -- run ----------------------------------------------------------------------------------------
 
 
-@dataclass
-class CrossSerialArtefacts:
-    """What chapter 6 reads beyond the cross-serial numbers (not saved): the trained ``models``
-    keyed by (network, hidden_size, seed), the runs continued to twice their epochs (``doubled``,
-    keyed by (kind, hidden_size, seed)), the ``train`` and ``test`` strings, ``vocab`` and
-    ``language``."""
-
-    models: dict[tuple[str, int, int], SequenceModel]
-    doubled: dict[tuple[str, int, int], TrainedCrossSerial]
-    train: list
-    test: list
-    vocab: Vocab
-    language: CrossSerial
-
-
 def run_cross_serial(scale: str = "quick", seeds: int | Iterable[int] | None = None,
                      device=None, progress: bool | None = None,
                      settings: Mapping | None = None) -> Replication:
@@ -395,7 +346,7 @@ def run_cross_serial(scale: str = "quick", seeds: int | Iterable[int] | None = N
     fit their training lengths; a seed sets initialisation, dropout and batch order. ``seeds``: a
     count (default 2 quick, 3 paper) or a list. ``numbers`` is a :class:`CrossSerialNumbers`
     (``numbers.runs``: one :class:`CrossSerialRun` per trained network); ``runs`` every training
-    history ("URN 8 seed 0"); ``artefacts`` a :class:`CrossSerialArtefacts`.
+    history ("URN 8 seed 0").
     """
     setup = begin(EXPERIMENT, CROSS_SERIAL_SETTINGS, scale, settings, seeds, CROSS_SERIAL_SEEDS,
                   device, progress)
@@ -419,18 +370,13 @@ def run_cross_serial(scale: str = "quick", seeds: int | Iterable[int] | None = N
     second = cross_serial_numbers({**runs, **again}, cfg) if again else None
     rows = judged_rows(claims, numbers, second, runs_of)
     if second is not None:
-        numbers.doubled = CrossSerialDoubled(
-            [r for r in second.runs if (r.model.lower(), r.hidden_size, r.seed) in again],
-            second.mean_error, second.best)
+        numbers.doubled = [r for r in second.runs
+                           if (r.model.lower(), r.hidden_size, r.seed) in again]
     histories = {f"{k.upper()} {u} seed {s}": r.history for (k, u, s), r in sorted(runs.items())}
     histories.update({f"{k.upper()} {u} seed {s} (2× budget)": r.history
                       for (k, u, s), r in sorted(again.items())})
-    artefacts = CrossSerialArtefacts(
-        models={(k.upper(), u, s): r.model for (k, u, s), r in runs.items()}, doubled=again,
-        train=train, test=language.family(cfg.test_family), vocab=Vocab(language.alphabet),
-        language=language)
     return setup.replication(numbers, rows, figures_of(numbers, cfg, len(setup.seeds), histories),
-                             artefacts, histories)
+                             runs=histories)
 
 
 EXPERIMENT = Experiment.of(CROSS_SERIAL_SETTINGS, run_cross_serial)
