@@ -124,7 +124,7 @@ def test_same_seed_same_numbers_other_seed_other_numbers(dyck, xs):
     assert canonical(again) == canonical(dyck)
     assert [vars(r) for r in again.rows] == [vars(r) for r in dyck.rows]
     other = urn.run_dyck(seeds=[1], settings=DYCK_TINY, device="cpu", progress=False)
-    assert other.numbers.test_loss != dyck.numbers.test_loss
+    assert [r.test_loss for r in other.numbers.runs] != [r.test_loss for r in dyck.numbers.runs]
     xs_again = urn.run_cross_serial(seeds=1, settings=XS_TINY, device="cpu", progress=False)
     assert canonical(xs_again) == canonical(xs)
 
@@ -183,10 +183,12 @@ def test_dyck_numbers_hang_together(dyck):
         for key, (_, by, keep) in urn.dyck_cuts(3).items():
             expected = pooled_accuracy(closing, by, keep)
             assert n.summary[name][key] == pytest.approx(expected, nan_ok=True)
-            assert math.isnan(n.summary_se[name][key])  # one seed: no standard error
+            se = urn.over_seeds(n, name, lambda r, key=key: r.summary[key])[1]
+            assert math.isnan(se)  # one seed: no standard error
         history = dyck.artefacts.histories[name]
-        assert n.valid_loss[name] == pytest.approx(history.convergence.best)
-        assert n.convergence[name].converged == [history.converged]
+        (run,) = [r for r in n.runs if r.network == name]
+        assert run.valid_loss == pytest.approx(history.convergence.best)
+        assert run.converged == history.converged and run.seed == 0
     assert n.cut_points == {"seen_outer_max": 3, "unseen_outer_min": 5, "shallow_inner_max": 1,
                                "deep_inner_min": 3, "few_attractors_max": 2,
                                "many_attractors_min": 6}
@@ -197,16 +199,16 @@ def test_dyck_numbers_hang_together(dyck):
 
 def test_dyck_rows_follow_the_numbers(dyck):
     rows = {r.quantity: r for r in dyck.rows}
-    e = dyck.numbers.embedding_ranges
+    e = urn.embedding_ranges(dyck.numbers.embeddings.values())
     assert rows["average effect of a matching pair"].ours == \
-        f"{e.matching_min:.2f}–{e.matching_max:.2f}"
+        f"{e['matching_min']:.2f}–{e['matching_max']:.2f}"
     assert rows["average effect ‖Q − I‖² of one bracket (3-TURN)"].paper == \
         "13.98–14.85 (2022 Table 4)"
     # the row the papers do not have carries no verdict; the test-loss row uses the Full-URN
     outer = rows["accuracy vs outer depth (brackets open around the pair)"]
     assert outer.verdict == "" and "not measured" in outer.paper
-    loss = dyck.numbers.test_loss
-    assert rows["test loss, Full-URN vs unconstrained"].ours.startswith(f"{loss['Full-URN']:.3f}")
+    loss = urn.over_seeds(dyck.numbers, "Full-URN", lambda r: r.test_loss)[0]
+    assert rows["test loss, Full-URN vs unconstrained"].ours.startswith(f"{loss:.3f}")
     order = [r.quantity for r in dyck.rows]
     assert order.index(outer.quantity) == order.index("URN accuracy vs nesting inside the pair") + 1
 
@@ -257,12 +259,19 @@ def test_claims_judge_agreement_and_wait_for_convergence():
 
 def test_two_seeds_give_standard_errors():
     result = urn.run_dyck(seeds=2, settings=DYCK_TINY, device="cpu", progress=False)
-    assert result.seeds == [0, 1] and set(result.numbers.per_seed) == {0, 1}
+    runs = result.numbers.runs
+    assert result.seeds == [0, 1] and [r.seed for r in runs] == [0] * 4 + [1] * 4
     assert set(result.numbers.embeddings) == {0, 1}
-    se = result.numbers.test_loss_se["LSTM"]
+    mean, se = urn.over_seeds(result.numbers, "LSTM", lambda r: r.test_loss)
     assert math.isfinite(se) and se > 0
-    losses = [result.numbers.per_seed[s]["LSTM"].test_loss for s in (0, 1)]
-    assert result.numbers.test_loss["LSTM"] == pytest.approx(np.mean(losses))
+    losses = [r.test_loss for r in runs if r.network == "LSTM"]
+    assert mean == pytest.approx(np.mean(losses))
+    # what the rows read at twice the budget, from numbers with some runs continued
+    doubled = urn.at_twice_the_budget(result.numbers, ["LSTM"])
+    assert doubled["test_loss"]["LSTM"] == mean and doubled["summary"] == result.numbers.summary
+    assert doubled["convergence"]["LSTM"]["converged"] == [r.converged for r in runs
+                                                           if r.network == "LSTM"]
+    assert doubled["embedding_ranges"] == urn.embedding_ranges(result.numbers.embeddings.values())
     assert "±" in {r.quantity: r for r in result.rows}["test loss, Full-URN vs unconstrained"].ours
     assert len(result.runs) == 2 * len(urn.DYCK_MODELS)
 

@@ -35,8 +35,10 @@ Independent runs train in parallel worker processes
 :class:`~.settings.DyckSettings` (the tests use it to run tiny).
 
 The module reads top to bottom as :func:`run_dyck` uses it: the settings' companions, the data
-and the networks, the job (train one network, score it), the numbers (the closing-bracket
-scores pooled into ranges, the embeddings), the rows, the figures and :func:`run_dyck`. It is
+and the networks, the job (train one network, score it), the numbers (one :class:`DyckRun` per
+network and seed with its closing-bracket scores pooled into ranges, the 3-TURN's embeddings;
+the means over seeds the rows read are computed in the rows), the rows, the figures and
+:func:`run_dyck`. It is
 longer than most because the Dyck experiment measures three things — accuracy by three
 breakdowns, the embeddings' linear algebra, and the losses — and a reader follows each from the
 job that records it to the row that judges it without leaving the page.
@@ -312,35 +314,27 @@ def embedding_analysis(model, vocab: Vocab, dyck: Dyck) -> Embeddings:
                      else float("nan")))
 
 
-@dataclass
-class EmbeddingRanges(Record):
-    """The 3-TURN's embedding summaries over seeds: ranges of single and matching-pair effects,
-    the smallest mismatched pair's, and the mean plane similarity on and off the diagonal."""
-
-    single_min: float
-    single_max: float
-    matching_min: float
-    matching_max: float
-    non_matching_min: float
-    plane_diagonal: float
-    plane_other: float
-
-    @classmethod
-    def over(cls, embeddings: list[Embeddings]) -> EmbeddingRanges:
-        return cls(min(e.single_min for e in embeddings), max(e.single_max for e in embeddings),
-                   min(e.matching_min for e in embeddings),
-                   max(e.matching_max for e in embeddings),
-                   min(e.non_matching_min for e in embeddings),
-                   float(np.mean([e.plane_diagonal for e in embeddings])),
-                   float(np.mean([e.plane_other for e in embeddings])))
+def embedding_ranges(embeddings: Iterable[Embeddings]) -> dict[str, float]:
+    """The 3-TURN's embedding summaries over seeds: the ranges of single and matching-pair
+    effects, the smallest mismatched pair's, and the mean plane similarity on and off the
+    diagonal (what the rows on Tables 3–4 read)."""
+    e = list(embeddings)
+    return {"single_min": min(x.single_min for x in e), "single_max": max(x.single_max for x in e),
+            "matching_min": min(x.matching_min for x in e),
+            "matching_max": max(x.matching_max for x in e),
+            "non_matching_min": min(x.non_matching_min for x in e),
+            "plane_diagonal": float(np.mean([x.plane_diagonal for x in e])),
+            "plane_other": float(np.mean([x.plane_other for x in e]))}
 
 
 @dataclass
-class SeedScores(Record):
-    """One Dyck network of one seed: closing-bracket ``accuracy``, the pooled scores
-    (``summary``: cut → accuracy), the worst error over attractor counts, its final training
-    loss, best validation loss, test loss, epochs and convergence."""
+class DyckRun(Record):
+    """One trained Dyck network (``network``, ``seed``): its closing-bracket ``accuracy``, the
+    pooled scores (``summary``: cut → accuracy), the worst error over attractor counts, its final
+    training loss, best validation loss, test loss, epochs and convergence."""
 
+    network: str
+    seed: int
     accuracy: float
     summary: dict[str, float]
     worst_attractor_error: float
@@ -351,8 +345,9 @@ class SeedScores(Record):
     converged: bool
 
     @classmethod
-    def of(cls, run: TrainedDyck, depth: int) -> SeedScores:
-        return cls(accuracy=run.closing["accuracy"], summary=pooled_scores(run.closing, depth),
+    def of(cls, name: str, seed: int, run: TrainedDyck, depth: int) -> DyckRun:
+        return cls(network=name, seed=seed, accuracy=run.closing["accuracy"],
+                   summary=pooled_scores(run.closing, depth),
                    worst_attractor_error=worst_error(run.closing),
                    train_loss=run.history.convergence.final["train_loss"],
                    valid_loss=run.history.convergence.best, test_loss=run.test_loss,
@@ -360,53 +355,46 @@ class SeedScores(Record):
 
 
 @dataclass
-class ModelConvergence(Record):
-    """A model's epochs and convergence, one entry per seed."""
-
-    epochs: list[float]
-    converged: list[bool]
-
-
-@dataclass
-class DyckDoubled(Record):
-    """The figures after the deciding ``models`` were continued to twice their epochs."""
-
-    models: list[str]
-    summary: dict[str, dict[str, float]]
-    test_loss: dict[str, float]
-    worst_attractor_error: dict[str, float]
-    embedding_ranges: EmbeddingRanges
-    convergence: dict[str, ModelConvergence]
-
-
-@dataclass
 class DyckNumbers(Record):
-    """Every number of urn-dyck (see :func:`dyck_numbers`): per model (by name) the means over
-    seeds, with their standard errors, and per seed the figures they are made of. Scores keyed
-    by model and by cut (``summary["3-TURN"]["few_attractors"]``) stay dictionaries: their keys
-    are data, not fields."""
+    """Every number of urn-dyck (see :func:`dyck_numbers`): every run (``runs``, one
+    :class:`DyckRun` per network and seed) and the 3-TURN's :class:`Embeddings` per seed; per
+    model the parameters, the closing-bracket accuracy with its breakdowns and the pooled scores
+    (``summary["3-TURN"]["few_attractors"]``), each the mean over seeds; the cuts' words and
+    points. The rows compute their means and standard errors from the runs (:func:`over_seeds`).
+    ``doubled``: what the rows read at twice the budget, where a row needed it
+    (:func:`at_twice_the_budget`)."""
 
     summary_labels: dict[str, str]  # cut -> its words ("2 or fewer attractors")
     cut_points: dict[str, int]
     parameters: dict[str, int]
     closing: dict[str, dict]  # model -> accuracy and its breakdowns (mean over seeds)
     summary: dict[str, dict[str, float]]  # model -> cut -> pooled accuracy (mean over seeds)
-    summary_se: dict[str, dict[str, float]]
-    test_loss: dict[str, float]
-    test_loss_se: dict[str, float]
-    valid_loss: dict[str, float]
-    worst_attractor_error: dict[str, float]
-    convergence: dict[str, ModelConvergence]
-    per_seed: dict[int, dict[str, SeedScores]]
+    runs: list[DyckRun]
     embeddings: dict[int, Embeddings]  # the 3-TURN's, per seed
-    embedding_ranges: EmbeddingRanges
-    doubled: DyckDoubled | None = saved_if_set()
+    doubled: dict | None = saved_if_set()
 
-    def doubled_record(self, models: list[str]) -> DyckDoubled:
-        """These numbers (of runs continued to twice their epochs) as the ``doubled`` record of
-        the first numbers."""
-        return DyckDoubled(models, self.summary, self.test_loss, self.worst_attractor_error,
-                           self.embedding_ranges, self.convergence)
+
+def over_seeds(n: DyckNumbers, name: str, value: Callable[[DyckRun], float]
+               ) -> tuple[float, float]:
+    """Mean and standard error over seeds of ``value`` of model ``name``'s runs."""
+    return mean_se([value(r) for r in n.runs if r.network == name])
+
+
+def at_twice_the_budget(second: DyckNumbers, models: list[str]) -> dict:
+    """The numbers ``second`` (the deciding ``models``' runs continued to twice their epochs, in
+    place of their first) as the rows read them: per model the pooled scores, the test loss and
+    the worst attractor error (means over seeds), every run's epochs and convergence, and the
+    3-TURN's :func:`embedding_ranges`."""
+    def mean(value):
+        return {m: over_seeds(second, m, value)[0] for m in DYCK_MODELS}
+
+    runs = {m: [r for r in second.runs if r.network == m] for m in DYCK_MODELS}
+    return {"models": models, "summary": second.summary, "test_loss": mean(lambda r: r.test_loss),
+            "worst_attractor_error": mean(lambda r: r.worst_attractor_error),
+            "embedding_ranges": embedding_ranges(second.embeddings.values()),
+            "convergence": {m: {"epochs": [r.epochs for r in rs],
+                                "converged": [r.converged for r in rs]}
+                            for m, rs in runs.items()}}
 
 
 def _mean_dict(dicts: list[Mapping]) -> dict:
@@ -426,39 +414,26 @@ def mean_closing(closings: list[Mapping]) -> dict:
 
 def dyck_numbers(runs: Mapping[tuple[str, int], TrainedDyck], cfg: DyckSettings,
                  seeds: Sequence[int]) -> DyckNumbers:
-    """Every measured number of urn-dyck from ``runs[name, seed]``; means (and SEs) over seeds
-    next to the per-seed figures."""
+    """Every measured number of urn-dyck from ``runs[name, seed]``; means over seeds next to
+    the runs they are made of."""
     depth = cfg.depth
     cuts = dyck_cuts(depth)
     dyck = Dyck()
     vocab = Vocab(dyck.alphabet)
-    per_seed = {seed: {name: SeedScores.of(runs[name, seed], depth) for name in DYCK_MODELS}
-                for seed in seeds}
-    parameters, closing, convergence = {}, {}, {}
-    summary, summary_se, test_loss, test_loss_se, valid_loss, worst = {}, {}, {}, {}, {}, {}
-    for name in DYCK_MODELS:
-        scores = [per_seed[s][name] for s in seeds]
-        parameters[name] = runs[name, seeds[0]].model.num_parameters()
-        closing[name] = mean_closing([runs[name, s].closing for s in seeds])
-        for key in cuts:
-            mean, se = mean_se([p.summary[key] for p in scores])
-            summary.setdefault(name, {})[key] = mean
-            summary_se.setdefault(name, {})[key] = se
-        test_loss[name], test_loss_se[name] = mean_se([p.test_loss for p in scores])
-        valid_loss[name] = mean_se([p.valid_loss for p in scores])[0]
-        worst[name] = mean_se([p.worst_attractor_error for p in scores])[0]
-        convergence[name] = ModelConvergence([p.epochs for p in scores],
-                                             [p.converged for p in scores])
-    embeddings = {s: embedding_analysis(runs["3-TURN", s].model, vocab, dyck) for s in seeds}
+    records = [DyckRun.of(name, seed, runs[name, seed], depth)
+               for seed in seeds for name in DYCK_MODELS]
+    summary = {name: {key: mean_se([r.summary[key] for r in records if r.network == name])[0]
+                      for key in cuts} for name in DYCK_MODELS}
     return DyckNumbers(
         summary_labels={key: cut[0] for key, cut in cuts.items()},
         cut_points={"seen_outer_max": depth, "unseen_outer_min": depth + 2,
                     "shallow_inner_max": 1, "deep_inner_min": depth,
                     "few_attractors_max": FEW_ATTRACTORS, "many_attractors_min": MANY_ATTRACTORS},
-        parameters=parameters, closing=closing, summary=summary, summary_se=summary_se,
-        test_loss=test_loss, test_loss_se=test_loss_se, valid_loss=valid_loss,
-        worst_attractor_error=worst, convergence=convergence, per_seed=per_seed,
-        embeddings=embeddings, embedding_ranges=EmbeddingRanges.over(list(embeddings.values())))
+        parameters={name: runs[name, seeds[0]].model.num_parameters() for name in DYCK_MODELS},
+        closing={name: mean_closing([runs[name, s].closing for s in seeds])
+                 for name in DYCK_MODELS},
+        summary=summary, runs=records,
+        embeddings={s: embedding_analysis(runs["3-TURN", s].model, vocab, dyck) for s in seeds})
 
 
 # -- the rows: ours beside B&L 2022 §5, Tables 3–4 and 2023 §4, §6.1 ----------------------------
@@ -466,7 +441,7 @@ def dyck_numbers(runs: Mapping[tuple[str, int], TrainedDyck], cfg: DyckSettings,
 
 def runs_of(numbers: DyckNumbers, models: Sequence[str]) -> list[bool]:
     """Whether each run (every seed) of ``models`` behind a row converged."""
-    return [bool(c) for m in models for c in numbers.convergence[m].converged]
+    return [bool(r.converged) for m in models for r in numbers.runs if r.network == m]
 
 
 def range_gap(low: float, high: float, target: tuple[float, float]) -> float:
@@ -475,29 +450,29 @@ def range_gap(low: float, high: float, target: tuple[float, float]) -> float:
 
 
 def embedding_claims() -> list[Claim]:
-    """The rows on the 3-TURN's embeddings (2022 Tables 3–4), read from
-    ``numbers.embedding_ranges``."""
+    """The rows on the 3-TURN's embeddings (2022 Tables 3–4), read from their
+    :func:`embedding_ranges` over seeds."""
     def single(n):
-        e = n.embedding_ranges
-        gap = range_gap(e.single_min, e.single_max, PAPER_SINGLE_EFFECT)
-        return (f"{e.single_min:.2f}–{e.single_max:.2f}", e.single_max, gap == 0, gap)
+        e = embedding_ranges(n.embeddings.values())
+        gap = range_gap(e["single_min"], e["single_max"], PAPER_SINGLE_EFFECT)
+        return f"{e['single_min']:.2f}–{e['single_max']:.2f}", e["single_max"], gap == 0, gap
 
     def matching(n):
-        e = n.embedding_ranges
-        return (f"{e.matching_min:.2f}–{e.matching_max:.2f}", e.matching_max,
-                e.matching_max < 0.1, max(0.0, e.matching_max - 0.1))
+        e = embedding_ranges(n.embeddings.values())
+        return (f"{e['matching_min']:.2f}–{e['matching_max']:.2f}", e["matching_max"],
+                e["matching_max"] < 0.1, max(0.0, e["matching_max"] - 0.1))
 
     def much_smaller(n):
-        e = n.embedding_ranges
-        limit = 0.1 * e.single_min
-        return (f"{e.matching_max:.2f} vs ≥ {e.single_min:.2f}", e.matching_max,
-                e.matching_max < limit, max(0.0, e.matching_max - limit))
+        e = embedding_ranges(n.embeddings.values())
+        limit = 0.1 * e["single_min"]
+        return (f"{e['matching_max']:.2f} vs ≥ {e['single_min']:.2f}", e["matching_max"],
+                e["matching_max"] < limit, max(0.0, e["matching_max"] - limit))
 
     def planes(n):
-        e = n.embedding_ranges
-        return (f"similar angles {e.plane_diagonal:.2f} vs others {e.plane_other:.2f}",
-                e.plane_diagonal, e.plane_diagonal > e.plane_other,
-                max(0.0, e.plane_other - e.plane_diagonal))
+        e = embedding_ranges(n.embeddings.values())
+        return (f"similar angles {e['plane_diagonal']:.2f} vs others {e['plane_other']:.2f}",
+                e["plane_diagonal"], e["plane_diagonal"] > e["plane_other"],
+                max(0.0, e["plane_other"] - e["plane_diagonal"]))
 
     return [
         Claim("average effect ‖Q − I‖² of one bracket (3-TURN)", "13.98–14.85 (2022 Table 4)",
@@ -517,7 +492,8 @@ def trend(name: str, low: str, high: str, falls: bool = False, slack: float = 0.
     ``high``: it agrees when it falls (``falls``) or, else, when it does not fall by more than
     ``slack``."""
     def check(n):
-        s, se, labels = n.summary[name], n.summary_se[name], n.summary_labels
+        s, labels = n.summary[name], n.summary_labels
+        se = {k: over_seeds(n, name, lambda r, k=k: r.summary[k])[1] for k in (low, high)}
         ours = (f"{pm(s[low], se[low], 2)} ({labels[low]}) → "
                 f"{pm(s[high], se[high], 2)} ({labels[high]})")
         if falls:
@@ -531,7 +507,7 @@ def accuracy_claims(cfg: DyckSettings) -> list[Claim]:
     inside the pair (2022 Fig. 3, §5, §6.1; 2023 §4.1, §6.1), and the worst error over
     attractor counts (2023 Fig. 3c)."""
     def worst(n):
-        w = n.worst_attractor_error
+        w = {m: over_seeds(n, m, lambda r: r.worst_attractor_error)[0] for m in ("3-TURN", "LSTM")}
         return (f"3-TURN {w['3-TURN']:.2f} vs LSTM {w['LSTM']:.2f}", w["3-TURN"],
                 w["3-TURN"] < w["LSTM"], max(0.0, w["3-TURN"] - w["LSTM"]))
 
@@ -561,7 +537,8 @@ def accuracy_claims(cfg: DyckSettings) -> list[Claim]:
 def loss_claim() -> Claim:
     """The Full-URN's test loss against the unconstrained MatrixRNN's (2022 §5)."""
     def test_loss(n):
-        loss, se = n.test_loss, n.test_loss_se
+        losses = {m: over_seeds(n, m, lambda r: r.test_loss) for m in ("Full-URN", "MatrixRNN")}
+        loss, se = ({m: v[i] for m, v in losses.items()} for i in (0, 1))
         return (f"{pm(loss['Full-URN'], se['Full-URN'], 3)} vs "
                 f"{pm(loss['MatrixRNN'], se['MatrixRNN'], 3)}", loss["Full-URN"],
                 loss["Full-URN"] < loss["MatrixRNN"],
@@ -580,9 +557,13 @@ def dyck_claims(cfg: DyckSettings) -> list[Claim]:
 
 def outer_depth_row(numbers: DyckNumbers) -> Row:
     """The row the papers did not measure: accuracy by the depth *outside* the pair."""
-    s, se, labels = numbers.summary, numbers.summary_se, numbers.summary_labels
-    ours = "; ".join(f"{name} {pm(s[name]['seen_outer'], se[name]['seen_outer'], 2)} → "
-                     f"{pm(s[name]['unseen_outer'], se[name]['unseen_outer'], 2)}"
+    s, labels = numbers.summary, numbers.summary_labels
+
+    def se(name, key):
+        return over_seeds(numbers, name, lambda r: r.summary[key])[1]
+
+    ours = "; ".join(f"{name} {pm(s[name]['seen_outer'], se(name, 'seen_outer'), 2)} → "
+                     f"{pm(s[name]['unseen_outer'], se(name, 'unseen_outer'), 2)}"
                      for name in ("3-TURN", "LSTM"))
     return Row("accuracy vs outer depth (brackets open around the pair)",
                "not measured (2022 §5.1 expects confusion 'inside a deeply nested structure')",
@@ -693,7 +674,7 @@ def run_dyck(scale: str = "quick", seeds: int | Iterable[int] | None = None, dev
     second = dyck_numbers({**runs, **again}, cfg, seeds) if again else None
     rows = dyck_rows(claims, numbers, second)
     if second is not None:
-        numbers.doubled = second.doubled_record(sorted({m for m, _ in again}))
+        numbers.doubled = at_twice_the_budget(second, sorted({m for m, _ in again}))
     histories = {run_name(n, s): r.history for (n, s), r in runs.items()}
     histories.update({run_name(n, s, True): r.history for (n, s), r in again.items()})
     dyck = Dyck()
@@ -713,8 +694,8 @@ __all__ = [
     "run_dyck", "EXPERIMENTS", "DYCK_SETTINGS", "DyckSettings", "DYCK_SEEDS", "DYCK_MODELS",
     "FEW_ATTRACTORS", "MANY_ATTRACTORS", "MIN_BRACKETS", "PAPER_SINGLE_EFFECT", "dyck_data",
     "dyck_model", "halving", "dyck_cuts", "pooled_scores", "probe_metric", "TrainedDyck",
-    "train_dyck_model", "worst_error", "Embeddings", "embedding_analysis", "EmbeddingRanges",
-    "SeedScores", "ModelConvergence", "DyckDoubled", "DyckNumbers", "dyck_numbers",
+    "train_dyck_model", "worst_error", "Embeddings", "embedding_analysis", "embedding_ranges",
+    "DyckRun", "DyckNumbers", "over_seeds", "at_twice_the_budget", "dyck_numbers",
     "dyck_claims", "outer_depth_row", "dyck_figures", "run_name", "DyckArtefacts",
     # urn-cross-serial (.cross_serial): what chapter 6 reads from this package
     "run_cross_serial", "CROSS_SERIAL_SETTINGS", "CrossSerialSettings", "CROSS_SERIAL_SEEDS",
