@@ -12,6 +12,7 @@ from course_rnn.experiments.replication import (
     Measurement,
     Replication,
     Row,
+    converged_by_model,
     deciding_models,
     judge,
     judged_rows,
@@ -187,3 +188,15 @@ def test_rows_among_the_claims_are_kept_in_place_and_a_twice_note_only_when_read
     rows = judged_rows([claim, informs], {"v": 2.0}, {"v": 1.9}, lambda n, m: [True])
     assert rows[0].verdict == "differs"
     assert rows[0].note == "first; at twice the budget 1.9"
+
+
+def test_converged_by_model_reads_the_runs_behind_a_row_from_numbers_kept_by_model():
+    from types import SimpleNamespace as Run
+
+    numbers = Run(runs={"A": [Run(converged=True), Run(converged=False)],
+                        "B": [Run(converged=True)]})
+    assert converged_by_model(numbers, ("B", "A")) == [True, True, False]
+    assert converged_by_model(numbers, ()) == []
+    unconverged = Claim("x", "paper", lambda n: ("2.0", 2.0, False, 1.0), ("A",))
+    row, = judged_rows([unconverged], numbers, None, converged_by_model)
+    assert row.verdict == "not converged"

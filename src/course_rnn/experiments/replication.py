@@ -269,6 +269,13 @@ def _claimed(claims: Sequence[Claim], numbers, runs_of: Callable[[Any, tuple], l
     return measured
 
 
+def converged_by_model(numbers, models: Sequence[str]) -> list[bool]:
+    """The ``runs_of`` of :func:`deciding_models` and :func:`judged_rows` for numbers that keep
+    their runs by model (``numbers.runs[model]``, each run with ``converged``): whether each run
+    of ``models`` converged."""
+    return [bool(r.converged) for m in models for r in numbers.runs[m]]
+
+
 def deciding_models(claims: Sequence[Claim | Row], numbers,
                     runs_of: Callable[[Any, tuple], list]) -> list[str]:
     """The models behind every converged row that disagrees on ``numbers`` (sorted): the ones

@@ -81,7 +81,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import partial
+from functools import cache, partial
 
 import numpy as np
 import torch
@@ -97,6 +97,7 @@ from ..replication import (
     Experiment,
     Replication,
     Row,
+    converged_by_model,
     deciding_models,
     judged_rows,
     pm,
@@ -150,7 +151,12 @@ def train_strings(train_max_n: int, repeats: int) -> list[tuple]:
 
 def training_optimum(cfg: AnbnSettings) -> float:
     """The exact minimum of the mean training loss (nats per symbol) on the training strings."""
-    return optimal_loss(train_strings(cfg.train_max_n, cfg.repeats))
+    return _optimum(cfg.train_max_n, cfg.repeats)
+
+
+@cache  # asked for by every run's criterion and score, and by the claims: computed once
+def _optimum(train_max_n: int, repeats: int) -> float:
+    return optimal_loss(train_strings(train_max_n, repeats))
 
 
 def evaluations(epochs: int, cfg: AnbnSettings) -> int:
@@ -649,12 +655,6 @@ def lstm_claim(rivals: tuple[str, ...], cfg: AnbnSettings) -> Claim:
                  check, ("lstm", *rivals), note)
 
 
-def runs_behind(numbers: ClaimNumbers, models: Sequence[str]) -> list[bool]:
-    """The ``runs_of`` of :func:`~course_rnn.experiments.replication.judged_rows`: whether each
-    run of ``models`` converged."""
-    return [r.converged for m in models for r in numbers.runs[m]]
-
-
 def deciding_pairs(numbers: ClaimNumbers, cfg: AnbnSettings) -> list[tuple[str, int]]:
     """The (model id, seed) pairs to continue at twice the budget because a claim disagrees on
     ``numbers``: of the models behind such claims
@@ -665,7 +665,7 @@ def deciding_pairs(numbers: ClaimNumbers, cfg: AnbnSettings) -> list[tuple[str, 
     Only those seeds: continuing one that agrees could not close the gap. (An SRN or a GRU
     behind the LSTM's claim alone has none: its own claim agrees, so none of its seeds counts.)
     """
-    models = deciding_models(lecture_claims(cfg), numbers, runs_behind)
+    models = deciding_models(lecture_claims(cfg), numbers, converged_by_model)
     return [(m, r.seed) for m in CLAIMS if m in models for r in numbers.runs[m]
             if r.converged and generalises(r, cfg.train_max_n) != (m == "lstm")]
 
@@ -767,7 +767,7 @@ def table_rows(settled: ClaimNumbers, twice: ClaimNumbers, unstable: Instability
     rows = [*lecture_claims(cfg), *reach_rows(summary, cfg), *theory_rows(summary, cfg),
             *stalled_rows(summary, settled.continued, cfg, training_optimum(cfg)),
             *instability_rows(unstable, cfg.train_max_n)]
-    return judged_rows(rows, settled, twice, runs_behind)
+    return judged_rows(rows, settled, twice, converged_by_model)
 
 
 def reach_rows(summary: Mapping[str, ModelSummary], cfg: AnbnSettings) -> list[Row]:

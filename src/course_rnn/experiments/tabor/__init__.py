@@ -70,6 +70,7 @@ from ..replication import (
     Experiment,
     Replication,
     Row,
+    converged_by_model,
     deciding_models,
     judged_rows,
     pm,
@@ -479,14 +480,9 @@ def paper_cells() -> Iterator[tuple]:
                 yield g, corpus, key, digits, paper, paper_se, n
 
 
-def runs_behind(numbers: TaborNumbers, groups: tuple[str, ...]) -> list[bool]:
-    """``runs_of`` for :func:`judged_rows`: whether each run of ``groups`` converged."""
-    return [r.converged for name in groups for r in numbers.runs[name]]
-
-
 def needs_doubling(numbers: TaborNumbers) -> set[str]:
     """The groups behind a converged row that disagrees with the paper."""
-    return set(deciding_models(table(numbers), numbers, runs_behind))
+    return set(deciding_models(table(numbers), numbers, converged_by_model))
 
 
 def to_double(groups: dict[str, list[TrainedRun]], deciding: set[str]
@@ -632,7 +628,7 @@ def table_rows(numbers: TaborNumbers) -> list[Row]:
     again on the runs trained twice as long (``numbers.doubled``)."""
     twice = replace(numbers, runs=numbers.doubled, summary=numbers.doubled_summary,
                     spread=numbers.doubled_spread)
-    return judged_rows(table(numbers), numbers, twice, runs_behind)
+    return judged_rows(table(numbers), numbers, twice, converged_by_model)
 
 
 def table4(result: Replication) -> str:
