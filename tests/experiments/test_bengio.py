@@ -60,7 +60,7 @@ def test_numbers_are_what_the_artefacts_score(tiny, data):
     assert math.exp(-run.valid.mean()) == pytest.approx(
         math.exp(min(run.history["valid_loss"])), rel=1e-4)
     scored, watched = data.scored(TINY["test_sentences"]), data.watched(TINY["valid_sentences"])
-    assert numbers.corpus.scored_predictions == sum(len(s) + 1 for s in scored)
+    assert len(tiny.artefacts.test_pairs[1]) == sum(len(s) + 1 for s in scored)
     for order in TINY["kn_orders"]:
         modified = ModifiedKneserNeyLM(order).fit(data.train, vocabulary=data.vocab.itos)
         one = KneserNeyLM(order, 0.75).fit(data.train, vocabulary=data.vocab.itos)
@@ -77,10 +77,32 @@ def test_numbers_are_what_the_artefacts_score(tiny, data):
     assert numbers.ratio.mixture_paper == pytest.approx(252 / 321)
 
 
+def test_one_record_per_run_and_the_summaries_computed_from_it(tiny):
+    """numbers.runs holds each run's record; the ratios and the best models are computed from
+    the perplexities, not saved apart from them."""
+    numbers = tiny.numbers
+    saved = numbers.to_json()
+    assert list(saved) == ["perplexity", "perplexity_se", "valid_perplexity", "best_count_model",
+                           "ratio", "discounts", "runs", "parameters", "vocabulary",
+                           "train_pairs"]
+    assert list(saved["runs"][0]) == ["variant", "seed", "perplexity", "valid_perplexity",
+                                      "mixture_weight", "mixture", "mixture_valid", "converged",
+                                      "epochs"]
+    (run,) = numbers.runs
+    assert (run.variant, run.seed) == ("no direct", 0) and numbers.runs_of("direct") == []
+    assert run.epochs == run.history.convergence.epochs
+    assert numbers.best_variant == "no direct" and numbers.best_mlp == run.perplexity
+    assert numbers.best_mixture_model == f"MLP, no direct + {numbers.best_count_model}"
+    assert numbers.best_mixture == run.mixture
+    assert numbers.ratio.mixture_vs_mlp_ours == numbers.best_mixture / numbers.best_mlp
+    assert bengio.relative(numbers, numbers.best_count_model) == 1.0
+
+
 def test_the_mixture_weight_is_tuned_on_validation(tiny):
     numbers, run = tiny.numbers, tiny.artefacts.mlps["no direct", 0]
     probs = tiny.artefacts.count_probs[numbers.best_count_model]
-    lam = numbers.mlp["no direct"][0].mixture_weight
+    assert numbers.runs == [run]  # one record per run: the artefact is the saved record
+    lam = run.mixture_weight
 
     def valid_loglik(weight):
         return np.log(bengio.mixture_probs(weight, run.valid, probs["valid"])).mean()

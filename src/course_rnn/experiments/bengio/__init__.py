@@ -35,19 +35,17 @@ re-checked with every MLP trained to twice the epochs it used.
 ``run(scale="quick")`` is what chapter 1 shows. The count models (pure Python) and the MLPs
 train in parallel worker processes (:func:`~course_rnn.experiments.workers.parallel_map`).
 
-The module reads top to bottom as :func:`run` uses it: the settings (:mod:`.settings`, read
-by the command line without torch) and Table 1's figures, the jobs (the corpus, the count
-models, one MLP), the numbers (:class:`BengioNumbers`, read by attribute), the rows (the table
-and its verdicts), the figures, and :func:`run`. It is longer than a screenful because it is one
-experiment whole: each part is used once, by the next, so it reads better in one file than in
-six that import one another.
+The module reads top to bottom: Table 1's figures, the data, the count models, the MLP and its
+training, the mixture, the measure of one run (:class:`Run`), the claims and the rows; then the
+bookkeeping (the numbers, :class:`BengioNumbers`, the figures, the worker jobs and :func:`run`).
+The settings are in :mod:`.settings` (read by the command line without torch).
 """
 from __future__ import annotations
 
 import dataclasses
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -57,13 +55,12 @@ from ...models.bengio import BengioMLP, ngram_pairs, target_log_probs
 from ...models.kneser_ney import KneserNeyLM, ModifiedKneserNeyLM
 from ...training import History, NextWord, Plateau, ReduceOnPlateau, fit, normal_embeddings
 from ...utils import seed_everything
-from ..records import Record, mean_se
+from ..records import Record, mean_se, unsaved
 from ..replication import (
     Claim,
     Experiment,
     Replication,
     Row,
-    Timer,
     deciding_models,
     judged_rows,
     pm,
@@ -75,7 +72,7 @@ from .settings import BROWN_MIN_COUNT, SETTINGS, VARIANTS, BengioSettings
 
 NAME = "bengio-kn"
 
-# -- the settings' companions: Table 1's figures ---------------------------------------------------
+# -- Table 1's figures -----------------------------------------------------------------------------
 
 #: The rows of Bengio et al.'s Table 1 (Brown corpus, test perplexity) that chapter 1 discusses
 #: (as on Levy's 2023 slide), typed from the paper. n = context + 1 words, h hidden units, m
@@ -104,9 +101,15 @@ BROWN_EPOCHS = (10, 20)
 BROWN_VOCAB = 16_383
 
 
-# -- the jobs: the corpus, the count models, one MLP -----------------------------------------------
+def paper_relative() -> dict[str, float]:
+    """Table 1's perplexities divided by its best Kneser–Ney model's."""
+    best = min(PAPER_KN.values())
+    return {**{kn_name(k): v / best for k, v in PAPER_KN.items()},
+            **{mlp_name(v): p / best for v, (_, p) in PAPER_MLP.items()},
+            "mixture": PAPER_MIXTURE / best}
 
 
+# -- the data --------------------------------------------------------------------------------------
 @dataclass
 class AustenData:
     """The corpus as chapter 1 uses it: every ``sentences`` (raw), the ``train`` / ``valid`` /
@@ -140,6 +143,9 @@ def austen_data(min_count: int = BROWN_MIN_COUNT, split_seed: int = 0) -> Austen
     return AustenData(sentences, train_s, valid_s, test_s, vocab, min_count)
 
 
+# -- the count models ------------------------------------------------------------------------------
+
+
 def kn_name(order: int, modified: bool = False) -> str:
     """The name of a count model in ``numbers.perplexity``: "unigram", "KN 3-gram",
     "modified KN 3-gram", …"""
@@ -152,43 +158,41 @@ def kn_name(order: int, modified: bool = False) -> str:
 class CountModels:
     """The count models, fitted and scored: ``probs`` (name → ``{"valid": array, "test":
     array}``: P of every predicted token, in reading order), ``discounts`` (name → order → (D1,
-    D2, D3+), the modified models), ``seconds`` (wall time of each order), ``model`` (the
-    modified model of the lowest order: small enough to send back from a worker process) and
-    ``cpu_seconds`` (of the process that fitted them)."""
+    D2, D3+), the modified models) and ``model`` (the modified model of the lowest order: small
+    enough to send back from a worker process)."""
 
     probs: dict[str, dict[str, np.ndarray]]
     discounts: dict[str, dict[int, list[float]]]
-    seconds: dict[str, float]
     model: ModifiedKneserNeyLM | None
-    cpu_seconds: float = 0.0
 
 
 def count_models(train: list[list[str]], vocabulary: Sequence[str], valid: list[list[str]],
                  test: list[list[str]], orders: Sequence[int], discount: float) -> CountModels:
     """Fit the unigram and, for every order, interpolated (one ``discount``) and modified
     Kneser–Ney on ``train`` (one count per order, smoothed both ways); score them."""
-    probs, discounts, seconds, kept = {}, {}, {}, None
+    probs, discounts, kept = {}, {}, None
     for order in [1, *orders]:
-        with Timer() as timer:
-            if order == 1:  # the floor; its raw counts (every word seen ≥ min_count times)
-                models = {kn_name(1): KneserNeyLM(1, discount).fit(train, vocabulary)}
-            else:  # one count of the text, smoothed both ways
-                modified = ModifiedKneserNeyLM(order).fit(train, vocabulary=vocabulary)
-                models = {kn_name(order, modified=True): modified,
-                          kn_name(order): KneserNeyLM(order, discount).fit_like(modified)}
-                discounts[kn_name(order, modified=True)] = {
-                    k: list(d) for k, d in modified.discounts.items()}
-                kept = kept or modified
-            for name, lm in models.items():
-                probs[name] = {part: np.array(lm.token_probs(text))
-                               for part, text in (("valid", valid), ("test", test))}
-        seconds[kn_name(order)] = timer.seconds
-    return CountModels(probs, discounts, seconds, kept)
+        if order == 1:  # the floor; its raw counts (every word seen ≥ min_count times)
+            models = {kn_name(1): KneserNeyLM(1, discount).fit(train, vocabulary)}
+        else:  # one count of the text, smoothed both ways
+            modified = ModifiedKneserNeyLM(order).fit(train, vocabulary=vocabulary)
+            models = {kn_name(order, modified=True): modified,
+                      kn_name(order): KneserNeyLM(order, discount).fit_like(modified)}
+            discounts[kn_name(order, modified=True)] = {
+                k: list(d) for k, d in modified.discounts.items()}
+            kept = kept or modified
+        for name, lm in models.items():
+            probs[name] = {part: np.array(lm.token_probs(text))
+                           for part, text in (("valid", valid), ("test", test))}
+    return CountModels(probs, discounts, kept)
 
 
 def perplexity_of(probs: np.ndarray) -> float:
     """exp(−mean log P) of the probabilities of every predicted token."""
     return float(np.exp(-np.mean(np.log(probs))))
+
+
+# -- the MLP and its training ----------------------------------------------------------------------
 
 
 def mlp_name(variant: str) -> str:
@@ -211,28 +215,15 @@ class NextWordInChunks(NextWord):
         return model.nll(contexts, targets), targets.new_tensor(len(targets)), None
 
 
-@dataclass
-class TrainedMLP:
-    """One MLP as trained: the ``model`` (its best weights, on the CPU), its ``history``, the
-    log-probability of every watched validation token (``valid``) and of every scored test token
-    (``test``), its test ``perplexity`` and the ``cpu_seconds`` of the process that trained it."""
-
-    model: BengioMLP
-    history: History
-    valid: np.ndarray
-    test: np.ndarray
-    perplexity: float
-    cpu_seconds: float = 0.0
-
-
 def train_mlp(variant: str, seed: int, train_pairs, valid_pairs, test_pairs, vocab_size: int,
               config: BengioSettings, device=None, min_epochs: float = 0,
-              resume=None) -> TrainedMLP:
+              resume=None) -> tuple[BengioMLP, History, np.ndarray, np.ndarray]:
     """One MLP, ``y = b + W x + U tanh(d + H x)`` (``W`` only for the "direct" variant), trained
     by :func:`~course_rnn.training.fit` until its validation loss plateaus (``min_epochs``: at
     least that long, and ``resume``: the History of the run to continue, for the doubled
     budget, then on to its own stop within the cap :func:`~course_rnn.training.fit` sets
-    for a continuation)."""
+    for a continuation). Returns the model (its best weights, on the CPU), its history and the
+    log-probability of every watched validation token and of every scored test token."""
     seed_everything(seed)  # the initial weights; fit(seed=...) fixes the init and batch order
     model = BengioMLP(vocab_size, context=config.context, embedding_dim=config.embedding_dim,
                       hidden_size=config.hidden_size, direct=VARIANTS[variant])
@@ -251,37 +242,10 @@ def train_mlp(variant: str, seed: int, train_pairs, valid_pairs, test_pairs, voc
         resume=resume)
     model.cpu()
     valid, test = (target_log_probs(model, pairs).numpy() for pairs in (valid_pairs, test_pairs))
-    return TrainedMLP(model, history, valid, test, float(np.exp(-test.mean())))
+    return model, history, valid, test
 
 
-def _job(kind: str, *args) -> CountModels | TrainedMLP:
-    """One unit of work for a worker process: the count models or one MLP; its result carries
-    the CPU seconds of the process that did it (``cpu_seconds``)."""
-    start = time.process_time()
-    result = count_models(*args) if kind == "counts" else train_mlp(*args)
-    result.cpu_seconds = time.process_time() - start
-    return result
-
-
-def train_all(keys, pairs, vocab_size: int, config: BengioSettings, device, min_epochs=None,
-              count_job: tuple | None = None, workers=None, progress=None,
-              resume=None) -> tuple:
-    """Train the MLPs ``keys`` ((variant, seed) pairs) and, if given, the count models, in
-    parallel processes; return ``(mlps, counts)``. ``min_epochs`` and ``resume`` map a key to
-    its least epochs and the History it continues."""
-    min_epochs, resume = min_epochs or {}, resume or {}
-    jobs = [("mlp", variant, seed, *pairs, vocab_size, config, device,
-             min_epochs.get((variant, seed), 0), resume.get((variant, seed)))
-            for variant, seed in keys]
-    jobs.sort(key=lambda job: job[1] != "direct")  # the slowest first
-    if count_job is not None:
-        jobs.append(("counts", *count_job))
-    results = parallel_map(_job, jobs, workers=workers, device=device, desc=NAME,
-                           progress=progress)
-    mlps = {(job[1], job[2]): r for job, r in zip(jobs, results) if job[0] == "mlp"}
-    counts = results[-1] if count_job is not None else None
-    return {key: mlps[key] for key in keys}, counts
-
+# -- the mixture -----------------------------------------------------------------------------------
 
 def mixture_weight(mlp_valid: np.ndarray, count_valid: np.ndarray) -> float:
     """The λ in [0, 1] (to 0.001) that maximises the validation log-likelihood of
@@ -303,15 +267,24 @@ def mixture_probs(lam: float, mlp_log_probs: np.ndarray, count_probs: np.ndarray
     return lam * np.exp(mlp_log_probs) + (1 - lam) * count_probs
 
 
-# -- the numbers -----------------------------------------------------------------------------------
+# -- the measure: one run's perplexity, alone and mixed with the best count model ------------------
 
 
 @dataclass
-class MlpRun(Record):
-    """One trained MLP: its test and validation perplexity, its mixture with the best count
-    model (weight λ on the MLP, tuned on validation; test and validation perplexity) and how its
-    training ended."""
+class Run(Record):
+    """One trained MLP and what it measured.
 
+    Saved (``numbers.runs``): its ``variant`` and ``seed``; its test and validation perplexity
+    (``perplexity``, ``valid_perplexity``); its mixture with the best count model (the weight λ
+    on the MLP, ``mixture_weight``, tuned on validation; the mixture's test and validation
+    perplexity, ``mixture`` and ``mixture_valid``); whether it ``converged`` and the ``epochs``
+    it trained (its whole convergence record is saved with its history, in
+    ``Replication.runs``). Kept in Python only: the ``model`` (its best weights, on the CPU), its
+    ``history`` and the log-probability of every watched validation token (``valid``) and of
+    every scored test token (``test``).
+    """
+
+    variant: str
     seed: int
     perplexity: float
     valid_perplexity: float
@@ -319,29 +292,35 @@ class MlpRun(Record):
     mixture: float
     mixture_valid: float
     converged: bool
-    stopped: str
     epochs: float
-    steps: int
-    best_epoch: float
+    model: BengioMLP | None = unsaved(default=None, repr=False, compare=False)
+    history: History | None = unsaved(default=None, repr=False, compare=False)
+    valid: np.ndarray | None = unsaved(default=None, repr=False, compare=False)
+    test: np.ndarray | None = unsaved(default=None, repr=False, compare=False)
 
-    @classmethod
-    def of(cls, seed: int, r: TrainedMLP, count: Mapping[str, np.ndarray]) -> MlpRun:
-        """Run ``r`` of ``seed``, mixed with the count model whose token probabilities are
-        ``count`` (``{"valid", "test"}``)."""
-        lam = mixture_weight(r.valid, count["valid"])
-        record = r.history.convergence
-        return cls(seed=seed, perplexity=r.perplexity,
-                   valid_perplexity=float(np.exp(-r.valid.mean())), mixture_weight=lam,
-                   mixture=perplexity_of(mixture_probs(lam, r.test, count["test"])),
-                   mixture_valid=perplexity_of(mixture_probs(lam, r.valid, count["valid"])),
-                   converged=record.converged, stopped=record.stopped, epochs=record.epochs,
-                   steps=record.steps, best_epoch=record.best_epoch)
+
+def measure(variant: str, seed: int, trained: tuple, count: Mapping[str, np.ndarray]) -> Run:
+    """The :class:`Run` of what :func:`train_mlp` returned (``trained``), mixed with the count
+    model whose token probabilities are ``count`` (``{"valid", "test"}``)."""
+    model, history, valid, test = trained
+    lam = mixture_weight(valid, count["valid"])
+    record = history.convergence
+    return Run(variant, seed, perplexity=float(np.exp(-test.mean())),
+               valid_perplexity=float(np.exp(-valid.mean())), mixture_weight=lam,
+               mixture=perplexity_of(mixture_probs(lam, test, count["test"])),
+               mixture_valid=perplexity_of(mixture_probs(lam, valid, count["valid"])),
+               converged=record.converged, epochs=record.epochs,
+               model=model, history=history, valid=valid, test=test)
+
+
+# -- the claims: the MLP alone beats counting, and the mixture beats both --------------------------
 
 
 @dataclass
 class Ratio(Record):
     """The best MLP alone and the best mixture, each divided by the best count model of its
-    corpus (ours and the paper's), and the mixture divided by the MLP alone."""
+    corpus (ours and the paper's), and the mixture divided by the MLP alone: the figures the
+    claims judge."""
 
     ours: float
     paper: float
@@ -349,146 +328,6 @@ class Ratio(Record):
     mixture_paper: float
     mixture_vs_mlp_ours: float
     mixture_vs_mlp_paper: float
-
-
-@dataclass
-class Relative(Record):
-    """Every model's test perplexity / the best count model of its own corpus: ``ours`` (by
-    model name) and the ``paper``'s (Kneser–Ney orders, MLP variants, "mixture")."""
-
-    ours: dict[str, float]
-    paper: dict[str, float]
-
-
-@dataclass
-class Corpus(Record):
-    """The sizes of the data: sentences, vocabulary, training sentences and tokens, the scored
-    test and watched validation sentences, and the n-grams of each part."""
-
-    sentences: int
-    vocabulary: int
-    train_sentences: int
-    train_tokens: int
-    scored_sentences: int
-    watched_valid_sentences: int
-    train_pairs: int
-    watched_valid_predictions: int
-    scored_predictions: int
-
-
-@dataclass
-class Budget(Record):
-    """The epochs every MLP trained (to a validation plateau), their range, the cap, how many
-    of the runs converged, and the paper's 10–20 epochs."""
-
-    epochs: list[float]
-    epochs_max: float
-    epochs_min: float
-    cap: int
-    converged: int
-    runs: int
-    paper_epochs: list[int]
-
-
-@dataclass
-class BengioNumbers(Record):
-    """Every measured number. ``perplexity`` / ``valid_perplexity``: per model on the test /
-    watched validation tokens (MLPs and mixtures: mean over seeds), ``perplexity_se``;
-    ``best_count_model`` (lowest validation perplexity) and ``best_count`` (its test perplexity);
-    ``relative`` and ``ratio``: against the best count model; ``discounts`` of the modified
-    models (name -> order -> D1, D2, D3+); ``mlp``: per variant, one :class:`MlpRun` per seed."""
-
-    perplexity: dict[str, float]
-    perplexity_se: dict[str, float]
-    valid_perplexity: dict[str, float]
-    best_count_model: str
-    best_count: float
-    best_count_order: int
-    best_interpolated: str
-    best_modified: str
-    best_variant: str
-    best_mlp: float
-    best_mixture_model: str
-    best_mixture: float
-    ratio: Ratio
-    relative: Relative
-    discounts: dict[str, dict[int, list[float]]]
-    mlp: dict[str, list[MlpRun]]
-    mlp_seeds: dict[str, int]
-    mixture_weight: dict[str, float]
-    parameters: dict[str, int]
-    corpus: Corpus
-    budget: Budget
-    vocabulary_share_of_brown: float
-
-
-def paper_relative() -> dict[str, float]:
-    """Table 1's perplexities divided by its best Kneser–Ney model's."""
-    best = min(PAPER_KN.values())
-    return {**{kn_name(k): v / best for k, v in PAPER_KN.items()},
-            **{mlp_name(v): p / best for v, (_, p) in PAPER_MLP.items()},
-            "mixture": PAPER_MIXTURE / best}
-
-
-def numbers_of(counts: CountModels, mlps: dict, config: BengioSettings, data: AustenData,
-               sizes: dict) -> BengioNumbers:
-    """The numbers of one budget: ``counts`` from :func:`count_models`, ``mlps`` ((variant,
-    seed) -> :func:`train_mlp`'s result), the ``sizes`` of the n-grams."""
-    ppl = {name: perplexity_of(p["test"]) for name, p in counts.probs.items()}
-    valid_ppl = {name: perplexity_of(p["valid"]) for name, p in counts.probs.items()}
-    best_count_model = min((n for n in counts.probs if n != "unigram"), key=valid_ppl.get)
-    best_count = ppl[best_count_model]
-    per_run = {variant: [MlpRun.of(seed, mlps[variant, seed], counts.probs[best_count_model])
-                         for seed in config.seeds] for variant in config.variants}
-    se = {}
-    for variant, group in per_run.items():
-        name = mlp_name(variant)
-        ppl[name], se[name] = mean_se([g.perplexity for g in group])
-        valid_ppl[name] = float(np.mean([g.valid_perplexity for g in group]))
-        mix = f"{name} + {best_count_model}"
-        ppl[mix], se[mix] = mean_se([g.mixture for g in group])
-        valid_ppl[mix] = float(np.mean([g.mixture_valid for g in group]))
-    best_variant = min(config.variants, key=lambda v: ppl[mlp_name(v)])
-    best_mlp = ppl[mlp_name(best_variant)]
-    best_mixture_name = f"{mlp_name(best_variant)} + {best_count_model}"
-    paper_best_kn = min(PAPER_KN.values())
-    epochs_used = [g.epochs for group in per_run.values() for g in group]
-    return BengioNumbers(
-        perplexity=ppl, perplexity_se=se, valid_perplexity=valid_ppl,
-        best_count_model=best_count_model, best_count=best_count,
-        best_count_order=int(best_count_model.split()[-1].split("-")[0]),
-        best_interpolated=min((kn_name(k) for k in config.kn_orders), key=valid_ppl.get),
-        best_modified=min((kn_name(k, True) for k in config.kn_orders), key=valid_ppl.get),
-        best_variant=best_variant, best_mlp=best_mlp, best_mixture_model=best_mixture_name,
-        best_mixture=ppl[best_mixture_name],
-        ratio=Ratio(ours=best_mlp / best_count,
-                    paper=min(p for _, p in PAPER_MLP.values()) / paper_best_kn,
-                    mixture_ours=ppl[best_mixture_name] / best_count,
-                    mixture_paper=PAPER_MIXTURE / paper_best_kn,
-                    mixture_vs_mlp_ours=ppl[best_mixture_name] / best_mlp,
-                    mixture_vs_mlp_paper=PAPER_MIXTURE / PAPER_MLP["no direct"][1]),
-        relative=Relative(ours={name: value / best_count for name, value in ppl.items()},
-                          paper=paper_relative()),
-        discounts=counts.discounts, mlp=per_run,
-        mlp_seeds={variant: len(group) for variant, group in per_run.items()},
-        mixture_weight={v: float(np.mean([g.mixture_weight for g in group]))
-                        for v, group in per_run.items()},
-        parameters={v: mlps[v, config.seeds[0]].model.num_parameters()
-                    for v in config.variants},
-        corpus=Corpus(sentences=len(data.sentences), vocabulary=len(data.vocab),
-                      train_sentences=len(data.train),
-                      train_tokens=sum(len(s) for s in data.train),
-                      scored_sentences=len(data.scored(config.test_sentences)),
-                      watched_valid_sentences=len(data.watched(config.valid_sentences)),
-                      **sizes),
-        budget=Budget(epochs=epochs_used, epochs_max=max(epochs_used),
-                      epochs_min=min(epochs_used), cap=config.epochs,
-                      converged=sum(g.converged for group in per_run.values() for g in group),
-                      runs=len(epochs_used), paper_epochs=list(BROWN_EPOCHS)),
-        vocabulary_share_of_brown=len(data.vocab) / BROWN_VOCAB)
-
-
-# -- the rows: ours beside Table 1, and the two claims its verdicts test ---------------------------
 
 
 def mlp_alone(numbers: BengioNumbers) -> tuple[str, float, bool, float]:
@@ -524,7 +363,7 @@ def claims(ratio: Ratio) -> list[Claim]:
     ]
 
 
-def to_double(numbers: BengioNumbers, mlps: Mapping[tuple, TrainedMLP]) -> list[tuple]:
+def to_double(numbers: BengioNumbers, mlps: Mapping[tuple, Run]) -> list[tuple]:
     """The MLPs to continue to twice their budget: every one, when a claim's runs all
     converged and its figure disagrees (:func:`deciding_models`); none otherwise."""
     histories = [r.history for r in mlps.values()]
@@ -532,12 +371,19 @@ def to_double(numbers: BengioNumbers, mlps: Mapping[tuple, TrainedMLP]) -> list[
                                          lambda *_: histories) else []
 
 
+# -- the rows: ours beside Table 1, and the two claims its verdicts test ---------------------------
+
+
+def relative(numbers: BengioNumbers, name: str) -> float:
+    """Model ``name``'s test perplexity / our best count model's."""
+    return numbers.perplexity[name] / numbers.best_count
+
+
 def _relative_note(numbers: BengioNumbers, name: str, paper_key: str | None = None) -> str:
     """"ours 0.95× our best count model; the paper's 0.83× its best Kneser–Ney" (the paper's
     part only where it has the model)."""
-    ours = numbers.relative.ours[name]
-    paper = numbers.relative.paper.get(paper_key or name)
-    note = f"ours {ours:.2f}× our best count model"
+    paper = paper_relative().get(paper_key or name)
+    note = f"ours {relative(numbers, name):.2f}× our best count model"
     return note if paper is None else note + f"; the paper's {paper:.2f}× its best Kneser–Ney"
 
 
@@ -550,7 +396,7 @@ def _span(values: Sequence[float]) -> str:
 def count_rows(numbers: BengioNumbers, config: BengioSettings) -> list[Row]:
     """One row per Kneser–Ney order (one discount and modified), and the best count model: the
     yardstick of every ratio."""
-    ppl, rows = numbers.perplexity, []
+    ppl, paper, rows = numbers.perplexity, paper_relative(), []
     for order in config.kn_orders:
         name, modified = kn_name(order), kn_name(order, modified=True)
         d = ", ".join(f"{x:.2f}" for x in numbers.discounts[modified][order])
@@ -561,10 +407,9 @@ def count_rows(numbers: BengioNumbers, config: BengioSettings) -> list[Row]:
             ours=f"{ppl[name]:.1f} (one discount); {ppl[modified]:.1f} (modified)",
             note=(f"interpolated, Austen: one D = {config.discount}, or modified with "
                   f"D1, D2, D3+ = {d} at this order; ours "
-                  f"{numbers.relative.ours[name]:.2f}× and "
-                  f"{numbers.relative.ours[modified]:.2f}× our best count model"
-                  + (f"; the paper's {numbers.relative.paper[name]:.2f}× its best"
-                     if name in numbers.relative.paper else "")),
+                  f"{relative(numbers, name):.2f}× and "
+                  f"{relative(numbers, modified):.2f}× our best count model"
+                  + (f"; the paper's {paper[name]:.2f}× its best" if name in paper else "")),
             verdict="not comparable"))
     rows.append(Row(
         quantity="best count model (lowest validation perplexity), test perplexity",
@@ -581,44 +426,34 @@ def mlp_rows(numbers: BengioNumbers, config: BengioSettings) -> list[Row]:
     ppl, se, rows = numbers.perplexity, numbers.perplexity_se, []
     for variant in config.variants:
         label, paper = PAPER_MLP[variant]
-        name = mlp_name(variant)
-        k = numbers.mlp_seeds[variant]
-        epochs = [g.epochs for g in numbers.mlp[variant]]
+        name, runs = mlp_name(variant), numbers.runs_of(variant)
+        k = len(runs)
         rows.append(Row(
             quantity=(f"neural n-gram MLP, {variant} (ours: n={config.context + 1}, "
                       f"h={config.hidden_size}, m={config.embedding_dim}), test perplexity"),
             paper=f"{paper} (Table 1, {label})",
             ours=f"{pm(ppl[name], se[name], 1)} ({k} seed{'s' if k > 1 else ''})",
-            note=(f"{_relative_note(numbers, name)}; trained {_span(epochs)} epochs, to a "
-                  "validation plateau"),
+            note=(f"{_relative_note(numbers, name)}; trained {_span([r.epochs for r in runs])} "
+                  "epochs, to a validation plateau"),
             verdict="not comparable"))
     mixture = numbers.best_mixture_model
+    lam = float(np.mean([r.mixture_weight for r in numbers.runs_of(numbers.best_variant)]))
     rows.append(Row(
         quantity="MLP mixed with a count model, test perplexity",
         paper=f"{PAPER_MIXTURE} (Table 1, MLP10: MLP9 + interpolated trigram)",
         ours=f"{pm(ppl[mixture], se[mixture], 1)} ({mixture})",
-        note=(f"λ = {numbers.mixture_weight[numbers.best_variant]:.2f} on the MLP, tuned "
-              f"on validation; {_relative_note(numbers, mixture, 'mixture')}"),
+        note=(f"λ = {lam:.2f} on the MLP, tuned on validation; "
+              f"{_relative_note(numbers, mixture, 'mixture')}"),
         verdict="not comparable"))
     return rows
-
-
-def claim_rows(numbers: BengioNumbers, runs: Sequence,
-               doubled: tuple[BengioNumbers, Sequence] | None) -> list[Row]:
-    """The two claims, judged: the MLP alone beats the best count model, and the mixture beats
-    both. ``doubled``: the ``(numbers, runs)`` at twice the epochs (None when no verdict needed
-    them)."""
-    second, second_runs = doubled or (None, ())
-    return judged_rows(claims(numbers.ratio), numbers, second, lambda *_: list(runs),
-                       lambda *_: list(second_runs))
 
 
 def context_rows(numbers: BengioNumbers, config: BengioSettings) -> list[Row]:
     """The rows that set the comparison in context: the unigram floor, the epochs the MLPs
     trained, the vocabulary."""
-    ppl, budget = numbers.perplexity, numbers.budget
+    ppl, runs = numbers.perplexity, numbers.runs
     beaten = all(v < ppl["unigram"] for name, v in ppl.items() if name != "unigram")
-    share = numbers.vocabulary_share_of_brown
+    converged = sum(r.converged for r in runs)
     return [
         Row(quantity="unigram (no context), test perplexity", paper="—",
             ours=f"{ppl['unigram']:.1f}",
@@ -627,30 +462,126 @@ def context_rows(numbers: BengioNumbers, config: BengioSettings) -> list[Row]:
         Row(quantity="training of the MLPs (epochs)",
             paper=(f"{BROWN_EPOCHS[0]}–{BROWN_EPOCHS[1]} (§4: until convergence, "
                    f"{BROWN_TRAIN_WORDS:,} words)"),
-            ours=f"{_span(budget.epochs)} ({budget.converged} of {budget.runs} runs converged)",
+            ours=(f"{_span([r.epochs for r in runs])} ({converged} of {len(runs)} runs "
+                  "converged)"),
             note=(f"to a validation plateau, best weights kept; cap {config.epochs} epochs "
-                  f"of {numbers.corpus.train_pairs:,} n-grams")),
+                  f"of {numbers.train_pairs:,} n-grams")),
         Row(quantity="vocabulary (words seen ≥ 4 times, `<unk>` and the markers)",
-            paper=f"{BROWN_VOCAB:,} (§4, Brown)", ours=f"{numbers.corpus.vocabulary:,}",
-            note=(f"{share:.0%} of Brown's, same rule (words of frequency ≤ 3 merged) when "
-                  f"min_count = 4 (ours: {config.min_count}); Brown was split contiguously, "
-                  "Austen by shuffled sentences"),
+            paper=f"{BROWN_VOCAB:,} (§4, Brown)", ours=f"{numbers.vocabulary:,}",
+            note=(f"{numbers.vocabulary / BROWN_VOCAB:.0%} of Brown's, same rule (words of "
+                  f"frequency ≤ 3 merged) when min_count = 4 (ours: {config.min_count}); "
+                  "Brown was split contiguously, Austen by shuffled sentences"),
             verdict="not comparable")]
 
 
 def table_rows(numbers: BengioNumbers, config: BengioSettings, runs: Sequence = (),
                doubled: tuple[BengioNumbers, Sequence] | None = None) -> list[Row]:
-    """The paper-vs-ours table. ``runs``: the MLPs' training histories; ``doubled``: the
-    ``(numbers, runs)`` with every MLP trained to twice its epochs (trained before, by
-    :func:`~..replication.twice_the_budget`, when a verdict needs it; else None)."""
-    return (count_rows(numbers, config) + mlp_rows(numbers, config)
-            + claim_rows(numbers, runs, doubled) + context_rows(numbers, config))
+    """The paper-vs-ours table, the two claims judged (:func:`claims`). ``runs``: the MLPs'
+    training histories; ``doubled``: the ``(numbers, runs)`` with every MLP trained to twice its
+    epochs (trained before, by :func:`~..replication.twice_the_budget`, when a verdict needs it;
+    else None)."""
+    second, second_runs = doubled or (None, ())
+    judged = judged_rows(claims(numbers.ratio), numbers, second, lambda *_: list(runs),
+                         lambda *_: list(second_runs))
+    return (count_rows(numbers, config) + mlp_rows(numbers, config) + judged
+            + context_rows(numbers, config))
+
+
+# -- the numbers -----------------------------------------------------------------------------------
+
+
+@dataclass
+class BengioNumbers(Record):
+    """Every number of the replication (see :func:`run`): ``perplexity`` and
+    ``valid_perplexity`` per model on the scored test and the watched validation tokens (the
+    MLPs and their mixtures: the mean over seeds, ``perplexity_se`` its standard error), the
+    ``best_count_model`` (the count model of lowest validation perplexity: the yardstick), the
+    claims' figures (``ratio``, computed from the perplexities), the ``discounts`` of the
+    modified models (name → order → D1, D2, D3+), every MLP run (``runs``, :class:`Run`), each
+    variant's ``parameters``, the ``vocabulary`` and the ``train_pairs`` (training n-grams).
+
+    The means, their errors and ``ratio`` are summaries kept because the table prints them (every
+    figure of its ours column is in the numbers); the best models, the relative perplexities, the
+    seeds per variant, the mean λ and the epochs are computed where they are read (the properties
+    below, :func:`relative`, the rows)."""
+
+    perplexity: dict[str, float]
+    perplexity_se: dict[str, float]
+    valid_perplexity: dict[str, float]
+    best_count_model: str
+    ratio: Ratio = field(init=False)
+    discounts: dict[str, dict[int, list[float]]]
+    runs: list[Run]
+    parameters: dict[str, int]
+    vocabulary: int
+    train_pairs: int
+
+    def __post_init__(self):  # the claims' figures, ours beside Table 1's
+        mlp, mixture, count, best_kn = (self.best_mlp, self.best_mixture, self.best_count,
+                                        min(PAPER_KN.values()))
+        self.ratio = Ratio(ours=mlp / count, paper=min(p for _, p in PAPER_MLP.values()) / best_kn,
+                           mixture_ours=mixture / count, mixture_paper=PAPER_MIXTURE / best_kn,
+                           mixture_vs_mlp_ours=mixture / mlp,
+                           mixture_vs_mlp_paper=PAPER_MIXTURE / PAPER_MLP["no direct"][1])
+
+    def runs_of(self, variant: str) -> list[Run]:
+        """The runs of one MLP variant, by seed."""
+        return [r for r in self.runs if r.variant == variant]
+
+    @property
+    def best_count(self) -> float:
+        """The best count model's test perplexity."""
+        return self.perplexity[self.best_count_model]
+
+    @property
+    def best_variant(self) -> str:
+        """The MLP variant of lowest mean test perplexity."""
+        return min(dict.fromkeys(r.variant for r in self.runs),
+                   key=lambda v: self.perplexity[mlp_name(v)])
+
+    @property
+    def best_mlp(self) -> float:
+        return self.perplexity[mlp_name(self.best_variant)]
+
+    @property
+    def best_mixture_model(self) -> str:
+        """The best variant mixed with the best count model: "MLP, no direct + KN 3-gram"."""
+        return f"{mlp_name(self.best_variant)} + {self.best_count_model}"
+
+    @property
+    def best_mixture(self) -> float:
+        return self.perplexity[self.best_mixture_model]
+
+
+def numbers_of(counts: CountModels, trained: Mapping[tuple, tuple], vocabulary: int,
+               train_pairs: int) -> BengioNumbers:
+    """The numbers of one budget: ``counts`` from :func:`count_models` and ``trained``
+    ((variant, seed) → what :func:`train_mlp` returned), each run measured (:func:`measure`)
+    with the best count model."""
+    ppl = {name: perplexity_of(p["test"]) for name, p in counts.probs.items()}
+    valid_ppl = {name: perplexity_of(p["valid"]) for name, p in counts.probs.items()}
+    best_count_model = min((n for n in counts.probs if n != "unigram"), key=valid_ppl.get)
+    mlps = {key: measure(*key, t, counts.probs[best_count_model]) for key, t in trained.items()}
+    se = {}
+    for variant in dict.fromkeys(variant for variant, _ in mlps):
+        group = [r for r in mlps.values() if r.variant == variant]
+        name = mlp_name(variant)
+        ppl[name], se[name] = mean_se([g.perplexity for g in group])
+        valid_ppl[name] = float(np.mean([g.valid_perplexity for g in group]))
+        mix = f"{name} + {best_count_model}"
+        ppl[mix], se[mix] = mean_se([g.mixture for g in group])
+        valid_ppl[mix] = float(np.mean([g.mixture_valid for g in group]))
+    return BengioNumbers(
+        perplexity=ppl, perplexity_se=se, valid_perplexity=valid_ppl,
+        best_count_model=best_count_model, discounts=counts.discounts, runs=list(mlps.values()),
+        parameters={variant: r.model.num_parameters() for (variant, _), r in mlps.items()},
+        vocabulary=vocabulary, train_pairs=train_pairs)
 
 
 # -- the figures -----------------------------------------------------------------------------------
 
 
-def curves_figure(mlps: dict, numbers: BengioNumbers):
+def curves_figure(mlps: Mapping[tuple, Run], numbers: BengioNumbers, config: BengioSettings):
     """Validation perplexity of every MLP run while it trains, against the count models'
     validation perplexities on the same sentences, and each run's mixture (a dot at its best
     checkpoint, the weights it keeps)."""
@@ -667,12 +598,13 @@ def curves_figure(mlps: dict, numbers: BengioNumbers):
                         ls="-" if r.history.converged else "--")
         best = r.history.convergence.best_epoch
         ax.plot([best], [np.exp(-r.valid.mean())], "o", ms=4, color=line.get_color())
-        run = next(g for g in numbers.mlp[variant] if g.seed == seed)
-        ax.plot([best], [run.mixture_valid], "*", ms=9, color=line.get_color(),
+        ax.plot([best], [r.mixture_valid], "*", ms=9, color=line.get_color(),
                 label=f"mixed with {numbers.best_count_model}" if i == 0 else None)
-    for name, style in ((numbers.best_interpolated, ":"), (numbers.best_modified, "--")):
+    interpolated = min((kn_name(k) for k in config.kn_orders), key=valid.get)
+    modified = min((kn_name(k, True) for k in config.kn_orders), key=valid.get)
+    for name, style in ((interpolated, ":"), (modified, "--")):
         ax.axhline(valid[name], color="k", ls=style, lw=1, label=f"{name} (validation)")
-    top = 1.6 * max(valid[numbers.best_interpolated], valid[numbers.best_modified])
+    top = 1.6 * max(valid[interpolated], valid[modified])
     lows = [valid[name] for name in valid if name != "unigram"]
     ax.set_ylim(0.92 * min(lows), top)
     ax.set_xlabel("epoch")
@@ -698,7 +630,7 @@ def perplexity_figure(numbers: BengioNumbers, config: BengioSettings):
                     numbers.best_mixture_model: PAPER_MIXTURE}
     paper_best = min(PAPER_KN.values())
     paper = [paper_values[n] / paper_best if n in paper_values else np.nan for n in names]
-    ours = [numbers.relative.ours[n] for n in names]
+    ours = [relative(numbers, n) for n in names]
     se = [numbers.perplexity_se.get(n, np.nan) / numbers.best_count for n in names]
     x = np.arange(len(names))
     fig = Figure(figsize=(8, 3.4), layout="constrained")
@@ -720,8 +652,7 @@ def perplexity_figure(numbers: BengioNumbers, config: BengioSettings):
     return fig
 
 
-def figures_of(mlps: Mapping[tuple, TrainedMLP], numbers: BengioNumbers,
-               config: BengioSettings) -> dict:
+def figures_of(mlps: Mapping[tuple, Run], numbers: BengioNumbers, config: BengioSettings) -> dict:
     """``curves`` (training and validation loss of every run), ``valid_perplexity`` (the runs'
     validation perplexity against the count models) and ``perplexities`` (relative to the best
     count model, paper and ours)."""
@@ -730,43 +661,61 @@ def figures_of(mlps: Mapping[tuple, TrainedMLP], numbers: BengioNumbers,
     return {"curves": learning_curves({run_name(*k): r.history for k, r in mlps.items()},
                                       title="The MLPs' learning curves (Adam, "
                                             "until validation plateaus)"),
-            "valid_perplexity": curves_figure(mlps, numbers),
+            "valid_perplexity": curves_figure(mlps, numbers, config),
             "perplexities": perplexity_figure(numbers, config)}
 
 
-# -- run -------------------------------------------------------------------------------------------
+# -- the jobs and run ------------------------------------------------------------------------------
+
+
+def _job(kind: str, *args) -> tuple:
+    """One unit of work for a worker process, the count models or one MLP: its result and the
+    CPU seconds of the process that did it."""
+    start = time.process_time()
+    result = count_models(*args) if kind == "counts" else train_mlp(*args)
+    return result, time.process_time() - start
+
+
+def train_all(keys, pairs, vocab_size: int, config: BengioSettings, device, min_epochs=None,
+              count_job: tuple | None = None, workers=None, progress=None,
+              resume=None) -> tuple:
+    """Train the MLPs ``keys`` ((variant, seed) pairs) and, if given, the count models, in
+    parallel processes; return ``(trained, counts, cpu_seconds)``: key → what
+    :func:`train_mlp` returned, the :class:`CountModels` (None without ``count_job``) and the
+    CPU seconds of each job (by run name, then "count models"). ``min_epochs`` and ``resume``
+    map a key to its least epochs and the History it continues."""
+    min_epochs, resume = min_epochs or {}, resume or {}
+    jobs = [("mlp", variant, seed, *pairs, vocab_size, config, device,
+             min_epochs.get((variant, seed), 0), resume.get((variant, seed)))
+            for variant, seed in keys]
+    jobs.sort(key=lambda job: job[1] != "direct")  # the slowest first
+    if count_job is not None:
+        jobs.append(("counts", *count_job))
+    results = parallel_map(_job, jobs, workers=workers, device=device, desc=NAME,
+                           progress=progress)
+    done = {job[1:3] if job[0] == "mlp" else "count models": r for job, r in zip(jobs, results)}
+    cpu_seconds = {run_name(*key): done[key][1] for key in keys}
+    counts = None
+    if count_job is not None:
+        counts, cpu_seconds["count models"] = done["count models"]
+    return {key: done[key][0] for key in keys}, counts, cpu_seconds
 
 
 @dataclass
 class BengioArtefacts:
-    """What the chapter reads beyond the numbers (not saved): the trained ``mlps`` ((variant,
-    seed) → :class:`TrainedMLP`), the count models' token probabilities (``count_probs``: name →
-    ``{"valid", "test"}``), ``count_model`` (the modified Kneser–Ney model of the lowest order),
-    the ``data``, the ``train_pairs`` / ``valid_pairs`` / ``test_pairs``, ``seconds`` (wall time
-    of each MLP's training and of each order's count models), ``cpu_seconds`` (CPU time of each
-    job, in its own process) and ``doubled`` (the runs at twice the epochs, when a verdict
-    needed them)."""
+    """What the chapter and the tests read beyond the numbers (not saved): the runs (``mlps``,
+    (variant, seed) → :class:`Run`, with its model, history and token log-probabilities), the
+    count models' token probabilities (``count_probs``: name → ``{"valid", "test"}``),
+    ``count_model`` (the modified Kneser–Ney model of the lowest order), the scored
+    ``test_pairs``, ``cpu_seconds`` (of each job, in its own process) and ``doubled`` (the runs
+    at twice the epochs, when a verdict needed them)."""
 
-    mlps: dict[tuple[str, int], TrainedMLP]
+    mlps: dict[tuple[str, int], Run]
     count_probs: dict[str, dict[str, np.ndarray]]
     count_model: object
-    data: AustenData
-    train_pairs: tuple
-    valid_pairs: tuple
     test_pairs: tuple
-    seconds: dict[str, float]
     cpu_seconds: dict[str, float]
-    doubled: dict[tuple[str, int], TrainedMLP]
-
-    @classmethod
-    def of(cls, mlps: dict, counts: CountModels, data: AustenData, pairs: tuple,
-           doubled: dict) -> BengioArtefacts:
-        seconds = {run_name(*key): r.history.seconds for key, r in mlps.items()}
-        seconds.update(counts.seconds)
-        cpu_seconds = {run_name(*key): r.cpu_seconds for key, r in mlps.items()}
-        cpu_seconds["count models"] = counts.cpu_seconds
-        return cls(mlps, counts.probs, counts.model, data, *pairs, seconds, cpu_seconds,
-                   doubled)
+    doubled: dict[tuple[str, int], Run]
 
 
 def checked_data(data: AustenData | None, config: BengioSettings) -> AustenData:
@@ -820,21 +769,21 @@ def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=N
                          config, setup.device, min_epochs, count_job, workers, setup.progress,
                          resume=resume and {key: r.history for key, r in resume.items()})
 
-    mlps, counts = train(count_job=(data.train, data.vocab.itos, watched, scored,
-                                    config.kn_orders, config.discount))
-    sizes = {"train_pairs": len(pairs[0][1]), "watched_valid_predictions": len(pairs[1][1]),
-             "scored_predictions": len(pairs[2][1])}
-    numbers = numbers_of(counts, mlps, config, data, sizes)
+    trained, counts, cpu_seconds = train(count_job=(data.train, data.vocab.itos, watched,
+                                                    scored, config.kn_orders, config.discount))
+    numbers = numbers_of(counts, trained, len(data.vocab), len(pairs[0][1]))
+    mlps = {(r.variant, r.seed): r for r in numbers.runs}
     again = twice_the_budget(mlps, to_double(numbers, mlps),
                              lambda min_epochs, resume: train(min_epochs, resume)[0],
                              epochs=lambda r: r.history.convergence.epochs)
-    doubled = (numbers_of(counts, again, config, data, sizes),
-               [r.history for r in again.values()]) if again else None
-    rows = table_rows(numbers, config, [r.history for r in mlps.values()], doubled)
+    second = numbers_of(counts, again, len(data.vocab), len(pairs[0][1])) if again else None
+    doubled = {(r.variant, r.seed): r for r in second.runs} if second else {}
+    rows = table_rows(numbers, config, [r.history for r in mlps.values()],
+                      second and (second, [r.history for r in second.runs]))
     runs = {run_name(*key): r.history for key, r in mlps.items()}
-    runs.update({f"{run_name(*key)} (twice the budget)": r.history for key, r in again.items()})
-    return setup.replication(numbers, rows, figures_of(mlps, numbers, config),
-                             BengioArtefacts.of(mlps, counts, data, pairs, again), runs)
+    runs.update({f"{run_name(*key)} (twice the budget)": r.history for key, r in doubled.items()})
+    artefacts = BengioArtefacts(mlps, counts.probs, counts.model, pairs[2], cpu_seconds, doubled)
+    return setup.replication(numbers, rows, figures_of(mlps, numbers, config), artefacts, runs)
 
 
 EXPERIMENTS = (Experiment.of(SETTINGS, run),)
