@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from course_rnn.experiments import anbn
-from course_rnn.experiments.replication import Replication
+from course_rnn.experiments.replication import Replication, converged_by_model
 from course_rnn.languages import AnBn, Vocab
 from course_rnn.metrics import anbn_generalisation
 from course_rnn.models import build_model
@@ -298,7 +298,7 @@ def test_lstm_best_compares_shares_of_converged_seeds():
     claim = next(c for c in anbn.lecture_claims(cfg) if c.quantity.startswith("LSTM"))
     assert claim.models == ("lstm", "srn", "gru")
     numbers = _numbers({"srn": srn, "gru": gru, "lstm": lstm})
-    assert anbn.runs_behind(numbers, claim.models) == [True] * 11
+    assert converged_by_model(numbers, claim.models) == [True] * 11
     assert claim.check(numbers)[1:] == (pytest.approx(0.75), True, 0.0)
 
 
