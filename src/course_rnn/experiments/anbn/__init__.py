@@ -91,7 +91,7 @@ from ...languages import AnBn, Vocab, make_batch
 from ...metrics import optimal_loss
 from ...models import build_model
 from ...training import AnyOf, History, Optimum, Plateau, ReduceOnPlateau, fit
-from ..records import Record, mean_se, unsaved
+from ..records import Record, mean_se, saved_if_set, unsaved
 from ..replication import (
     Claim,
     Experiment,
@@ -252,24 +252,16 @@ def train_all(pairs, cfg, device, progress, min_epochs=None, resume=None) -> lis
 
 
 @dataclass
-class LossByPhase(Record):
-    """The mean training loss split in two parts that add up to it
-    (:func:`loss_by_phase`): while reading the a's (``uncertain``) and after the
-    first b (``forced``)."""
-
-    uncertain: float
-    forced: float
-
-
-@dataclass
 class RunScore(Record):
     """One run (:func:`score_run`): its model's name and id, seed; whether and when it
     converged and whether it fitted; its final and best training loss and the gap to the
     optimum; how many n are right inside (n ≤ N_train) and beyond the training range;
     max_correct_n at the end, at its best evaluation and at every evaluation
-    (``curve_epochs``); each n's verdict (``right``); the :class:`LossByPhase`; the largest
-    gradient norm and the share of clipped steps; and its outcome (one of
-    :data:`OUTCOMES`)."""
+    (``curve_epochs``); each n's verdict (``right``); its training loss by phase
+    (:func:`loss_by_phase`: ``uncertain`` and ``forced``); the largest gradient norm and the
+    share of clipped steps; and its outcome (one of :data:`OUTCOMES`). A run continued to
+    twice its epochs also has the epochs it was made to train (``min_epochs``) and, not saved,
+    its ``history`` and trained ``network``."""
 
     model: str
     id: str
@@ -289,10 +281,13 @@ class RunScore(Record):
     max_correct_n_curve: list[int]
     curve_epochs: list[float]
     right: list[bool]
-    loss_by_phase: LossByPhase
+    loss_by_phase: dict[str, float]
     max_grad_norm: float
     clipped_share: float
     outcome: str
+    min_epochs: int | None = saved_if_set()
+    history: History | None = unsaved(default=None, repr=False)
+    network: object = unsaved(default=None, repr=False)
 
     @property
     def ending(self) -> str:
@@ -303,21 +298,7 @@ class RunScore(Record):
 
 
 @dataclass
-class DoubledRun(RunScore):
-    """A run continued to twice its epochs: its :class:`RunScore` then, the epochs it was made
-    to train (``min_epochs``), and (not saved) its ``history`` and trained ``network``."""
-
-    min_epochs: int
-    history: History | None = unsaved(default=None, repr=False)
-    network: object = unsaved(default=None, repr=False)
-
-    @classmethod
-    def of(cls, score: RunScore, min_epochs: int, history=None, network=None) -> DoubledRun:
-        return cls(**vars(score), min_epochs=min_epochs, history=history, network=network)
-
-
-@dataclass
-class ModelSummary(Record):
+class ModelSummary:
     """One model's seeds (:func:`summarise`): how many converged, fitted, stalled above the
     optimum (with the range of their final losses) or hit the cap; how many fitted seeds
     generalised (count up to twice the training range) and how many only ``part_way``;
@@ -343,7 +324,7 @@ class ModelSummary(Record):
 
 
 @dataclass
-class Instability(Record):
+class Instability:
     """How a run's max_correct_n moves once it first passes N_train (:func:`instability`): the
     ``seed``, the first evaluated epoch where it does, the lowest and highest value from then on
     (None when it never does)."""
@@ -355,7 +336,7 @@ class Instability(Record):
 
 
 @dataclass
-class Continued(Record):
+class Continued:
     """What became of one model's stalled runs continued to twice their epochs and on to their
     own stop (:func:`recheck`): how many were ``continued``, ``fitted`` then (``generalised``:
     and counting, right up to twice the training range; ``part_way``: right beyond it, not
@@ -377,20 +358,29 @@ class Continued(Record):
 
 @dataclass
 class AnbnNumbers(Record):
-    """Every number of the replication (see :func:`~course_rnn.experiments.anbn.run`)."""
+    """Every number of the replication (see :func:`~course_rnn.experiments.anbn.run`): the
+    first ``runs``, the runs continued to twice their epochs (``doubled``) and the deciding runs
+    that were continuations, continued again (``doubled_again``); the summaries are computed
+    from them where they are read (:attr:`summary`, :attr:`continued`,
+    :func:`lstm_instability`)."""
 
     runs: list[RunScore]
-    summary: dict[str, ModelSummary]  # model name -> its seeds
-    optimum: float  # the exact minimum of the mean training loss
-    lstm_instability: Instability | None  # the best fitted LSTM seed (None: none fitted)
-    train_max_n: int
-    test_max_n: int
-    doubled: list[DoubledRun]  # the runs continued to twice their epochs
-    continued: dict[str, Continued]  # model name -> its stalled runs, continued
-    doubled_again: list[DoubledRun]  # deciding runs that were continuations, continued again
+    doubled: list[RunScore]
+    doubled_again: list[RunScore]
+
+    @property
+    def summary(self) -> dict[str, ModelSummary]:
+        """Per model name, its first runs (:func:`summarise`)."""
+        return summarise(self.runs)
+
+    @property
+    def continued(self) -> dict[str, Continued]:
+        """Per model name, what became of its stalled runs at twice the epochs
+        (:func:`recheck`)."""
+        return recheck(self.runs, {(d.id, d.seed): d for d in self.doubled})
 
 
-def loss_by_phase(model, vocab: Vocab, train_max_n: int) -> LossByPhase:
+def loss_by_phase(model, vocab: Vocab, train_max_n: int) -> dict[str, float]:
     """The mean training loss (nats per predicted symbol, n = 1 … ``train_max_n`` once each)
     split in two parts that add up to it: ``uncertain``, the predictions made while reading
     the a's (will another a come, or the first b?), and ``forced``, those after the first b
@@ -401,8 +391,8 @@ def loss_by_phase(model, vocab: Vocab, train_max_n: int) -> LossByPhase:
         strings.logits(model).float().cpu().transpose(1, 2), strings.targets, reduction="none")
     mask, forced = strings.mask, strings.forced
     total = mask.sum()
-    return LossByPhase(uncertain=float((each * (mask & ~forced)).sum() / total),
-                       forced=float((each * forced).sum() / total))
+    return {"uncertain": float((each * (mask & ~forced)).sum() / total),
+            "forced": float((each * forced).sum() / total)}
 
 
 def outcome(converged: bool, fitted: bool, max_correct_n: int, train_max_n: int,
@@ -456,7 +446,7 @@ def score_run(model_id: str, seed: int, model, history, cfg: AnbnSettings,
         outcome=outcome(record.converged, fitted, max_correct, train_n, continued))
 
 
-def summarise(runs: Sequence[RunScore], train_max_n: int) -> dict[str, ModelSummary]:
+def summarise(runs: Sequence[RunScore]) -> dict[str, ModelSummary]:
     """Per model (by name), a :class:`ModelSummary` of its seeds."""
     summary = {}
     for name in dict.fromkeys(r.model for r in runs):
@@ -501,20 +491,20 @@ def lstm_instability(runs: Sequence[RunScore], train_max_n: int) -> Instability 
         else None
 
 
-def recheck(doubled: Mapping[tuple, RunScore], stalled: Sequence[tuple[str, int]],
-            cfg: AnbnSettings) -> dict[str, Continued]:
-    """What became of the ``stalled`` runs continued to twice their epochs (``doubled``), per
-    model name, in the order of ``cfg.models``."""
+def recheck(runs: Sequence[RunScore], doubled: Mapping[tuple, RunScore]) -> dict[str, Continued]:
+    """What became of the stalled first ``runs`` (converged, not fitted) continued to twice
+    their epochs (``doubled``, by (model id, seed)), per model name, in the runs' order."""
     result = {}
-    for model_id in cfg.models:
-        again = [doubled[p] for p in stalled if p[0] == model_id and p in doubled]
+    for name in dict.fromkeys(r.model for r in runs):
+        again = [doubled[r.id, r.seed] for r in runs if r.model == name and r.converged
+                 and not r.fitted and (r.id, r.seed) in doubled]
         if not again:
             continue
         still = [d.final_loss for d in again if d.converged and not d.fitted]
         moving = [d.final_loss for d in again if not d.converged]
-        result[model_name(model_id, cfg)] = Continued(
+        result[name] = Continued(
             continued=len(again), fitted=sum(d.fitted for d in again),
-            generalised=sum(generalises(d, cfg.train_max_n) for d in again),
+            generalised=sum(d.outcome == "generalised" for d in again),
             part_way=sum(d.outcome == "generalised part-way" for d in again), stuck=len(still),
             stuck_min=min(still, default=None), stuck_max=max(still, default=None),
             still_improving=len(moving), improving_min=min(moving, default=None),
@@ -689,14 +679,14 @@ def unsettled_runs(by_model: Mapping[str, Sequence[RunScore]]) -> list[tuple[str
 
 
 def continue_runs(min_epochs: Mapping[tuple[str, int], int], resume: Mapping, cfg: AnbnSettings,
-                  device=None, progress=None) -> dict[tuple[str, int], DoubledRun]:
+                  device=None, progress=None) -> dict[tuple[str, int], RunScore]:
     """The runs of ``min_epochs`` continued from their ``resume[pair]`` History to that many
     epochs, trained together and scored (the ``train_again`` of
     :func:`~course_rnn.experiments.replication.twice_the_budget`)."""
     pairs = list(min_epochs)
     trained = train_all(pairs, cfg, device, progress, min_epochs, resume)
-    return {p: DoubledRun.of(score_run(*p, model, history, cfg, continued=True), min_epochs[p],
-                             history, model)
+    return {p: replace(score_run(*p, model, history, cfg, continued=True),
+                       min_epochs=min_epochs[p], history=history, network=model)
             for p, (model, history) in zip(pairs, trained)}
 
 
@@ -707,7 +697,7 @@ class Settled:
     first run (the unsettled ones; the others are deciding runs continued in advance); and
     ``numbers``, what the claims read on the settled runs."""
 
-    doubled: dict[tuple[str, int], DoubledRun]
+    doubled: dict[tuple[str, int], RunScore]
     stand_ins: list[tuple[str, int]]
     numbers: ClaimNumbers
 
@@ -728,12 +718,12 @@ def settle(first: ClaimNumbers, histories: Mapping, cfg: AnbnSettings, device=No
     standing = set(unsettled)
     runs = {m: [doubled[m, r.seed] if (m, r.seed) in standing else r for r in runs]
             for m, runs in first.runs.items()}
-    continued = recheck(doubled, stalled_runs(first.runs), cfg)
+    continued = recheck([r for runs in first.runs.values() for r in runs], doubled)
     return Settled(doubled, unsettled, ClaimNumbers(runs, first.summary, continued))
 
 
 def continue_disputed(settled: Settled, histories: Mapping, cfg: AnbnSettings, device=None,
-                      progress=None) -> tuple[dict[tuple[str, int], DoubledRun], ClaimNumbers]:
+                      progress=None) -> tuple[dict[tuple[str, int], RunScore], ClaimNumbers]:
     """Train to twice their budget the deciding runs of the claims that disagree on the settled
     runs (:func:`deciding_pairs`; through :func:`continue_runs`): a first run from its History
     (``histories``), a stand-in from its own (a continuation continued once more). One that
@@ -944,15 +934,12 @@ def curves_figures(histories: Mapping, cfg: AnbnSettings, optimum: float) -> dic
 @dataclass
 class AnbnArtefacts:
     """What the chapter reads beyond the numbers (not saved): the trained ``models`` and their
-    ``histories`` keyed by (model id, seed), e.g. ("lstm", 0), the ``vocab`` and ``language``,
-    and the continued runs, the latest continuation of each ((model id, seed) → (network,
-    history)): :attr:`AnbnNumbers.doubled` and ``doubled_again``."""
+    ``histories`` keyed by (model id, seed), e.g. ("lstm", 0), and the ``vocab`` (the continued
+    runs keep their network and history in :attr:`AnbnNumbers.doubled` and ``doubled_again``)."""
 
     models: dict[tuple[str, int], object]
     histories: dict[tuple[str, int], History]
     vocab: Vocab
-    language: AnBn
-    doubled: dict[tuple[str, int], tuple] = field(default_factory=dict)
 
 
 def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=None,
@@ -961,23 +948,21 @@ def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=N
     seed until it fits its training set or stalls; score them; judge the lecture's claims.
 
     ``numbers`` is an :class:`AnbnNumbers`: ``runs``, one :class:`RunScore` per (model, seed)
-    (:func:`score_run`); ``summary``, per model name (:func:`summarise`); ``optimum``, the exact
-    training optimum; ``lstm_instability``, the best fitted LSTM's per-epoch range
-    (:func:`instability`); ``doubled``, the runs continued to twice their epochs (the stalled
-    ones, and the deciding ones of a claim that disagreed); ``continued``, per model name,
-    what became of its stalled seeds then (:func:`recheck`); ``doubled_again``, the deciding
+    (:func:`score_run`); ``doubled``, the runs continued to twice their epochs (the stalled
+    ones, and the deciding ones of a claim that disagreed); ``doubled_again``, the deciding
     runs of a claim that disagreed on the settled runs only, continued then (a stalled run's
-    continuation continued once more; :func:`continue_disputed`). ``runs``: every training
+    continuation continued once more; :func:`continue_disputed`); computed from them,
+    ``summary``, per model name (:func:`summarise`), and ``continued``, per model name, what
+    became of its stalled seeds at twice the epochs (:func:`recheck`). ``runs``: every training
     history by name ("LSTM seed 0", "GRU seed 2 (twice the budget)"). ``artefacts`` is an
     :class:`AnbnArtefacts`: ``models`` and ``histories`` keyed by (model id, seed), e.g.
-    ("lstm", 0), ``doubled`` (the same for the continued runs), ``vocab`` and ``language``.
-    Figures: ``final`` (one marker per seed), ``lstm_epochs`` and ``curves_<id>``.
+    ("lstm", 0), and the ``vocab``. Figures: ``final`` (one marker per seed), ``lstm_epochs``
+    and ``curves_<id>``.
     """
     setup = begin(EXPERIMENTS[0], SETTINGS, scale, settings, seeds, DEFAULT_SEEDS, device,
                   progress)
     cfg, seeds, device, progress = setup.settings, setup.seeds, setup.device, setup.progress
-    language = AnBn(min_n=1, max_n=cfg.train_max_n)
-    vocab = Vocab.for_language(language)
+    vocab = Vocab.for_language(AnBn(min_n=1, max_n=cfg.train_max_n))
     train_n, test_n = cfg.train_max_n, cfg.test_max_n
     optimum = training_optimum(cfg)
 
@@ -988,10 +973,9 @@ def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=N
     scores = {p: score_run(*p, models[p], histories[p], cfg) for p in pairs}
     runs = list(scores.values())
     by_model = {m: [scores[p] for p in pairs if p[0] == m] for m in cfg.models}
-    summary = summarise(runs, train_n)
-    settled = settle(ClaimNumbers(by_model, summary), histories, cfg, device, progress)
+    settled = settle(ClaimNumbers(by_model, summarise(runs)), histories, cfg, device, progress)
     again, twice = continue_disputed(settled, histories, cfg, device, progress)
-    doubled, continued = settled.doubled, settled.numbers.continued
+    doubled = settled.doubled
     unstable = lstm_instability(runs, train_n)
     named = {f"{model_name(m, cfg)} seed {s}": histories[m, s] for m, s in pairs}
     named.update({f"{model_name(m, cfg)} seed {s} (twice the budget)": d.history
@@ -999,14 +983,12 @@ def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=N
     named.update({f"{model_name(m, cfg)} seed {s} (twice the budget"
                   + (", again)" if (m, s) in doubled else ")"): d.history
                   for (m, s), d in again.items()})
-    numbers = AnbnNumbers(runs, summary, optimum, unstable, train_n, test_n,
-                          list(doubled.values()), continued, list(again.values()))
+    numbers = AnbnNumbers(runs, list(doubled.values()), list(again.values()))
     figures = {"final": final_figure(runs, train_n, test_n)}
     if any(r.id == "lstm" for r in runs):
         figures["lstm_epochs"] = epochs_figure(runs, train_n)
     figures.update(curves_figures(histories, cfg, optimum))
-    artefacts = AnbnArtefacts(models, histories, vocab, language,
-                              {p: (d.network, d.history) for p, d in {**doubled, **again}.items()})
+    artefacts = AnbnArtefacts(models, histories, vocab)
     rows = table_rows(settled.numbers, twice, unstable, cfg)
     return setup.replication(numbers, rows, figures, artefacts, named)
 
