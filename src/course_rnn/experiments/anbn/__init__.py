@@ -67,11 +67,12 @@ models, ``extra_seeds`` of the other two, trained in parallel processes); ``scal
 10 seeds of each with a larger cap; ``settings=`` overrides entries of the scale's
 :class:`~.settings.AnbnSettings` (the tests run it tiny).
 
-The module reads top to bottom as :func:`run` uses it: the settings (:mod:`.settings`, read
-alone by the command line, with the models), the data and the jobs (the counting test, training
-one run), the numbers (scoring a run, the summaries), the lecture's claims, the runs trained on
-before any row is built (settled, then the deciding ones continued), the rows (the claims
-judged), the figures, and :func:`run`. It is longer than most modules of the library because it is
+The module reads top to bottom, the idea first: the settings (:mod:`.settings`, read alone by
+the command line, with the models), the data and the jobs (the counting test, training one run),
+one run's numbers (its score), the lecture's claims, the runs trained on before any row is built
+(settled, then the deciding ones continued); then the bookkeeping: the summaries the rows and
+the chapter read, the rows (the claims judged), the figures, the saved numbers and
+:func:`run`. It is longer than most modules of the library because it is
 the whole experiment: one run is followed from its training through its score to the claim it
 decides without leaving the file.
 """
@@ -248,7 +249,7 @@ def train_all(pairs, cfg, device, progress, min_epochs=None, resume=None) -> lis
     return parallel_map(train_one, jobs, device=device, desc="a^n b^n", progress=progress)
 
 
-# -- the numbers --------------------------------------------------------------------------------
+# -- one run's numbers: its score ---------------------------------------------------------------
 
 
 @dataclass
@@ -295,89 +296,6 @@ class RunScore(Record):
         "stalled" (a first run converged above the optimum), "stuck" (a continued run that
         stalled again) or how it stopped without converging."""
         return "fitted" if self.fitted else ENDING_OF.get(self.outcome, self.stopped)
-
-
-@dataclass
-class ModelSummary:
-    """One model's seeds (:func:`summarise`): how many converged, fitted, stalled above the
-    optimum (with the range of their final losses) or hit the cap; how many fitted seeds
-    generalised (count up to twice the training range) and how many only ``part_way``;
-    max_correct_n over the fitted seeds (mean, SE, the best and its seed; None
-    when none fitted); the lowest final loss; the mean epochs and the best epoch of any
-    seed."""
-
-    n_seeds: int
-    converged: int
-    fitted: int
-    stalled: int
-    stalled_loss_min: float | None
-    stalled_loss_max: float | None
-    generalised: int
-    part_way: int
-    max_correct_n_mean: float | None
-    max_correct_n_se: float | None
-    best_seed: int | None
-    max_correct_n_best_seed: int | None
-    lowest_final_loss: float
-    epochs_mean: float
-    best_epoch_any_seed: int
-
-
-@dataclass
-class Instability:
-    """How a run's max_correct_n moves once it first passes N_train (:func:`instability`): the
-    ``seed``, the first evaluated epoch where it does, the lowest and highest value from then on
-    (None when it never does)."""
-
-    seed: int
-    first_epoch_beyond: int | None
-    min_after: int | None
-    max_after: int | None
-
-
-@dataclass
-class Continued:
-    """What became of one model's stalled runs continued to twice their epochs and on to their
-    own stop (:func:`recheck`): how many were ``continued``, ``fitted`` then (``generalised``:
-    and counting, right up to twice the training range; ``part_way``: right beyond it, not
-    that far), are ``stuck`` (stalled again; their losses
-    ``stuck_min`` … ``stuck_max``) or ``still_improving`` at the cap (``improving_min`` …
-    ``improving_max``)."""
-
-    continued: int
-    fitted: int
-    generalised: int
-    part_way: int
-    stuck: int
-    stuck_min: float | None
-    stuck_max: float | None
-    still_improving: int
-    improving_min: float | None
-    improving_max: float | None
-
-
-@dataclass
-class AnbnNumbers(Record):
-    """Every number of the replication (see :func:`~course_rnn.experiments.anbn.run`): the
-    first ``runs``, the runs continued to twice their epochs (``doubled``) and the deciding runs
-    that were continuations, continued again (``doubled_again``); the summaries are computed
-    from them where they are read (:attr:`summary`, :attr:`continued`,
-    :func:`lstm_instability`)."""
-
-    runs: list[RunScore]
-    doubled: list[RunScore]
-    doubled_again: list[RunScore]
-
-    @property
-    def summary(self) -> dict[str, ModelSummary]:
-        """Per model name, its first runs (:func:`summarise`)."""
-        return summarise(self.runs)
-
-    @property
-    def continued(self) -> dict[str, Continued]:
-        """Per model name, what became of its stalled runs at twice the epochs
-        (:func:`recheck`)."""
-        return recheck(self.runs, {(d.id, d.seed): d for d in self.doubled})
 
 
 def loss_by_phase(model, vocab: Vocab, train_max_n: int) -> dict[str, float]:
@@ -444,72 +362,6 @@ def score_run(model_id: str, seed: int, model, history, cfg: AnbnSettings,
         max_grad_norm=float(max(history["grad_norm"])),
         clipped_share=float(np.mean(clipped)) if clipped else 0.0,
         outcome=outcome(record.converged, fitted, max_correct, train_n, continued))
-
-
-def summarise(runs: Sequence[RunScore]) -> dict[str, ModelSummary]:
-    """Per model (by name), a :class:`ModelSummary` of its seeds."""
-    summary = {}
-    for name in dict.fromkeys(r.model for r in runs):
-        mine = [r for r in runs if r.model == name]
-        fitted = [r for r in mine if r.fitted]
-        stalled = [r.final_loss for r in mine if r.converged and not r.fitted]
-        finals = [r.max_correct_n for r in fitted]
-        grades = [r.outcome for r in fitted]  # as recheck reads them: one route to a grade
-        mean, se = mean_se(finals) if finals else (None, None)
-        best = max(fitted, key=lambda r: r.max_correct_n) if fitted else None
-        summary[name] = ModelSummary(
-            n_seeds=len(mine), converged=sum(r.converged for r in mine), fitted=len(fitted),
-            stalled=len(stalled), stalled_loss_min=min(stalled, default=None),
-            stalled_loss_max=max(stalled, default=None),
-            generalised=grades.count("generalised"),
-            part_way=grades.count("generalised part-way"),
-            max_correct_n_mean=mean, max_correct_n_se=se,
-            best_seed=best.seed if best else None,
-            max_correct_n_best_seed=best.max_correct_n if best else None,
-            lowest_final_loss=min(r.final_loss for r in mine),
-            epochs_mean=float(np.mean([r.epochs for r in mine])),
-            best_epoch_any_seed=max(r.max_correct_n_best_epoch for r in mine))
-    return summary
-
-
-def instability(run: RunScore, train_max_n: int) -> Instability:
-    """How the run's max_correct_n moves once it first passes ``train_max_n``."""
-    curve = np.array(run.max_correct_n_curve)
-    beyond = np.flatnonzero(curve > train_max_n)
-    if beyond.size == 0:
-        return Instability(run.seed, None, None, None)
-    after = curve[beyond[0]:]
-    return Instability(run.seed, int(run.curve_epochs[beyond[0]]), int(after.min()),
-                       int(after.max()))
-
-
-def lstm_instability(runs: Sequence[RunScore], train_max_n: int) -> Instability | None:
-    """The :func:`instability` of the fitted LSTM seed that counts furthest (None when no LSTM
-    seed fitted)."""
-    fitted = [r for r in runs if r.id == "lstm" and r.fitted]
-    return instability(max(fitted, key=lambda r: r.max_correct_n), train_max_n) if fitted \
-        else None
-
-
-def recheck(runs: Sequence[RunScore], doubled: Mapping[tuple, RunScore]) -> dict[str, Continued]:
-    """What became of the stalled first ``runs`` (converged, not fitted) continued to twice
-    their epochs (``doubled``, by (model id, seed)), per model name, in the runs' order."""
-    result = {}
-    for name in dict.fromkeys(r.model for r in runs):
-        again = [doubled[r.id, r.seed] for r in runs if r.model == name and r.converged
-                 and not r.fitted and (r.id, r.seed) in doubled]
-        if not again:
-            continue
-        still = [d.final_loss for d in again if d.converged and not d.fitted]
-        moving = [d.final_loss for d in again if not d.converged]
-        result[name] = Continued(
-            continued=len(again), fitted=sum(d.fitted for d in again),
-            generalised=sum(d.outcome == "generalised" for d in again),
-            part_way=sum(d.outcome == "generalised part-way" for d in again), stuck=len(still),
-            stuck_min=min(still, default=None), stuck_max=max(still, default=None),
-            still_improving=len(moving), improving_min=min(moving, default=None),
-            improving_max=max(moving, default=None))
-    return result
 
 
 # -- the lecture's claims: rules read on the runs -----------------------------------------------
@@ -743,6 +595,134 @@ def continue_disputed(settled: Settled, histories: Mapping, cfg: AnbnSettings, d
     return again, replace(settled.numbers, runs=runs)
 
 
+# -- the summaries the rows and the chapter read ------------------------------------------------
+
+
+@dataclass
+class ModelSummary:
+    """One model's seeds (:func:`summarise`): how many converged, fitted, stalled above the
+    optimum (with the range of their final losses) or hit the cap; how many fitted seeds
+    generalised (count up to twice the training range) and how many only ``part_way``;
+    max_correct_n over the fitted seeds (mean, SE, the best and its seed; None
+    when none fitted); the lowest final loss; the mean epochs and the best epoch of any
+    seed."""
+
+    n_seeds: int
+    converged: int
+    fitted: int
+    stalled: int
+    stalled_loss_min: float | None
+    stalled_loss_max: float | None
+    generalised: int
+    part_way: int
+    max_correct_n_mean: float | None
+    max_correct_n_se: float | None
+    best_seed: int | None
+    max_correct_n_best_seed: int | None
+    lowest_final_loss: float
+    epochs_mean: float
+    best_epoch_any_seed: int
+
+
+def summarise(runs: Sequence[RunScore]) -> dict[str, ModelSummary]:
+    """Per model (by name), a :class:`ModelSummary` of its seeds."""
+    summary = {}
+    for name in dict.fromkeys(r.model for r in runs):
+        mine = [r for r in runs if r.model == name]
+        fitted = [r for r in mine if r.fitted]
+        stalled = [r.final_loss for r in mine if r.converged and not r.fitted]
+        finals = [r.max_correct_n for r in fitted]
+        grades = [r.outcome for r in fitted]  # as recheck reads them: one route to a grade
+        mean, se = mean_se(finals) if finals else (None, None)
+        best = max(fitted, key=lambda r: r.max_correct_n) if fitted else None
+        summary[name] = ModelSummary(
+            n_seeds=len(mine), converged=sum(r.converged for r in mine), fitted=len(fitted),
+            stalled=len(stalled), stalled_loss_min=min(stalled, default=None),
+            stalled_loss_max=max(stalled, default=None),
+            generalised=grades.count("generalised"),
+            part_way=grades.count("generalised part-way"),
+            max_correct_n_mean=mean, max_correct_n_se=se,
+            best_seed=best.seed if best else None,
+            max_correct_n_best_seed=best.max_correct_n if best else None,
+            lowest_final_loss=min(r.final_loss for r in mine),
+            epochs_mean=float(np.mean([r.epochs for r in mine])),
+            best_epoch_any_seed=max(r.max_correct_n_best_epoch for r in mine))
+    return summary
+
+
+@dataclass
+class Continued:
+    """What became of one model's stalled runs continued to twice their epochs and on to their
+    own stop (:func:`recheck`): how many were ``continued``, ``fitted`` then (``generalised``:
+    and counting, right up to twice the training range; ``part_way``: right beyond it, not
+    that far), are ``stuck`` (stalled again; their losses
+    ``stuck_min`` … ``stuck_max``) or ``still_improving`` at the cap (``improving_min`` …
+    ``improving_max``)."""
+
+    continued: int
+    fitted: int
+    generalised: int
+    part_way: int
+    stuck: int
+    stuck_min: float | None
+    stuck_max: float | None
+    still_improving: int
+    improving_min: float | None
+    improving_max: float | None
+
+
+def recheck(runs: Sequence[RunScore], doubled: Mapping[tuple, RunScore]) -> dict[str, Continued]:
+    """What became of the stalled first ``runs`` (converged, not fitted) continued to twice
+    their epochs (``doubled``, by (model id, seed)), per model name, in the runs' order."""
+    result = {}
+    for name in dict.fromkeys(r.model for r in runs):
+        again = [doubled[r.id, r.seed] for r in runs if r.model == name and r.converged
+                 and not r.fitted and (r.id, r.seed) in doubled]
+        if not again:
+            continue
+        still = [d.final_loss for d in again if d.converged and not d.fitted]
+        moving = [d.final_loss for d in again if not d.converged]
+        result[name] = Continued(
+            continued=len(again), fitted=sum(d.fitted for d in again),
+            generalised=sum(d.outcome == "generalised" for d in again),
+            part_way=sum(d.outcome == "generalised part-way" for d in again), stuck=len(still),
+            stuck_min=min(still, default=None), stuck_max=max(still, default=None),
+            still_improving=len(moving), improving_min=min(moving, default=None),
+            improving_max=max(moving, default=None))
+    return result
+
+
+@dataclass
+class Instability:
+    """How a run's max_correct_n moves once it first passes N_train (:func:`instability`): the
+    ``seed``, the first evaluated epoch where it does, the lowest and highest value from then on
+    (None when it never does)."""
+
+    seed: int
+    first_epoch_beyond: int | None
+    min_after: int | None
+    max_after: int | None
+
+
+def instability(run: RunScore, train_max_n: int) -> Instability:
+    """How the run's max_correct_n moves once it first passes ``train_max_n``."""
+    curve = np.array(run.max_correct_n_curve)
+    beyond = np.flatnonzero(curve > train_max_n)
+    if beyond.size == 0:
+        return Instability(run.seed, None, None, None)
+    after = curve[beyond[0]:]
+    return Instability(run.seed, int(run.curve_epochs[beyond[0]]), int(after.min()),
+                       int(after.max()))
+
+
+def lstm_instability(runs: Sequence[RunScore], train_max_n: int) -> Instability | None:
+    """The :func:`instability` of the fitted LSTM seed that counts furthest (None when no LSTM
+    seed fitted)."""
+    fitted = [r for r in runs if r.id == "lstm" and r.fitted]
+    return instability(max(fitted, key=lambda r: r.max_correct_n), train_max_n) if fitted \
+        else None
+
+
 # -- the rows: the lecture's claims judged, ours beside the papers ------------------------------
 
 
@@ -928,7 +908,31 @@ def curves_figures(histories: Mapping, cfg: AnbnSettings, optimum: float) -> dic
     return figures
 
 
-# -- run -----------------------------------------------------------------------------------------
+# -- run: the saved numbers, the artefacts ------------------------------------------------------
+
+
+@dataclass
+class AnbnNumbers(Record):
+    """Every number of the replication (see :func:`~course_rnn.experiments.anbn.run`): the
+    first ``runs``, the runs continued to twice their epochs (``doubled``) and the deciding runs
+    that were continuations, continued again (``doubled_again``); the summaries are computed
+    from them where they are read (:attr:`summary`, :attr:`continued`,
+    :func:`lstm_instability`)."""
+
+    runs: list[RunScore]
+    doubled: list[RunScore]
+    doubled_again: list[RunScore]
+
+    @property
+    def summary(self) -> dict[str, ModelSummary]:
+        """Per model name, its first runs (:func:`summarise`)."""
+        return summarise(self.runs)
+
+    @property
+    def continued(self) -> dict[str, Continued]:
+        """Per model name, what became of its stalled runs at twice the epochs
+        (:func:`recheck`)."""
+        return recheck(self.runs, {(d.id, d.seed): d for d in self.doubled})
 
 
 @dataclass
