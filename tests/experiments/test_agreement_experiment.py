@@ -244,35 +244,36 @@ def test_paired_difference_is_seed_by_seed_with_a_t_interval():
         agreement.PairedDifference.of(models, "DRNN", "balanced")
 
 
-def test_relative_measurement_brackets_the_attractor_mix():
-    def rel(natural, no_attractor):
-        tolerance = agreement.POINTS_TOLERANCE
-        return agreement.Relative(100.0, 0.0, natural, tolerance, no_attractor, tolerance)
+def test_relative_compared_brackets_the_attractor_mix():
+    def compared(natural, no_attractor, paper_diff):
+        tolerance = dict.fromkeys(("natural", "no_attractor"), agreement.POINTS_TOLERANCE)
+        return agreement.relative_compared({"natural": natural, "no_attractor": no_attractor},
+                                           tolerance, paper_diff)
 
-    assert agreement.relative_measurement(rel(0.0, 0.3), 0.07) == (0.0, True, 0.0)
-    value, agrees, gap = agreement.relative_measurement(rel(-15.0, -3.0), -1.22)
+    assert compared(0.0, 0.3, 0.07) == (0.0, True, 0.0)
+    value, agrees, gap = compared(-15.0, -3.0, -1.22)
     assert (value, agrees) == (-15.0, False) and gap == pytest.approx(3.0 - 1.22 - 1.0)
     # one mix agrees, the other does not: it depends on the mix, which we do not know
-    assert agreement.relative_measurement(rel(-15.0, -1.0), -1.22) == (-15.0, None, 0.0)
-    assert agreement.relative_measurement(rel(-5.0, 5.0), 0.0)[1] is None
+    assert compared(-15.0, -1.0, -1.22) == (-15.0, None, 0.0)
+    assert compared(-5.0, 5.0, 0.0)[1] is None
 
 
-def test_rise_alpha_and_lm_measurements():
+def test_rise_alpha_and_lm_compared():
     by = {0: Summary.of([0.90, 0.88]), 2: Summary.of([0.95, 0.94])}
-    rises, agrees, gap = agreement.rise_measurement(by, 5.4)
+    rises, agrees, gap = agreement.rise_compared(by, 5.4)
     assert rises == pytest.approx([5.0, 6.0]) and agrees and gap == 0
     by = {0: Summary.of([0.94, 0.92]), 2: Summary.of([0.943, 0.97])}
-    assert not agreement.rise_measurement(by, 5.4)[1], "one seed only rises"
+    assert not agreement.rise_compared(by, 5.4)[1], "one seed only rises"
 
     def alpha(final):
         histories = {a0: _history([1], [1.0]) for a0 in (0.2, 0.95)}
         return agreement.Alpha.of(histories, dict(zip((0.2, 0.95), final)))
 
-    assert agreement.alpha_measurement(alpha([0.78, 0.83]))[1:] == (True, 0)
-    final, agrees, gap = agreement.alpha_measurement(alpha([0.0, 0.79]))
+    assert agreement.alpha_compared(alpha([0.78, 0.83]))[1:] == (True, 0)
+    final, agrees, gap = agreement.alpha_compared(alpha([0.0, 0.79]))
     assert final == [0.0, 0.79] and not agrees and gap == pytest.approx(0.7)
-    assert agreement.lm_measurement(-0.03, -0.048)[1]
-    assert not agreement.lm_measurement(-0.2, -0.048)[1]
+    assert agreement.lm_compared(-0.03, -0.048)[1]
+    assert not agreement.lm_compared(-0.2, -0.048)[1]
 
 
 def _numbers(**accuracies):
@@ -282,16 +283,14 @@ def _numbers(**accuracies):
         return agreement.NumberPrediction(
             natural=Summary([natural], natural, 0.0), balanced=None, natural_by_attractors={},
             by_attractors={0: Summary([zero], zero, 0.0)}, by_non_attractors={},
-            training=None, n=agreement.SampleSizes(natural=1200, no_attractor=300))
+            training=None)
 
     np_models = {name: model(*accuracies.get(name, (1.0, 1.0))) for name in agreement.MODELS}
-    corpus = dataclasses.replace(_CORPUS, natural_share_with_attractors=0.61)
-    relative = {"number prediction": {name: agreement.Relative.of(np_models, name)
+    relative = {"number prediction": {name: agreement.minus_lstm(np_models, name)
                                       for name in agreement.MODELS}}
-    return agreement.AgreementNumbers(np_models, {}, corpus, relative, None, _paper_lms(), {})
-
-
-_CORPUS = agreement.Corpus({}, {}, 0.0, 0, 0, {}, {}, {})
+    return agreement.AgreementNumbers(np_models, {}, relative, None, _paper_lms(),
+                                      natural_share_with_attractors=0.61, one_attractor_count={},
+                                      natural_sentences=1200, no_attractor_sentences=300)
 
 
 def _paper_lms():
@@ -300,8 +299,7 @@ def _paper_lms():
                 for cat, paper in agreement.PAPER_TABLE4.items()}
     mean = {name: sum(accuracy[c][name] for c in agreement.DISTANT_CATEGORIES)
             / len(agreement.DISTANT_CATEGORIES) for name in agreement.LM_MODELS}
-    difference = mean["DRNN"] - mean["LSTM"]
-    return agreement.MarvinLinzen(accuracy, mean, mean, difference, difference, {})
+    return agreement.MarvinLinzen(accuracy, mean, mean["DRNN"] - mean["LSTM"])
 
 
 def _runs(**unconverged):

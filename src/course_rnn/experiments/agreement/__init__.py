@@ -67,7 +67,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
@@ -134,6 +134,9 @@ PAPER_TABLE4 = {
 PAPER_ALPHA = 0.8
 #: The categories where the controlling noun is *not* the word before the verb.
 DISTANT_CATEGORIES = tuple(c for c in PAPER_TABLE4 if not c.startswith("in_object_rc"))
+#: Table 4: the paper's DRNN LM minus its LSTM LM, mean share over the distant categories.
+PAPER_DISTANT_DIFFERENCE = float(np.mean([PAPER_TABLE4[c][1] for c in DISTANT_CATEGORIES])) \
+    - float(np.mean([PAPER_TABLE4[c][0] for c in DISTANT_CATEGORIES]))
 
 #: Tolerances of the verdicts: Table 1 differences to the LSTM (points), α (Fig. 5), Table 4
 #: (share of pairs).
@@ -482,20 +485,6 @@ class Training(Record):
 
 
 @dataclass
-class SampleSizes(Record):
-    """Test sentences behind a model's figures, over its seeds: the natural set, and the
-    balanced set's sentences without attractors."""
-
-    natural: int
-    no_attractor: int
-
-    @classmethod
-    def of(cls, scores: Sequence[dict]) -> SampleSizes:
-        return cls(scores[0]["natural"]["n"] * len(scores),
-                   scores[0]["balanced"]["count"][0] * len(scores))
-
-
-@dataclass
 class NumberPrediction(Record):
     """One model's number-prediction accuracy over seeds (fractions): natural and balanced sets,
     both by attractors, the one-attractor set by non-attractors, how training went."""
@@ -506,7 +495,6 @@ class NumberPrediction(Record):
     by_attractors: dict[int, Summary]
     by_non_attractors: dict[int, Summary]
     training: Training
-    n: SampleSizes
 
     @classmethod
     def of(cls, scores: list[dict], histories: list) -> NumberPrediction:
@@ -518,7 +506,7 @@ class NumberPrediction(Record):
         return cls(Summary.of([s["natural"]["accuracy"] for s in scores]),
                    Summary.of([s["balanced"]["accuracy"] for s in scores]),
                    by("natural"), by("balanced"), by("one_attractor"),
-                   Training.of(histories, scores), SampleSizes.of(scores))
+                   Training.of(histories, scores))
 
 
 @dataclass
@@ -531,7 +519,6 @@ class Grammaticality(Record):
     balanced: Summary
     by_attractors: dict[int, Summary]
     training: Training
-    n: SampleSizes
 
     @classmethod
     def of(cls, scores: list[dict], histories: list, seeds: list[int]) -> Grammaticality:
@@ -539,7 +526,7 @@ class Grammaticality(Record):
                    Summary.of([s["balanced"]["accuracy"] for s in scores]),
                    {k: Summary.of([s["balanced"]["by"][k] for s in scores])
                     for k in scores[0]["balanced"]["by"]},
-                   Training.of(histories, scores, at_chance=True), SampleSizes.of(scores))
+                   Training.of(histories, scores, at_chance=True))
 
 
 @dataclass
@@ -560,8 +547,6 @@ class Alpha(Record):
     values: list[list[float]]
     spread_start: float
     spread_end: float
-    max_drift: float
-    max_distance_from_paper: float
 
     @classmethod
     def of(cls, histories: Mapping[float, object], final: Mapping[float, float],
@@ -577,72 +562,25 @@ class Alpha(Record):
             [list(histories[a0].step_values("step")) for a0 in starts],
             [[float(a) for a in histories[a0].step_values("alpha")] for a0 in starts],
             float(max(starts) - min(starts)),
-            float(max(final.values()) - min(final.values())),
-            float(max(abs(final[a0] - a0) for a0 in starts)),
-            float(max(abs(a - PAPER_ALPHA) for a in final.values())))
-
-
-@dataclass
-class LMLoss(Record):
-    """A language model's training loss (first epoch, last), best validation loss, epochs."""
-
-    train: list[float]
-    best_valid: float
-    epochs: float
+            float(max(final.values()) - min(final.values())))
 
 
 @dataclass
 class MarvinLinzen(Record):
     """Table 4: the LMs' share of pairs per category (``accuracy[category][model]``), their mean
-    over the distant categories, the DRNN's distance from the LSTM there (ours and the
-    paper's), and how the LMs trained."""
+    over the distant categories and the DRNN's distance from the LSTM there (the paper's:
+    :data:`PAPER_DISTANT_DIFFERENCE`)."""
 
     accuracy: dict[str, dict[str, float]]
     distant_mean: dict[str, float]
-    paper_distant_mean: dict[str, float]
     distant_difference: float
-    paper_distant_difference: float
-    lm_loss: dict[str, LMLoss]
 
     @classmethod
     def of(cls, lm_runs: Mapping[str, TrainedRun]) -> MarvinLinzen:
         ml = {cat: {name: r.scores[cat] for name, r in lm_runs.items()} for cat in PAPER_TABLE4}
         distant = {name: float(np.mean([ml[c][name] for c in DISTANT_CATEGORIES]))
                    for name in LM_MODELS}
-        paper = {name: float(np.mean([PAPER_TABLE4[c][i] for c in DISTANT_CATEGORIES]))
-                 for i, name in enumerate(LM_MODELS)}
-        losses = {name: LMLoss([float(r.history["train_loss"][0]),
-                                float(r.history.last["train_loss"])],
-                               float(r.history.convergence.best),
-                               float(r.history.convergence.epochs))
-                  for name, r in lm_runs.items()}
-        return cls(ml, distant, paper, distant["DRNN"] - distant["LSTM"],
-                   paper["DRNN"] - paper["LSTM"], losses)
-
-
-@dataclass
-class Corpus(Record):
-    """The data: attractor counts of the training sentences and shares of the natural test set,
-    the sizes of the sets, and every model's parameter count."""
-
-    train_by_attractors: dict[int, int]
-    natural_share_by_attractors: dict[int, float]
-    natural_share_with_attractors: float
-    fit_sentences: int
-    valid_sentences: int
-    balanced_count: dict[int, int]
-    one_attractor_count: dict[int, int]
-    parameters: dict[str, int]
-
-    @classmethod
-    def of(cls, data: AgreementData, settings: AgreementSettings, scores: dict) -> Corpus:
-        counts = np.bincount([e.attractors for e in data.natural])
-        natural = {k: float(c / len(data.natural)) for k, c in enumerate(counts.tolist())}
-        return cls(dict(enumerate(np.bincount([e.attractors for e in data.train]).tolist())),
-                   natural, float(1 - natural.get(0, 0.0)), len(data.fit), len(data.valid),
-                   scores["balanced"]["count"], scores["one_attractor"]["count"],
-                   {name: build(name, data.vocab, settings, 0).num_parameters()
-                    for name in MODELS})
+        return cls(ml, distant, distant["DRNN"] - distant["LSTM"])
 
 
 def difference_tolerance(p: float, q: float, n: int, m: int) -> float:
@@ -657,41 +595,18 @@ def difference_tolerance(p: float, q: float, n: int, m: int) -> float:
     return max(POINTS_TOLERANCE, 200 * math.sqrt(variance(p, n) + variance(q, m)))
 
 
-@dataclass
-class Relative(Record):
-    """A model minus the LSTM, in points, on our natural test set and on the sentences without
-    attractors (two mixes that bracket a Wikipedia-like one), each with its tolerance (see
-    :func:`difference_tolerance`); and the model's natural accuracy (± SE)."""
-
-    natural: float
-    natural_se: float
-    minus_lstm_natural: float
-    tolerance_natural: float
-    minus_lstm_no_attractor: float
-    tolerance_no_attractor: float
-
-    @classmethod
-    def of(cls, models: Mapping[str, NumberPrediction | Grammaticality], name: str) -> Relative:
-        """``name`` against :data:`~.settings.REFERENCE` (both in ``models``, one task)."""
-        model, ref = models[name], models[REFERENCE]
-        natural = (model.natural.mean, ref.natural.mean)
-        no_attractor = (model.by_attractors[0].mean, ref.by_attractors[0].mean)
-        return cls(100 * model.natural.mean, 100 * model.natural.se,
-                   100 * (natural[0] - natural[1]),
-                   difference_tolerance(*natural, model.n.natural, ref.n.natural),
-                   100 * (no_attractor[0] - no_attractor[1]),
-                   difference_tolerance(*no_attractor, model.n.no_attractor,
-                                        ref.n.no_attractor))
-
-    def minus_lstm(self, mix: str) -> float:
-        return getattr(self, f"minus_lstm_{mix}")
-
-    def tolerance(self, mix: str) -> float:
-        return getattr(self, f"tolerance_{mix}")
+def minus_lstm(models: Mapping[str, NumberPrediction | Grammaticality], name: str
+               ) -> dict[str, float]:
+    """``name`` minus :data:`~.settings.REFERENCE` (both in ``models``, one task), in points, on
+    our natural test set and on the sentences without attractors (two mixes that bracket a
+    Wikipedia-like one): ``{"minus_lstm_natural": …, "minus_lstm_no_attractor": …}``."""
+    model, ref = models[name], models[REFERENCE]
+    return {"minus_lstm_natural": 100 * (model.natural.mean - ref.natural.mean),
+            "minus_lstm_no_attractor": 100 * (model.by_attractors[0].mean
+                                              - ref.by_attractors[0].mean)}
 
 
-@dataclass
-class PairedDifference(Record):
+class PairedDifference(NamedTuple):
     """A model minus the LSTM, in points, seed by seed (the same seeds, the same test set) on
     one mix, with the mean difference and its 95 % t-interval: "as accurate as the LSTM" is
     judged by whether that interval lies inside an equivalence margin."""
@@ -725,40 +640,45 @@ class PairedDifference(Record):
 
 
 @dataclass
-class DoubledRun(Record):
-    """A run continued to twice its budget: its first and its new epochs, and convergence."""
-
-    first_epochs: float
-    epochs: float
-    converged: bool
-
-    @classmethod
-    def of(cls, first, history) -> DoubledRun:
-        """From the first run's History and the continued run's."""
-        return cls(float(first.convergence.epochs), float(history.convergence.epochs),
-                   bool(history.converged))
-
-
-@dataclass
 class AgreementNumbers(Record):
     """Every number of the replication (see :func:`~course_rnn.experiments.agreement.run`):
-    per model ``number_prediction`` and ``grammaticality``; the ``corpus``; each model's distance
-    from the LSTM per task (``relative[task][model]``); ``alpha`` (None without α runs; saved as
-    ``{}``); ``marvin_linzen``; ``table1_gap`` (paper minus ours, points, number prediction);
-    ``doubled_budget`` (run label → :class:`DoubledRun`)."""
+    per model ``number_prediction`` and ``grammaticality``; each model's distance from the LSTM
+    per task (``relative[task][model]``: :func:`minus_lstm`); ``alpha`` (None without α runs;
+    saved as ``{}``); ``marvin_linzen``; and of the data, the share of the natural test set's
+    sentences with attractors, the one-attractor set's sentences per ``n``, and the test
+    sentences per seed behind each mix of the rows (the natural set, the balanced set's
+    sentences without attractors)."""
 
     number_prediction: dict[str, NumberPrediction]
     grammaticality: dict[str, Grammaticality]
-    corpus: Corpus
-    relative: dict[str, dict[str, Relative]]
+    relative: dict[str, dict[str, dict[str, float]]]
     alpha: Alpha | None
     marvin_linzen: MarvinLinzen
-    table1_gap: dict[str, float]
-    doubled_budget: dict[str, DoubledRun] = field(default_factory=dict)
+    natural_share_with_attractors: float
+    one_attractor_count: dict[int, int]
+    natural_sentences: int
+    no_attractor_sentences: int
 
     def task(self, task: str) -> dict:
         """``number_prediction`` or ``grammaticality`` by the task's name (:data:`TASKS`)."""
         return self.number_prediction if task == TASKS[0] else self.grammaticality
+
+    def tolerance(self, task: str, name: str, mix: str) -> float:
+        """The tolerance of ``name`` minus the LSTM on ``task`` and ``mix`` (see
+        :func:`difference_tolerance`), from the test sentences behind both models' seeds."""
+        models = self.task(task)
+
+        def accuracy(model):
+            return (model.natural if mix == "natural" else model.by_attractors[0]).mean
+
+        def sentences(model):
+            per_seed = self.natural_sentences if mix == "natural" \
+                else self.no_attractor_sentences
+            return per_seed * len(model.natural.values)
+
+        model, ref = models[name], models[REFERENCE]
+        return difference_tolerance(accuracy(model), accuracy(ref), sentences(model),
+                                    sentences(ref))
 
     def to_json(self) -> dict:
         saved = super().to_json()
@@ -788,47 +708,49 @@ def model_numbers(results: Mapping[RunSpec, TrainedRun], task: str, names: Itera
 
 
 def numbers_of(results: Mapping[RunSpec, TrainedRun], data: AgreementData,
-                  settings: AgreementSettings) -> AgreementNumbers:
-    """Every number of ``results``: per task and model, the corpus, the distances from the
-    LSTM, α, the Marvin & Linzen shares and Table 1's gaps (the first budget's, or with the runs
-    continued to twice their budget in place of their first)."""
+               settings: AgreementSettings) -> AgreementNumbers:
+    """Every number of ``results``: per task and model, the distances from the LSTM, α, the
+    Marvin & Linzen shares and the test sets' facts the rows read (the first budget's, or with
+    the runs continued to twice their budget in place of their first)."""
     by_task = {TASKS[0]: model_numbers(results, TASKS[0], MODELS),
                TASKS[1]: model_numbers(results, TASKS[1], settings.gram_models)}
     first_np = next(r.scores for s, r in results.items() if s.task == TASKS[0])
     alpha = {s: r for s, r in results.items() if s.task == "alpha"}
-    np_numbers = by_task[TASKS[0]]
+    natural = np.bincount([e.attractors for e in data.natural]).tolist()
     return AgreementNumbers(
-        number_prediction=np_numbers, grammaticality=by_task[TASKS[1]],
-        corpus=Corpus.of(data, settings, first_np),
-        relative={task: {name: Relative.of(by_task[task], name)
-                         for name in by_task[task]}
+        number_prediction=by_task[TASKS[0]], grammaticality=by_task[TASKS[1]],
+        relative={task: {name: minus_lstm(by_task[task], name) for name in by_task[task]}
                   for task in TASKS if REFERENCE in by_task[task]},
         alpha=Alpha.of({s.alpha_init: r.history for s, r in alpha.items()},
                        {s.alpha_init: r.scores["alpha"] for s, r in alpha.items()})
         if alpha else None,
         marvin_linzen=MarvinLinzen.of({s.name: r for s, r in results.items() if s.task == "lm"}),
-        table1_gap={name: PAPER_TABLE1[name][0] - 100 * np_numbers[name].natural.mean
-                    for name in MODELS})
+        natural_share_with_attractors=float(1 - natural[0] / len(data.natural)),
+        one_attractor_count=first_np["one_attractor"]["count"],
+        natural_sentences=first_np["natural"]["n"],
+        no_attractor_sentences=first_np["balanced"]["count"][0])
 
 
 # -- the rows: ours beside Tables 1, 2 and 4 and Fig. 5 --------------------------------------------
 
 
-def relative_measurement(rel: Relative, paper_diff: float) -> tuple[float, bool | None, float]:
+def relative_compared(minus: Mapping[str, float], tolerance: Mapping[str, float],
+                      paper_diff: float) -> tuple[float, bool | None, float]:
     """Our distance from the LSTM (natural set), whether it agrees with the paper's within each
-    mix's tolerance on both attractor mixes, and the gap. ``agrees`` is None when the two mixes
+    mix's tolerance on both attractor mixes, and the gap (``minus`` and ``tolerance``: mix →
+    points, the mixes "natural" and "no_attractor"). ``agrees`` is None when the two mixes
     disagree: then the verdict depends on a mix we do not know (not comparable)."""
     mixes = ("natural", "no_attractor")
-    offsets = [rel.minus_lstm(mix) - paper_diff for mix in mixes]
-    slack = [abs(o) - rel.tolerance(mix) for o, mix in zip(offsets, mixes)]
+    offsets = [minus[mix] - paper_diff for mix in mixes]
+    slack = [abs(o) - tolerance[mix] for o, mix in zip(offsets, mixes)]
     if all(x <= 0 for x in slack):
-        return rel.minus_lstm_natural, True, 0.0
+        return minus["natural"], True, 0.0
     if any(x <= 0 for x in slack) or (offsets[0] > 0) != (offsets[1] > 0):
-        return rel.minus_lstm_natural, None, 0.0
-    return rel.minus_lstm_natural, False, min(slack)
+        return minus["natural"], None, 0.0
+    return minus["natural"], False, min(slack)
 
 
-def rise_measurement(by: Mapping, paper_rise: float) -> tuple[list[float], bool, float]:
+def rise_compared(by: Mapping, paper_rise: float) -> tuple[list[float], bool, float]:
     """Every seed's rise from n = 0 to n = 2 non-attractors (``by``: n → Summary), in points,
     whether each is at least half the paper's rise, and the gap."""
     rises = [100 * (b2 - b0) for b0, b2 in zip(by[0].values, by[2].values)]
@@ -836,14 +758,15 @@ def rise_measurement(by: Mapping, paper_rise: float) -> tuple[list[float], bool,
     return rises, gap == 0, gap
 
 
-def alpha_measurement(alpha: Alpha) -> tuple[list[float], bool, float]:
+def alpha_compared(alpha: Alpha) -> tuple[list[float], bool, float]:
     """Fig. 5: the final α of every start, whether each is within :data:`ALPHA_TOLERANCE` of
     0.8, and the gap."""
-    gap = max(0.0, alpha.max_distance_from_paper - ALPHA_TOLERANCE)
+    farthest = float(max(abs(a - PAPER_ALPHA) for a in alpha.final))
+    gap = max(0.0, farthest - ALPHA_TOLERANCE)
     return alpha.final, gap == 0, gap
 
 
-def lm_measurement(difference: float, paper_diff: float) -> tuple[float, bool, float]:
+def lm_compared(difference: float, paper_diff: float) -> tuple[float, bool, float]:
     """Table 4's headline: the DRNN LM's distance from the LSTM LM, whether it is within
     :data:`SHARE_TOLERANCE` of the paper's, and the gap."""
     gap = max(0.0, abs(difference - paper_diff) - SHARE_TOLERANCE)
@@ -944,7 +867,7 @@ def reference_claim(task: str, name: str) -> Claim:
            else f"no {REFERENCE} trained on this task, so no reference")
 
     def note(judged: AgreementNumbers) -> str:
-        share = 100 * judged.corpus.natural_share_with_attractors
+        share = 100 * judged.natural_share_with_attractors
         return (f"{why}; absolute levels are not comparable: our natural test set has "
                 f"{share:.0f}% sentences with attractors and a 95-word grammar, Wikipedia "
                 "far fewer attractors and a large vocabulary")
@@ -957,23 +880,29 @@ def reference_claim(task: str, name: str) -> Claim:
 def relative_claim(task: str, name: str) -> Claim:
     """A model's distance from the LSTM on one task beside the paper's, decided by both models'
     runs (not comparable where the two attractor mixes disagree about the verdict:
-    :func:`relative_measurement`)."""
+    :func:`relative_compared`)."""
     quantity, paper = _table1_quantity(task, name)
     paper_diff = _paper_difference(name, task)
 
-    def check(judged: AgreementNumbers):
+    def compared(judged: AgreementNumbers):
         rel = judged.relative[task][name]
+        minus = {mix: rel[f"minus_lstm_{mix}"] for mix in ("natural", "no_attractor")}
+        tolerance = {mix: judged.tolerance(task, name, mix) for mix in minus}
+        return minus, tolerance, relative_compared(minus, tolerance, paper_diff)
+
+    def check(judged: AgreementNumbers):
+        minus = compared(judged)[0]
         ours = (f"{_natural_accuracy(judged, task, name)}; − LSTM "
-                f"{rel.minus_lstm_natural:+.2f} / {rel.minus_lstm_no_attractor:+.2f}")
-        return (ours, *relative_measurement(rel, paper_diff))
+                f"{minus['natural']:+.2f} / {minus['no_attractor']:+.2f}")
+        return (ours, *compared(judged)[2])
 
     def note(judged: AgreementNumbers) -> str:
-        rel = judged.relative[task][name]
-        text = (f"{name} − LSTM: paper {paper_diff:+.2f}, ours {rel.minus_lstm_natural:+.2f}"
-                f" ± {rel.tolerance_natural:.2f} (natural) / "
-                f"{rel.minus_lstm_no_attractor:+.2f} ± {rel.tolerance_no_attractor:.2f}"
+        minus, tolerance, verdict = compared(judged)
+        text = (f"{name} − LSTM: paper {paper_diff:+.2f}, ours {minus['natural']:+.2f}"
+                f" ± {tolerance['natural']:.2f} (natural) / "
+                f"{minus['no_attractor']:+.2f} ± {tolerance['no_attractor']:.2f}"
                 " (no attractor; ± the tolerance: 1 point or twice the sampling error)")
-        if relative_measurement(rel, paper_diff)[1] is None:
+        if verdict[1] is None:
             text += ": the verdict depends on the attractor mix (Wikipedia's is not ours)"
         return text
 
@@ -1018,16 +947,16 @@ def _one_attractor(numbers: AgreementNumbers, name: str) -> str:
 
 
 def rise_claim(name: str, paper: tuple[float, ...]) -> Claim:
-    """Table 2's rise from n = 0 to n = 2 non-attractors (:func:`rise_measurement`), decided
+    """Table 2's rise from n = 0 to n = 2 non-attractors (:func:`rise_compared`), decided
     by the model's number-prediction runs."""
     paper_rise = paper[2] - paper[0]
 
     def check(judged: AgreementNumbers):
         by = judged.number_prediction[name].by_non_attractors
-        return (_one_attractor(judged, name), *rise_measurement(by, paper_rise))
+        return (_one_attractor(judged, name), *rise_compared(by, paper_rise))
 
     def note(judged: AgreementNumbers) -> str:
-        rises = rise_measurement(judged.number_prediction[name].by_non_attractors, paper_rise)[0]
+        rises = rise_compared(judged.number_prediction[name].by_non_attractors, paper_rise)[0]
         return (f"rise n = 0 → 2 per seed {', '.join(f'{v:+.1f}' for v in rises)} points "
                 f"(paper {paper_rise:.1f})")
 
@@ -1035,7 +964,7 @@ def rise_claim(name: str, paper: tuple[float, ...]) -> Claim:
 
 
 def alpha_claim(alpha: Alpha) -> Claim | Row:
-    """Fig. 5: does α converge to about 0.8 from every start (:func:`alpha_measurement`)? Not
+    """Fig. 5: does α converge to about 0.8 from every start (:func:`alpha_compared`)? Not
     tested from one start only."""
     starts = " / ".join(f"{a0:g}" for a0 in alpha.starts)
     quantity = f"DRNN: learned α after training, from {starts}"
@@ -1050,7 +979,7 @@ def alpha_claim(alpha: Alpha) -> Claim | Row:
                 f"starts {judged.alpha.spread_start:.2f} → {judged.alpha.spread_end:.2f}")
 
     return Claim(quantity, paper,
-                 lambda judged: (_final_alphas(judged.alpha), *alpha_measurement(judged.alpha)),
+                 lambda judged: (_final_alphas(judged.alpha), *alpha_compared(judged.alpha)),
                  (("alpha", "DRNN"),), note)
 
 
@@ -1061,7 +990,7 @@ def _final_alphas(alpha: Alpha) -> str:
 def marvin_linzen_claims(ml: MarvinLinzen) -> list[Claim]:
     """Table 4: per category (not comparable: the corpora differ), and the headline judged: the
     DRNN LM's distance from the LSTM LM over the categories where the subject is distant
-    (:func:`lm_measurement`); all decided by the two language models' runs."""
+    (:func:`lm_compared`); all decided by the two language models' runs."""
     lms = tuple(("lm", name) for name in LM_MODELS)
     rows = []
     for cat, paper in PAPER_TABLE4.items():
@@ -1078,7 +1007,7 @@ def marvin_linzen_claims(ml: MarvinLinzen) -> list[Claim]:
     def check(judged: AgreementNumbers):
         ours = judged.marvin_linzen
         return (f"{ours.distant_difference:+.3f}",
-                *lm_measurement(ours.distant_difference, ours.paper_distant_difference))
+                *lm_compared(ours.distant_difference, PAPER_DISTANT_DIFFERENCE))
 
     def note(judged: AgreementNumbers) -> str:
         mean = judged.marvin_linzen.distant_mean
@@ -1086,7 +1015,7 @@ def marvin_linzen_claims(ml: MarvinLinzen) -> list[Claim]:
                 f"{SHARE_TOLERANCE}")
 
     rows.append(Claim("DRNN LM − LSTM LM, mean share over the distant categories",
-                      f"{ml.paper_distant_difference:+.3f} (Table 4)", check, lms, note))
+                      f"{PAPER_DISTANT_DIFFERENCE:+.3f} (Table 4)", check, lms, note))
     return rows
 
 
@@ -1286,8 +1215,6 @@ def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=N
     continued = {**results, **again} if again else None
     doubled = numbers_of(continued, data, cfg) if again else None
     rows = table_rows(numbers, results, doubled, continued)
-    numbers.doubled_budget = {spec.label: DoubledRun.of(results[spec].history, r.history)
-                              for spec, r in again.items()}
     runs = {spec.label: r.history for spec, r in results.items()}
     runs.update({spec.doubled(results[spec].history).label: r.history
                  for spec, r in again.items()})
@@ -1305,9 +1232,10 @@ __all__ = [
     "datasets", "cached_datasets", "non_attractors", "build", "classifier_criterion",
     "train_classifier", "train_lm", "RunSpec", "TrainedRun", "train_run", "run_all",
     "grammaticality_seeds", "first_specs", "epoch_reaching", "epochs_at_chance",
-    "NumberPrediction", "Grammaticality", "Alpha", "MarvinLinzen", "Corpus", "SampleSizes",
-    "Relative", "PairedDifference", "AgreementNumbers", "numbers_of", "relative_measurement",
-    "rise_measurement", "alpha_measurement", "lm_measurement", "histories_by_model",
+    "NumberPrediction", "Grammaticality", "Alpha", "MarvinLinzen", "minus_lstm",
+    "difference_tolerance", "PairedDifference", "AgreementNumbers", "numbers_of",
+    "relative_compared", "rise_compared", "alpha_compared", "lm_compared",
+    "PAPER_DISTANT_DIFFERENCE", "histories_by_model",
     "runs_behind", "claims", "to_double", "table_rows", "cannot_tell", "table1_claims",
     "reference_claim", "relative_claim", "table2_claims", "rise_claim", "alpha_claim",
     "marvin_linzen_claims", "number_prediction_table", "training_table", "one_attractor_table",
