@@ -280,7 +280,7 @@ def _numbers(**accuracies):
     """Stand-in numbers: every model perfect but those given as name=(natural, no attractor);
     the language models as good as the paper's (only what the rows read)."""
     def model(natural, zero):
-        return agreement.NumberPrediction(
+        return agreement.Accuracy(
             natural=Summary([natural], natural, 0.0), balanced=None, natural_by_attractors={},
             by_attractors={0: Summary([zero], zero, 0.0)}, by_non_attractors={},
             training=None)

@@ -484,49 +484,40 @@ class Training(Record):
                    [epochs_at_chance(h) for h in histories] if at_chance else None)
 
 
-@dataclass
-class NumberPrediction(Record):
-    """One model's number-prediction accuracy over seeds (fractions): natural and balanced sets,
-    both by attractors, the one-attractor set by non-attractors, how training went."""
+@dataclass(kw_only=True)
+class Accuracy(Record):
+    """One model's accuracy on one task over its seeds (fractions): the natural and the balanced
+    set, the balanced set by attractors, how training went; number prediction adds the natural
+    set by attractors and the one-attractor set by non-attractors, grammaticality its ``seeds``
+    (number prediction's are the run's) and the epochs its runs spent at chance."""
 
+    seeds: list[int] | None = saved_if_set()
     natural: Summary
     balanced: Summary
-    natural_by_attractors: dict[int, Summary]
+    natural_by_attractors: dict[int, Summary] | None = saved_if_set()
     by_attractors: dict[int, Summary]
-    by_non_attractors: dict[int, Summary]
+    by_non_attractors: dict[int, Summary] | None = saved_if_set()
     training: Training
 
     @classmethod
-    def of(cls, scores: list[dict], histories: list) -> NumberPrediction:
+    def of(cls, task: str, scores: list[dict], histories: list, seeds: list[int]) -> Accuracy:
+        """``task``'s accuracy from its runs' ``scores``, ``histories`` and ``seeds``."""
+        natural = Summary.of([s["natural"]["accuracy"] for s in scores])
+        balanced = Summary.of([s["balanced"]["accuracy"] for s in scores])
+        if task == TASKS[1]:
+            return cls(seeds=list(seeds), natural=natural, balanced=balanced,
+                       by_attractors={k: Summary.of([s["balanced"]["by"][k] for s in scores])
+                                      for k in scores[0]["balanced"]["by"]},
+                       training=Training.of(histories, scores, at_chance=True))
+
         def by(test: str) -> dict[int, Summary]:
             keys = sorted({k for s in scores for k in s[test]["by"]})
             return {k: Summary.of([s[test]["by"].get(k, float("nan")) for s in scores])
                     for k in keys}
 
-        return cls(Summary.of([s["natural"]["accuracy"] for s in scores]),
-                   Summary.of([s["balanced"]["accuracy"] for s in scores]),
-                   by("natural"), by("balanced"), by("one_attractor"),
-                   Training.of(histories, scores))
-
-
-@dataclass
-class Grammaticality(Record):
-    """One model's grammaticality accuracy over its ``seeds``: natural and balanced sets, the
-    balanced set by attractors, how training went (with the epochs at chance)."""
-
-    seeds: list[int]
-    natural: Summary
-    balanced: Summary
-    by_attractors: dict[int, Summary]
-    training: Training
-
-    @classmethod
-    def of(cls, scores: list[dict], histories: list, seeds: list[int]) -> Grammaticality:
-        return cls(list(seeds), Summary.of([s["natural"]["accuracy"] for s in scores]),
-                   Summary.of([s["balanced"]["accuracy"] for s in scores]),
-                   {k: Summary.of([s["balanced"]["by"][k] for s in scores])
-                    for k in scores[0]["balanced"]["by"]},
-                   Training.of(histories, scores, at_chance=True))
+        return cls(natural=natural, balanced=balanced, natural_by_attractors=by("natural"),
+                   by_attractors=by("balanced"), by_non_attractors=by("one_attractor"),
+                   training=Training.of(histories, scores))
 
 
 @dataclass
@@ -595,8 +586,7 @@ def difference_tolerance(p: float, q: float, n: int, m: int) -> float:
     return max(POINTS_TOLERANCE, 200 * math.sqrt(variance(p, n) + variance(q, m)))
 
 
-def minus_lstm(models: Mapping[str, NumberPrediction | Grammaticality], name: str
-               ) -> dict[str, float]:
+def minus_lstm(models: Mapping[str, Accuracy], name: str) -> dict[str, float]:
     """``name`` minus :data:`~.settings.REFERENCE` (both in ``models``, one task), in points, on
     our natural test set and on the sentences without attractors (two mixes that bracket a
     Wikipedia-like one): ``{"minus_lstm_natural": …, "minus_lstm_no_attractor": …}``."""
@@ -619,8 +609,8 @@ class PairedDifference(NamedTuple):
     high: float
 
     @classmethod
-    def of(cls, models: Mapping[str, NumberPrediction | Grammaticality], name: str,
-           mix: str = "natural") -> PairedDifference:
+    def of(cls, models: Mapping[str, Accuracy], name: str, mix: str = "natural"
+           ) -> PairedDifference:
         """``name`` against :data:`~.settings.REFERENCE` on ``mix``: "natural" (the natural
         test set) or "no_attractor" (the balanced set's sentences without attractors)."""
         if mix not in ("natural", "no_attractor"):
@@ -649,8 +639,8 @@ class AgreementNumbers(Record):
     sentences per seed behind each mix of the rows (the natural set, the balanced set's
     sentences without attractors)."""
 
-    number_prediction: dict[str, NumberPrediction]
-    grammaticality: dict[str, Grammaticality]
+    number_prediction: dict[str, Accuracy]
+    grammaticality: dict[str, Accuracy]
     relative: dict[str, dict[str, dict[str, float]]]
     alpha: Alpha | None
     marvin_linzen: MarvinLinzen
@@ -698,12 +688,11 @@ def _group(results: Mapping[RunSpec, TrainedRun], task: str, name: str
 def model_numbers(results: Mapping[RunSpec, TrainedRun], task: str, names: Iterable[str]
                   ) -> dict:
     """``{name: numbers}`` of the ``task`` runs of each model in ``names``
-    (:class:`NumberPrediction` or :class:`Grammaticality`)."""
+    (:class:`Accuracy`)."""
     out = {}
     for name in names:
         seeds, scores, histories = _group(results, task, name)
-        out[name] = NumberPrediction.of(scores, histories) if task == TASKS[0] \
-            else Grammaticality.of(scores, histories, seeds)
+        out[name] = Accuracy.of(task, scores, histories, seeds)
     return out
 
 
@@ -1232,7 +1221,7 @@ __all__ = [
     "datasets", "cached_datasets", "non_attractors", "build", "classifier_criterion",
     "train_classifier", "train_lm", "RunSpec", "TrainedRun", "train_run", "run_all",
     "grammaticality_seeds", "first_specs", "epoch_reaching", "epochs_at_chance",
-    "NumberPrediction", "Grammaticality", "Alpha", "MarvinLinzen", "minus_lstm",
+    "Training", "Accuracy", "Alpha", "MarvinLinzen", "minus_lstm",
     "difference_tolerance", "PairedDifference", "AgreementNumbers", "numbers_of",
     "relative_compared", "rise_compared", "alpha_compared", "lm_compared",
     "PAPER_DISTANT_DIFFERENCE", "histories_by_model",
