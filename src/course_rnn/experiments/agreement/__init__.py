@@ -880,10 +880,10 @@ def relative_claim(task: str, name: str) -> Claim:
         return minus, tolerance, relative_compared(minus, tolerance, paper_diff)
 
     def check(judged: AgreementNumbers):
-        minus = compared(judged)[0]
+        minus, _, verdict = compared(judged)
         ours = (f"{_natural_accuracy(judged, task, name)}; − LSTM "
                 f"{minus['natural']:+.2f} / {minus['no_attractor']:+.2f}")
-        return (ours, *compared(judged)[2])
+        return (ours, *verdict)
 
     def note(judged: AgreementNumbers) -> str:
         minus, tolerance, verdict = compared(judged)

@@ -515,11 +515,15 @@ def deciding_pairs(numbers: ClaimNumbers, cfg: AnbnSettings) -> list[tuple[str, 
 # -- trained on before any row is built: the runs settled, the deciding ones continued ----------
 
 
+def stalled(run: RunScore) -> bool:
+    """Whether a run converged without fitting: it stopped on a plateau above the optimum."""
+    return run.converged and not run.fitted
+
+
 def stalled_runs(by_model: Mapping[str, Sequence[RunScore]]) -> list[tuple[str, int]]:
     """The (model id, seed) pairs that converged without fitting: each is continued to twice
     its epochs, to tell a stuck run from a slow one."""
-    return [(m, r.seed) for m, runs in by_model.items() for r in runs
-            if r.converged and not r.fitted]
+    return [(m, r.seed) for m, runs in by_model.items() for r in runs if stalled(r)]
 
 
 def unsettled_runs(by_model: Mapping[str, Sequence[RunScore]]) -> list[tuple[str, int]]:
@@ -630,15 +634,15 @@ def summarise(runs: Sequence[RunScore]) -> dict[str, ModelSummary]:
     for name in dict.fromkeys(r.model for r in runs):
         mine = [r for r in runs if r.model == name]
         fitted = [r for r in mine if r.fitted]
-        stalled = [r.final_loss for r in mine if r.converged and not r.fitted]
+        stuck = [r.final_loss for r in mine if stalled(r)]
         finals = [r.max_correct_n for r in fitted]
         grades = [r.outcome for r in fitted]  # as recheck reads them: one route to a grade
         mean, se = mean_se(finals) if finals else (None, None)
         best = max(fitted, key=lambda r: r.max_correct_n) if fitted else None
         summary[name] = ModelSummary(
             n_seeds=len(mine), converged=sum(r.converged for r in mine), fitted=len(fitted),
-            stalled=len(stalled), stalled_loss_min=min(stalled, default=None),
-            stalled_loss_max=max(stalled, default=None),
+            stalled=len(stuck), stalled_loss_min=min(stuck, default=None),
+            stalled_loss_max=max(stuck, default=None),
             generalised=grades.count("generalised"),
             part_way=grades.count("generalised part-way"),
             max_correct_n_mean=mean, max_correct_n_se=se,
@@ -676,11 +680,11 @@ def recheck(runs: Sequence[RunScore], doubled: Mapping[tuple, RunScore]) -> dict
     their epochs (``doubled``, by (model id, seed)), per model name, in the runs' order."""
     result = {}
     for name in dict.fromkeys(r.model for r in runs):
-        again = [doubled[r.id, r.seed] for r in runs if r.model == name and r.converged
-                 and not r.fitted and (r.id, r.seed) in doubled]
+        again = [doubled[r.id, r.seed] for r in runs
+                 if r.model == name and stalled(r) and (r.id, r.seed) in doubled]
         if not again:
             continue
-        still = [d.final_loss for d in again if d.converged and not d.fitted]
+        still = [d.final_loss for d in again if stalled(d)]
         moving = [d.final_loss for d in again if not d.converged]
         result[name] = Continued(
             continued=len(again), fitted=sum(d.fitted for d in again),
