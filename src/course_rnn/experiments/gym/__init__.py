@@ -54,10 +54,10 @@ calls; ``scale="paper"`` is larger; ``settings=`` overrides any entry of the sca
 The module reads top to bottom as :func:`run` uses it: the settings (:mod:`.settings`, read
 alone by the command line), each language's task (its data and own metric), the jobs (one model
 on one language, trained and scored; every run in worker processes), the numbers (one
-:class:`GymRun` per run, a :class:`Cell` per model and language), the rows (the chapter's tables
-and the papers' claims, each judged, the disagreements at twice the epochs), the figures, and
-:func:`run`. It is long because the gym is one experiment whose parts are read in that order:
-split by job, a reader followed one run through six files.
+:class:`GymRun` per run; a :class:`Cell`, a model's means on a language, computed where it is
+read), the rows (the chapter's tables and the papers' claims, each judged, the disagreements at
+twice the epochs), the figures, and :func:`run`. It is long because the gym is one experiment
+whose parts are read in that order: split by job, a reader followed one run through six files.
 """
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ from ...metrics import (
 from ...models import build_model
 from ...training import Plateau, fit
 from ...utils import pick_device
-from ..records import Record, saved_if_set, unsaved
+from ..records import Record, unsaved
 from ..replication import (
     Claim,
     Experiment,
@@ -378,12 +378,13 @@ def run_gym(cfg: GymSettings, seeds: Sequence[int] = (0,), device=None,
 # -- the numbers --------------------------------------------------------------------------------
 
 
-@dataclass
-class Cell(Record):
-    """One (model, language) cell over its seeds: the mean ``valid_strings``, ``own``,
-    ``params``, ``train_seconds`` and ``epochs``, the seeds' ``min``/``max`` of
-    ``valid_strings``, ``n`` (seeds), ``converged`` (how many of them met their criterion)
-    and, for Dyck, the mean ``breakdown``."""
+@dataclass(frozen=True)
+class Cell:
+    """One (model, language) cell over its seeds, computed where the tables, claims and chapter
+    read it (not saved: the runs are): the mean ``valid_strings``, ``own``, ``params``,
+    ``train_seconds`` and ``epochs``, the seeds' ``min``/``max`` of ``valid_strings``, ``n``
+    (seeds), ``converged`` (how many of them met their criterion) and, for Dyck, the mean
+    ``breakdown``."""
 
     model: str
     language: str
@@ -396,7 +397,7 @@ class Cell(Record):
     max: float
     n: int
     converged: int
-    breakdown: dict[str, float] | None = saved_if_set()
+    breakdown: dict[str, float] | None = None
 
     @property
     def all_converged(self) -> bool:
@@ -423,32 +424,28 @@ def cell_means(rows: Sequence[GymRun]) -> dict[tuple[str, str], Cell]:
     return {key: Cell.of(runs) for key, runs in cells.items()}
 
 
-@dataclass
-class DyckCutPoints(Record):
-    """Chapter 6's cuts of the Dyck breakdown: the training depth, the least inner nesting
-    counted as deep, the least outer depth counted as unseen."""
-
-    training_depth: int = DYCK_DEPTH
-    deep_inner_min: int = DYCK_DEPTH
-    unseen_outer_min: int = DYCK_DEPTH + 2
+#: The Dyck cuts the rows print (chapter 6's: the training depth, the least inner nesting
+#: counted as deep, the least outer depth counted as unseen), saved so that every figure of the
+#: table is in the numbers.
+DYCK_CUT_POINTS = {"training_depth": DYCK_DEPTH, "deep_inner_min": DYCK_DEPTH,
+                   "unseen_outer_min": DYCK_DEPTH + 2}
 
 
 @dataclass
 class GymNumbers(Record):
-    """Every number of the gym (see :func:`run`): every run, the
-    per-cell means, the runs continued to twice their epochs, and the Dyck cuts."""
+    """Every number of the gym (see :func:`run`): every run, the runs continued to twice their
+    epochs and the Dyck cuts; a cell's means are computed from the runs (:meth:`cell`)."""
 
     runs: list[GymRun]
-    cells: list[Cell]
     doubled: list[GymRun]
-    dyck_cut_points: DyckCutPoints = field(default_factory=DyckCutPoints)
+    dyck_cut_points: dict[str, int] = field(default_factory=lambda: dict(DYCK_CUT_POINTS))
 
     def cell(self, model: str, language: str) -> Cell:
-        """The cell of ``model`` on ``language`` (KeyError when it was not run)."""
-        for cell in self.cells:
-            if (cell.model, cell.language) == (model, language):
-                return cell
-        raise KeyError((model, language))
+        """The :class:`Cell` of ``model`` on ``language`` (KeyError when it was not run)."""
+        runs = [r for r in self.runs if r.cell == (model, language)]
+        if not runs:
+            raise KeyError((model, language))
+        return Cell.of(runs)
 
 
 def models_and_languages(rows: Sequence[GymRun]) -> tuple[list[str], list[str]]:
@@ -675,8 +672,8 @@ def run(scale: str = "quick", seeds=None, device=None, progress: bool | None = N
 
     ``scale`` "quick" is the book's (2 seeds), "paper" the large one (5 seeds); ``settings``
     overrides entries of the scale's :class:`~.settings.GymSettings` (an unknown key or a bad
-    value: ValueError). ``numbers`` is a :class:`GymNumbers`: every run (``runs``),
-    the per-cell means (``cells``) and the doubled-budget runs (``doubled``); ``runs`` every
+    value: ValueError). ``numbers`` is a :class:`GymNumbers`: every run (``runs``) and the
+    doubled-budget runs (``doubled``), a cell's means from ``numbers.cell``; ``runs`` every
     training history; ``artefacts`` a :class:`GymArtefacts`: the model × language
     ``table``, the ``dyck_breakdown`` table and the trained ``models`` keyed by (model,
     language, seed).
@@ -700,7 +697,7 @@ def run(scale: str = "quick", seeds=None, device=None, progress: bool | None = N
                       key=lambda k: (k[0], k[1], seeds.index(k[2])))  # run_gym's order
     doubled = list(twice_the_budget(first, deciding, train_again).values())
     claims = gym_claims(rows, doubled)
-    numbers = GymNumbers(rows, list(cell_means(rows).values()), doubled)
+    numbers = GymNumbers(rows, doubled)
     histories = {f"{r.model} on {r.language} seed {r.seed}": r.history for r in rows}
     histories.update({f"{r.model} on {r.language} seed {r.seed} (2× budget)": r.history
                       for r in doubled})
