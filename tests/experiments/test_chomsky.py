@@ -1,7 +1,6 @@
 """``chomsky`` (chapter 8): the settings, one tiny run end to end, and the table's rules."""
 
 import json
-from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -81,9 +80,10 @@ def test_cells_count_how_runs_ended_and_generalised():
 def test_a_disagreement_is_judged_on_the_doubled_measurement_given_as_data():
     """to_double picks every run of a converged, disagreeing row (none of a row without a
     published figure); table_rows judges it on the numbers of the continued runs it is given."""
-    cell = Cell(best=95.0, mean=95.0, low=95.0, high=95.0, best_sequence=0.0, n=1, fitted=1,
-                stalled=0, stuck=0, out_of_steps=0, generalised=1)
-    numbers = chomsky.ChomskyNumbers([], {"reverse_string": {"SRN": cell, "URN": cell}})
+    def run(model, score=95.0, status="fitted"):
+        return RunNumbers("reverse_string", model, 0, status, 100, 1.0, score, 0.0, [1], [1.0])
+
+    numbers = chomsky.ChomskyNumbers([run("SRN"), run("URN")])
     runs = {("reverse_string", m, 0): chomsky.TrainedRun("reverse_string", m, 0, None, True,
                                                           None, "fitted")
             for m in ("SRN", "URN")}
@@ -94,15 +94,35 @@ def test_a_disagreement_is_judged_on_the_doubled_measurement_given_as_data():
         chomsky.table_rows(numbers, runs, cfg, "quick")
     again = {key: run for key, run in runs.items() if key[1] == "SRN"}
     for best, verdict in ((95.0, "differs"), (91.0, "budget-limited")):
-        doubled = chomsky.ChomskyNumbers([], {"reverse_string": {"SRN": replace(cell, best=best)}})
+        doubled = chomsky.ChomskyNumbers([run("SRN", best)])
         rows = {r.quantity: r for r in chomsky.table_rows(numbers, runs, cfg, "quick", doubled,
                                                           again)}
         assert rows["reverse_string: SRN"].verdict == verdict
         assert rows["reverse_string: URN"].note == "no published figure"
-    numbers.doubled = {"reverse_string": {"SRN": replace(cell, fitted=0, stuck=1)}}
+    numbers.doubled_runs = [run("SRN", status="stuck")]
     rows = {r.quantity: r for r in chomsky.table_rows(numbers, runs, cfg, "quick", doubled, again)}
     assert rows["reverse_string: SRN"].note.endswith(
         "continued to twice their steps and on to their own stop: best 95.0, fitted 0/1, stuck 1")
+
+
+def test_the_cells_are_computed_from_the_runs_and_saved_as_before():
+    """A cell is no Record: computed from the runs where it is read; results.json still holds
+    every cell (``cells``, and ``doubled`` for the continued runs), written from the runs."""
+    runs = [RunNumbers(t, m, s, "fitted", 100, 1.0, 50.0 + s, 0.0, [1], [1.0])
+            for t in ("a", "b") for m in ("SRN", "LSTM") for s in range(3)]
+    numbers = chomsky.ChomskyNumbers(runs)
+    assert list(numbers.cells) == ["a", "b"] and list(numbers.cells["a"]) == ["SRN", "LSTM"]
+    assert numbers.cell("b", "LSTM") == Cell.of(runs[9:]) == numbers.cells["b"]["LSTM"]
+    assert numbers.doubled_cell("a", "SRN") is None
+    with pytest.raises(KeyError):
+        numbers.cell("c", "SRN")
+    saved = numbers.to_json()
+    assert list(saved) == ["runs", "cells"] and saved["cells"]["a"]["SRN"]["mean"] == 51.0
+    numbers.doubled_runs = runs[:3]
+    saved = json.loads(json.dumps(numbers.to_json()))
+    assert list(saved) == ["runs", "doubled_runs", "cells", "doubled"]
+    assert saved["doubled"] == {"a": {"SRN": saved["cells"]["a"]["SRN"]}}
+    assert numbers.doubled_cell("a", "SRN") == numbers.cell("a", "SRN")
 
 
 def test_run_status_says_stuck_only_when_continuing_confirmed_the_plateau():

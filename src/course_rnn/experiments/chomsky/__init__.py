@@ -36,11 +36,14 @@ Mikolov (2015) on the share of strings fully right (their measure); Dyck-2 compl
 URN have no published figure.
 
 The module reads top to bottom as :func:`run` uses it: the settings (:mod:`.settings`), the
-jobs (training and testing one run), the numbers, the rows, the figures, and :func:`run`.
+jobs (training and testing one run), the numbers (one :class:`RunNumbers` per run; a
+:class:`Cell`, a task × network over the seeds, computed where it is read), the rows, the
+figures, and :func:`run`.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -217,13 +220,14 @@ class RunNumbers(Record):
                    100 * s.score, 100 * s.sequence_score, list(s.lengths), list(s.accuracy))
 
 
-@dataclass
-class Cell(Record):
-    """One task × network over the seeds: the ``best`` score (the paper's figure), the
-    ``mean`` with its 95 % t-interval (``low``, ``high``), the same for the sequence score
-    (``best_sequence``), how each of the ``n`` runs ended (:func:`run_status`: ``fitted``,
-    ``stalled``, ``stuck``, ``out_of_steps``), and how many fitted **and** scored ≥ 90
-    (``generalised``)."""
+@dataclass(frozen=True)
+class Cell:
+    """One task × network over the seeds, computed from its runs where the rows, the figures
+    and the chapter read it (:meth:`ChomskyNumbers.cell`): the ``best`` score (the paper's
+    figure), the ``mean`` with its 95 % t-interval (``low``, ``high``), the same for the
+    sequence score (``best_sequence``), how each of the ``n`` runs ended (:func:`run_status`:
+    ``fitted``, ``stalled``, ``stuck``, ``out_of_steps``), and how many fitted **and** scored
+    ≥ 90 (``generalised``)."""
 
     best: float
     mean: float
@@ -268,35 +272,62 @@ def t_interval(values: np.ndarray, level: float = 0.95) -> tuple[float, float]:
     return max(mean - half, 0.0), min(mean + half, 100.0)
 
 
+def cells_of(runs: Iterable[RunNumbers]) -> dict[str, dict[str, Cell]]:
+    """The :class:`Cell` of every task × network of ``runs`` (``[task][model]``, in the runs'
+    order)."""
+    grouped: dict[str, dict[str, list[RunNumbers]]] = {}
+    for r in runs:
+        grouped.setdefault(r.task, {}).setdefault(r.model, []).append(r)
+    return {task: {model: Cell.of(mine) for model, mine in models.items()}
+            for task, models in grouped.items()}
+
+
 @dataclass
 class ChomskyNumbers(Record):
-    """What ``chomsky`` measured: every run (``runs``), per task and network the
-    :class:`Cell` over the seeds (``cells[task][model]``), and the cells re-checked at twice
-    the steps (``doubled``, only when a row needed it)."""
+    """What ``chomsky`` measured: every run (``runs``) and the runs continued to twice their
+    steps (``doubled_runs``, only when a row needed them); a task × network's :class:`Cell`
+    is computed from them (:meth:`cell`, :meth:`doubled_cell`, ``cells``).
+
+    ``results.json`` also holds the cells, as before (``cells[task][model]``, and ``doubled``
+    for the continued runs): written from the runs, for a reader of the file (chapter 8 reads
+    the committed ones) and so that every figure of the table is in the numbers. A run
+    committed before 2026-12-02 has no ``doubled_runs``: its ``doubled`` cells are the record
+    of its continued runs."""
 
     runs: list[RunNumbers]
-    cells: dict[str, dict[str, Cell]]
-    doubled: dict | None = saved_if_set()
+    doubled_runs: list[RunNumbers] | None = saved_if_set()
+
+    @property
+    def cells(self) -> dict[str, dict[str, Cell]]:
+        """Every task × network's :class:`Cell` (``cells[task][model]``)."""
+        return cells_of(self.runs)
 
     def cell(self, task: str, model: str) -> Cell:
-        return self.cells[task][model]
+        """The :class:`Cell` of ``task`` × ``model`` (KeyError when it was not run)."""
+        return cells_of(r for r in self.runs if (r.task, r.model) == (task, model))[task][model]
 
     def doubled_cell(self, task: str, model: str) -> Cell | None:
         """The cell of ``task`` × ``model`` continued to twice its steps, if a verdict needed
         it."""
-        return (self.doubled or {}).get(task, {}).get(model)
+        return cells_of(r for r in self.doubled_runs or ()
+                        if (r.task, r.model) == (task, model)).get(task, {}).get(model)
+
+    def to_json(self) -> dict:
+        saved = super().to_json()
+        saved["cells"] = _cells_json(self.runs)
+        if self.doubled_runs is not None:
+            saved["doubled"] = _cells_json(self.doubled_runs)
+        return saved
+
+
+def _cells_json(runs: Sequence[RunNumbers]) -> dict:
+    return {task: {model: dataclasses.asdict(cell) for model, cell in models.items()}
+            for task, models in cells_of(runs).items()}
 
 
 def numbers_of(runs: Mapping[tuple, TrainedRun]) -> ChomskyNumbers:
-    """The runs' :class:`RunNumbers` and the :class:`Cell` of every task × network."""
-    each = [RunNumbers.of(r) for r in runs.values()]
-    cells: dict[str, dict[str, Cell]] = {}
-    for r in each:
-        cells.setdefault(r.task, {}).setdefault(r.model, None)
-    for task, models in cells.items():
-        for model in models:
-            models[model] = Cell.of([r for r in each if r.task == task and r.model == model])
-    return ChomskyNumbers(each, cells)
+    """The runs' :class:`RunNumbers`."""
+    return ChomskyNumbers([RunNumbers.of(r) for r in runs.values()])
 
 
 # -- the rows: ours beside Table 2 --------------------------------------------------------------
@@ -321,8 +352,9 @@ def ours_column(cell: Cell, sequence: bool = False) -> str:
 def claims(numbers: ChomskyNumbers) -> list[Claim]:
     """One claim per task × network with a published figure (Table 2, or Joulin & Mikolov's
     share of strings fully right for a^n b^n), decided by that row's runs."""
+    cells = numbers.cells
     return [row_claim(task, model, *paper_figure(task, model))
-            for task in numbers.cells for model in numbers.cells[task]
+            for task in cells for model in cells[task]
             if paper_figure(task, model)[0] is not None]
 
 
@@ -332,11 +364,11 @@ def row_claim(task: str, model: str, paper: float, sequence: bool) -> Claim:
     source = "Joulin & Mikolov 2015, strings fully right, n < 20 → 60" if sequence else "Table 2"
 
     def check(judged: ChomskyNumbers):
-        cell = judged.cells[task][model]
+        cell = judged.cell(task, model)
         return (ours_column(cell, sequence), *compared(cell, paper, sequence))
 
     def note(judged: ChomskyNumbers) -> str:
-        return note_of(judged.cells[task][model], judged.doubled_cell(task, model), sequence)
+        return note_of(judged.cell(task, model), judged.doubled_cell(task, model), sequence)
 
     return Claim(f"{task}: {model}", f"{paper:.1f} ({source})", check, (f"{task}: {model}",),
                  note)
@@ -373,8 +405,8 @@ def table_rows(numbers: ChomskyNumbers, runs: Mapping[tuple, TrainedRun], cfg, s
     judged = {row.quantity: row for row in judged_rows(claims(numbers), numbers, doubled,
                                                          runs_behind(runs),
                                                          runs_behind(again or {}))}
-    for task in numbers.cells:
-        for model, cell in numbers.cells[task].items():
+    for task, cells in numbers.cells.items():
+        for model, cell in cells.items():
             rows.append(judged.get(f"{task}: {model}")
                         or Row(f"{task}: {model}", "—", ours_column(cell), "no published figure"))
     return rows
@@ -422,7 +454,7 @@ def lengths_figure(numbers: ChomskyNumbers, max_train_length: int):
     line: the longest training length)."""
     from matplotlib.figure import Figure
 
-    tasks = list(numbers.cells)
+    tasks = list(dict.fromkeys(r.task for r in numbers.runs))
     cols = min(4, len(tasks))
     rows = math.ceil(len(tasks) / cols)
     fig = Figure(figsize=(3.2 * cols, 2.5 * rows), layout="constrained")
@@ -477,7 +509,7 @@ def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=N
                              epochs=lambda r: r.history.convergence.epochs)
     doubled = numbers_of(again) if again else None
     if doubled is not None:
-        numbers.doubled = doubled.cells
+        numbers.doubled_runs = doubled.runs
     rows = table_rows(numbers, runs, cfg, setup.scale, doubled, again)
     named = {r.name: r.history for r in runs.values()}
     named.update({f"{r.name} (twice the budget)": r.history for r in again.values()})
@@ -493,6 +525,6 @@ __all__ = [
     "run", "EXPERIMENTS", "SETTINGS", "ChomskySettings", "TASK_NAMES", "DEFAULT_TASKS",
     "MODELS", "TABLE_2", "JOULIN_MIKOLOV_ANBN", "SOLVED", "TrainedRun", "build",
     "training_data", "train_run", "run_status", "train_runs", "RunNumbers", "Cell",
-    "t_interval", "ChomskyNumbers", "numbers_of", "compared", "claims", "to_double",
+    "t_interval", "cells_of", "ChomskyNumbers", "numbers_of", "compared", "claims", "to_double",
     "table_rows", "paper_figure", "curves_figure", "lengths_figure", "ChomskyArtefacts",
 ]
