@@ -1,6 +1,7 @@
 """tabor-table4 (chapter 5): Tabor (2011), Table 4, at a tiny scale (seconds, not minutes), and
 the verdict logic on hand-made runs."""
 
+import dataclasses
 import json
 import math
 
@@ -157,9 +158,9 @@ def fake_run(group, seed, train, test, converged=True):
 
 
 def spreads(groups):
-    return {name: [tabor.Spread(seed=r.seed, train_max=1.0, test_max=2.0, train_top=1.0,
-                                test_top=2.0, top_is_max=True) for r in groups[name]]
-            for name in ("HC G1 stream", "G1 stream") if groups.get(name)}
+    return {name: [dict(train_max=1.0, test_max=2.0, train_top=1.0, test_top=2.0,
+                        top_is_max=True) for _ in groups[name]]
+            for name in tabor.SPREAD_GROUPS if groups.get(name)}
 
 
 def numbers(groups):
@@ -167,7 +168,7 @@ def numbers(groups):
 
 
 def judged(groups, doubled):
-    both = tabor.with_doubled(numbers(groups), numbers(doubled))
+    both = dataclasses.replace(numbers(groups), doubled=numbers(doubled).runs)
     return {r.quantity: r for r in tabor.table_rows(both)}
 
 
@@ -327,3 +328,4 @@ def test_the_quick_scale_climbs_grammar_1_only():
     assert not one.unrecorded()
     with pytest.raises(ValueError, match="hc_grammars"):
         tabor.SETTINGS.at("quick", dict(hc_grammars=(3,)))
+

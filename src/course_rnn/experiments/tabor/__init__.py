@@ -55,7 +55,7 @@ from __future__ import annotations
 import copy
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 
 import numpy as np
 
@@ -304,6 +304,9 @@ def kept_kl(r: TrainedRun) -> float:
 METRICS = ("rmse", "percent_correct", "kl_per_position")
 WEIGHT_GROUPS = ("scale", "offset", "centers", "readout")
 CORPORA = ("train", "test")
+#: The groups whose networks Figure 4 measures (:func:`top_level_spread`), and its figures.
+SPREAD_GROUPS = ("HC G1 stream", "G1 stream")
+SPREAD_KEYS = ("train_max", "test_max", "train_top", "test_top", "top_is_max")
 
 
 @dataclass
@@ -312,7 +315,8 @@ class RunNumbers(Record):
     ``steps``), the training KL per position of the weights it kept, Table 4's scores on the
     ``train`` and ``test`` corpora, whether it ``learned`` its training corpus or ``collapsed``
     (a self-weight near 0), its ``self_weights``; a climb adds its KL at the start and its
-    moves per weight group and per radius."""
+    moves per weight group and per radius; a Grammar 1 stream network (:data:`SPREAD_GROUPS`)
+    its Figure 4 spread (:func:`top_level_spread`)."""
 
     seed: int
     converged: bool
@@ -328,13 +332,19 @@ class RunNumbers(Record):
     kl_before: float | None = saved_if_set()
     steps_per_weight_group: dict[str, int] | None = saved_if_set()
     steps_per_radius: dict[str, int] | None = saved_if_set()
+    train_max: float | None = saved_if_set()
+    test_max: float | None = saved_if_set()
+    train_top: float | None = saved_if_set()
+    test_top: float | None = saved_if_set()
+    top_is_max: bool | None = saved_if_set()
 
     @classmethod
-    def of(cls, r: TrainedRun) -> RunNumbers:
+    def of(cls, r: TrainedRun, spread: dict | None = None) -> RunNumbers:
+        """The record of ``r``, with its Figure 4 ``spread`` where it was measured."""
         record = r.history.convergence
         out = cls(r.seed, record.converged, record.stopped, record.epochs, record.steps,
                   kept_kl(r), r.train, r.test, learned(r), collapsed(r),
-                  r.model.scale.detach().cpu().tolist())
+                  r.model.scale.detach().cpu().tolist(), **(spread or {}))
         if r.before is not None:
             out.kl_before = r.before
             out.steps_per_weight_group = {w: r.history["weight"].count(w)
@@ -344,11 +354,11 @@ class RunNumbers(Record):
         return out
 
 
-@dataclass
-class CorpusSummary(Record):
+@dataclass(frozen=True)
+class CorpusSummary:
     """Mean ± SE of each Table 4 score on one corpus over the successful runs (as Table 4; all
     runs when none learned), with their number ``n``, whether they ``learned``, and the number
-    of points scored."""
+    of points scored; computed where it is read (``runs``: records or trained runs)."""
 
     rmse: list[float]
     percent_correct: list[float]
@@ -358,22 +368,23 @@ class CorpusSummary(Record):
     learned: bool
 
     @classmethod
-    def of(cls, runs: list[TrainedRun], corpus: str) -> CorpusSummary:
+    def of(cls, runs: Sequence[RunNumbers | TrainedRun], corpus: str) -> CorpusSummary:
         chosen = successful(runs)
-        stats = {key: list(mean_se([r.scores(corpus)[key] for r in chosen])) for key in METRICS}
-        return cls(**stats, n=len(chosen), points=chosen[0].scores(corpus)["positions"],
+        stats = {key: list(mean_se([getattr(r, corpus)[key] for r in chosen]))
+                 for key in METRICS}
+        return cls(**stats, n=len(chosen), points=getattr(chosen[0], corpus)["positions"],
                    learned=learned(chosen[0]))
 
 
-@dataclass
-class GroupSummary(Record):
+@dataclass(frozen=True)
+class GroupSummary:
     """A group's :class:`CorpusSummary` on the training and the test corpus."""
 
     train: CorpusSummary
     test: CorpusSummary
 
     @classmethod
-    def of(cls, runs: list[TrainedRun]) -> GroupSummary:
+    def of(cls, runs: Sequence[RunNumbers | TrainedRun]) -> GroupSummary:
         return cls(*(CorpusSummary.of(runs, corpus) for corpus in CORPORA))
 
     def corpus(self, name: str) -> CorpusSummary:
@@ -382,71 +393,95 @@ class GroupSummary(Record):
 
 
 @dataclass
-class Spread(Record):
-    """Figure 4 for one Grammar 1 stream network (:func:`top_level_spread`)."""
-
-    seed: int
-    train_max: float
-    test_max: float
-    train_top: float
-    test_top: float
-    top_is_max: bool
-
-    @classmethod
-    def of(cls, r: TrainedRun) -> Spread:
-        return cls(seed=r.seed, **top_level_spread(r.model))
-
-
-@dataclass
 class TaborNumbers(Record):
-    """Every measured number: per settled run (a run that ran out of epochs replaced by its
-    continuation, :func:`ran_out`), per group (mean ± SE over successful runs), the runs that
-    learned their training corpus or collapsed, the doubled budgets, the top-level distortion
-    (Figure 4b) of the Grammar 1 stream networks, and the first runs that ran out of epochs
-    (``ran_out``, by group)."""
+    """Every measured number, one record per run: the settled runs by group (a run that ran
+    out of epochs replaced by its continuation, :func:`ran_out`), the runs trained to twice
+    their budget (``doubled``) and the first runs that ran out of epochs (``ran_out``), by
+    group. What the rows and the chapter read of a group is computed from its runs: the
+    ``summary`` (mean ± SE over the successful runs), the runs that learned their training
+    corpus or collapsed, the Figure 4 ``spread`` and the same numbers at twice the budget
+    (``twice``). ``results.json`` saves those too (:meth:`to_json`), where the chapter reads
+    the committed run."""
 
     runs: dict[str, list[RunNumbers]]
-    doubled: dict[str, list[RunNumbers]]
-    summary: dict[str, GroupSummary]
-    doubled_summary: dict[str, GroupSummary]
-    learned_training_set: dict[str, int]
-    collapsed: dict[str, int]
-    spread: dict[str, list[Spread]]
-    doubled_spread: dict[str, list[Spread]]
+    doubled: dict[str, list[RunNumbers]] = field(default_factory=dict)
     ran_out: dict[str, list[RunNumbers]] = field(default_factory=dict)
-    top_level_most_distorted: dict[str, int] = field(init=False)
 
-    def __post_init__(self):
-        self.top_level_most_distorted = {name: sum(s.top_is_max for s in spreads)
-                                         for name, spreads in self.spread.items()}
+    @property
+    def summary(self) -> dict[str, GroupSummary]:
+        return {name: GroupSummary.of(group) for name, group in self.runs.items()}
+
+    @property
+    def learned_training_set(self) -> dict[str, int]:
+        return {name: sum(r.learned for r in group) for name, group in self.runs.items()}
+
+    @property
+    def collapsed(self) -> dict[str, int]:
+        return {name: sum(r.collapsed for r in group) for name, group in self.runs.items()}
+
+    @property
+    def spread(self) -> dict[str, list[RunNumbers]]:
+        """The runs whose Figure 4 spread was measured, by group."""
+        measured = {name: [r for r in group if r.top_is_max is not None]
+                    for name, group in self.runs.items()}
+        return {name: group for name, group in measured.items() if group}
+
+    @property
+    def top_level_most_distorted(self) -> dict[str, int]:
+        return {name: sum(r.top_is_max for r in group) for name, group in self.spread.items()}
+
+    @property
+    def twice(self) -> TaborNumbers:
+        """The same numbers with the runs trained to twice their budget in place of the runs."""
+        return replace(self, runs=self.doubled)
+
+    def to_json(self) -> dict:
+        """The runs, and what is computed from them that chapter 5's checks read in the
+        committed ``results.json`` (the summaries, the counts, the spreads), in the layout saved
+        before these were computed where they are read."""
+        saved = super().to_json()
+        spread = {name: [{"seed": r.seed, **{key: getattr(r, key) for key in SPREAD_KEYS}}
+                         for r in group] for name, group in self.spread.items()}
+        return {"runs": saved["runs"], "doubled": saved["doubled"],
+                "summary": summaries(self.summary),
+                "doubled_summary": summaries(self.twice.summary),
+                "learned_training_set": self.learned_training_set,
+                "collapsed": self.collapsed, "spread": spread, "ran_out": saved["ran_out"],
+                "top_level_most_distorted": self.top_level_most_distorted}
+
+    @classmethod
+    def from_json(cls, saved: Mapping) -> TaborNumbers:
+        """The numbers saved by :meth:`to_json` (a committed run's): the runs; what is computed
+        from them is computed again."""
+        def runs(key):
+            return {name: [RunNumbers(**r) for r in group]
+                    for name, group in saved.get(key, {}).items()}
+        return cls(runs("runs"), runs("doubled"), runs("ran_out"))
 
 
-def spreads_of(groups: dict[str, list[TrainedRun]]) -> dict[str, list[Spread]]:
-    """:class:`Spread` of every Grammar 1 stream network, by group."""
-    return {name: [Spread.of(r) for r in groups[name]]
-            for name in ("HC G1 stream", "G1 stream") if groups.get(name)}
+def summaries(summary: Mapping[str, GroupSummary]) -> dict:
+    """``summary`` as ``results.json`` saves it."""
+    return {name: asdict(group) for name, group in summary.items()}
 
 
-def numbers_of(groups: dict[str, list[TrainedRun]], spreads: dict,
+def spreads_of(groups: dict[str, list[TrainedRun]]) -> dict[str, list[dict]]:
+    """:func:`top_level_spread` of every Grammar 1 stream network, by group."""
+    return {name: [top_level_spread(r.model) for r in groups[name]]
+            for name in SPREAD_GROUPS if groups.get(name)}
+
+
+def numbers_of(groups: dict[str, list[TrainedRun]], spreads: Mapping[str, list[dict]],
                ran_out: Mapping[str, list[TrainedRun]] | None = None) -> TaborNumbers:
     """The :class:`TaborNumbers` of the settled runs (``spreads``: :func:`spreads_of` them;
     ``ran_out``: the first runs their continuations replaced, by group), before any run is
-    trained twice as long (:func:`with_doubled` adds those)."""
+    trained twice as long (:func:`run` sets ``doubled`` to the runs of :func:`numbers_of`
+    those)."""
+    def records(name, group):
+        return [RunNumbers.of(r, s) for r, s in zip(group, spreads.get(name, [None] * len(group)))]
     return TaborNumbers(
-        runs={name: [RunNumbers.of(r) for r in group] for name, group in groups.items()},
-        doubled={}, doubled_summary={}, doubled_spread={},
-        summary={name: GroupSummary.of(group) for name, group in groups.items()},
-        learned_training_set={name: sum(map(learned, group)) for name, group in groups.items()},
-        collapsed={name: sum(map(collapsed, group)) for name, group in groups.items()},
-        spread=spreads,
+        runs={name: records(name, group) for name, group in groups.items()},
         ran_out={name: [RunNumbers.of(r) for r in runs]
                  for name, runs in (ran_out or {}).items() if runs})
-
-
-def with_doubled(numbers: TaborNumbers, twice: TaborNumbers) -> TaborNumbers:
-    """``numbers`` with the runs trained twice as long (``twice``: :func:`numbers_of` them)."""
-    return replace(numbers, doubled=twice.runs, doubled_summary=twice.summary,
-                   doubled_spread=twice.spread)
 
 
 # -- the rows: the verdicts, ours beside Table 4 ---------------------------------------------------
@@ -463,9 +498,10 @@ def compare(stats: CorpusSummary, key: str, paper: float, paper_se: float, digit
     return mean, distance <= band, max(0.0, distance - band)
 
 
-def top_level(spreads: list[Spread]) -> tuple[float, bool, float]:
-    """Figure 4b: the top level (ε) is the most distorted in every run (``spreads``: the
-    runs' :class:`Spread`): (the share of runs where it is, whether all, the share missing)."""
+def top_level(spreads: list[RunNumbers]) -> tuple[float, bool, float]:
+    """Figure 4b: the top level (ε) is the most distorted in every run (``spreads``: the runs
+    whose spread was measured): (the share of runs where it is, whether all, the share
+    missing)."""
     k, n = sum(s.top_is_max for s in spreads), len(spreads)
     return k / n, k == n, (n - k) / n
 
@@ -603,7 +639,7 @@ def distortion_rows(numbers: TaborNumbers) -> list[Claim]:
     return [Claim(f"top level (ε) most distorted on sentences ≤ 5 levels, G1, "
                   f"{method(name)[0]}", "yes (Fig. 4b)", distortion_check(name), (name,),
                   "the largest distance of a visited state from its stack state's mean")
-            for name in ("HC G1 stream", "G1 stream") if numbers.runs.get(name)]
+            for name in SPREAD_GROUPS if numbers.runs.get(name)]
 
 
 def distortion_check(name: str) -> Callable[[TaborNumbers], tuple]:
@@ -626,9 +662,7 @@ def table(numbers: TaborNumbers) -> list[Claim | Row]:
 def table_rows(numbers: TaborNumbers) -> list[Row]:
     """The paper-vs-ours table judged (:func:`judged_rows`): a row that disagrees is read
     again on the runs trained twice as long (``numbers.doubled``)."""
-    twice = replace(numbers, runs=numbers.doubled, summary=numbers.doubled_summary,
-                    spread=numbers.doubled_spread)
-    return judged_rows(table(numbers), numbers, twice, converged_by_model)
+    return judged_rows(table(numbers), numbers, numbers.twice, converged_by_model)
 
 
 def table4(result: Replication) -> str:
@@ -763,7 +797,7 @@ def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=N
     redo = to_double(groups, needs_doubling(numbers))
     again = twice_the_budget(by_key(groups), list(by_key(redo)), train_again)
     doubled = {name: [again[r.group, r.seed] for r in runs] for name, runs in redo.items()}
-    numbers = with_doubled(numbers, numbers_of(doubled, spreads_of(doubled)))
+    numbers = replace(numbers, doubled=numbers_of(doubled, spreads_of(doubled)).runs)
     rows = table_rows(numbers)
     histories = {run_name(r): r.history for group in first.values() for r in group}
     histories.update({run_name(r, doubled=True): r.history for r in continued.values()})
