@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 import torch
 
-from course_rnn.experiments import tabor
-from course_rnn.experiments.replication import Replication
+from course_rnn.experiments import committed, tabor
+from course_rnn.experiments.replication import Replication, _jsonable
 from course_rnn.models.flnn import FLNN
 from course_rnn.training import AnyOf, Convergence, History, Optimum, Plateau
 
@@ -329,3 +329,13 @@ def test_the_quick_scale_climbs_grammar_1_only():
     with pytest.raises(ValueError, match="hc_grammars"):
         tabor.SETTINGS.at("quick", dict(hc_grammars=(3,)))
 
+
+def test_the_committed_run_loads_and_saves_what_its_runs_give():
+    """results.json saves what is computed from the runs (chapter 5 part 2's checks read the
+    committed file): the committed run, loaded, saves to the same numbers, and its rows rebuilt
+    from them have the saved figures and verdicts."""
+    run = committed.load("tabor-table4")
+    numbers = tabor.TaborNumbers.from_json(run.results["numbers"])
+    assert _jsonable(numbers) == run.results["numbers"]
+    assert [(r.quantity, r.ours, r.verdict) for r in tabor.table_rows(numbers)] == \
+        [(r["quantity"], r["ours"], r["verdict"]) for r in run.rows]
