@@ -95,6 +95,7 @@ def test_one_record_per_run_and_the_summaries_computed_from_it(tiny):
     assert numbers.best_mixture_model == f"MLP, no direct + {numbers.best_count_model}"
     assert numbers.best_mixture == run.mixture
     assert numbers.ratio.mixture_vs_mlp_ours == numbers.best_mixture / numbers.best_mlp
+    assert saved["ratio"] == vars(numbers.ratio)  # saved as before, computed from the perplexities
     assert bengio.relative(numbers, numbers.best_count_model) == 1.0
 
 

@@ -45,7 +45,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -316,11 +316,11 @@ def measure(variant: str, seed: int, trained: tuple, count: Mapping[str, np.ndar
 # -- the claims: the MLP alone beats counting, and the mixture beats both --------------------------
 
 
-@dataclass
-class Ratio(Record):
+@dataclass(frozen=True)
+class Ratio:
     """The best MLP alone and the best mixture, each divided by the best count model of its
     corpus (ours and the paper's), and the mixture divided by the MLP alone: the figures the
-    claims judge."""
+    claims judge (:attr:`BengioNumbers.ratio`, computed where it is read)."""
 
     ours: float
     paper: float
@@ -496,33 +496,39 @@ class BengioNumbers(Record):
     ``valid_perplexity`` per model on the scored test and the watched validation tokens (the
     MLPs and their mixtures: the mean over seeds, ``perplexity_se`` its standard error), the
     ``best_count_model`` (the count model of lowest validation perplexity: the yardstick), the
-    claims' figures (``ratio``, computed from the perplexities), the ``discounts`` of the
-    modified models (name → order → D1, D2, D3+), every MLP run (``runs``, :class:`Run`), each
-    variant's ``parameters``, the ``vocabulary`` and the ``train_pairs`` (training n-grams).
+    ``discounts`` of the modified models (name → order → D1, D2, D3+), every MLP run (``runs``,
+    :class:`Run`), each variant's ``parameters``, the ``vocabulary`` and the ``train_pairs``
+    (training n-grams).
 
-    The means, their errors and ``ratio`` are summaries kept because the table prints them (every
-    figure of its ours column is in the numbers); the best models, the relative perplexities, the
-    seeds per variant, the mean λ and the epochs are computed where they are read (the properties
-    below, :func:`relative`, the rows)."""
+    The means and their errors are summaries kept because the table prints them (every figure of
+    its ours column is in the numbers); the claims' figures (:attr:`ratio`, saved where it was:
+    chapter 1 reads the committed one, the rows print it), the best models, the relative
+    perplexities, the seeds per variant, the mean λ and the epochs are computed where they are
+    read (the properties below, :func:`relative`, the rows)."""
 
     perplexity: dict[str, float]
     perplexity_se: dict[str, float]
     valid_perplexity: dict[str, float]
     best_count_model: str
-    ratio: Ratio = field(init=False)
     discounts: dict[str, dict[int, list[float]]]
     runs: list[Run]
     parameters: dict[str, int]
     vocabulary: int
     train_pairs: int
 
-    def __post_init__(self):  # the claims' figures, ours beside Table 1's
+    @property
+    def ratio(self) -> Ratio:
+        """The claims' figures, ours (from the perplexities) beside Table 1's."""
         mlp, mixture, count, best_kn = (self.best_mlp, self.best_mixture, self.best_count,
                                         min(PAPER_KN.values()))
-        self.ratio = Ratio(ours=mlp / count, paper=min(p for _, p in PAPER_MLP.values()) / best_kn,
-                           mixture_ours=mixture / count, mixture_paper=PAPER_MIXTURE / best_kn,
-                           mixture_vs_mlp_ours=mixture / mlp,
-                           mixture_vs_mlp_paper=PAPER_MIXTURE / PAPER_MLP["no direct"][1])
+        return Ratio(ours=mlp / count, paper=min(p for _, p in PAPER_MLP.values()) / best_kn,
+                     mixture_ours=mixture / count, mixture_paper=PAPER_MIXTURE / best_kn,
+                     mixture_vs_mlp_ours=mixture / mlp,
+                     mixture_vs_mlp_paper=PAPER_MIXTURE / PAPER_MLP["no direct"][1])
+
+    def to_json(self) -> dict:
+        saved = list(super().to_json().items())  # ratio where it always was, after the yardstick
+        return dict(saved[:4] + [("ratio", dataclasses.asdict(self.ratio))] + saved[4:])
 
     def runs_of(self, variant: str) -> list[Run]:
         """The runs of one MLP variant, by seed."""
