@@ -60,6 +60,26 @@ def test_every_run_is_recorded_with_its_convergence(tiny):
     assert saved.keys() == tiny.runs.keys() and all(r["curve"]["epoch"] for r in saved.values())
 
 
+def test_one_record_per_run_and_the_summaries_computed_from_them(tiny):
+    numbers = tiny.numbers
+    assert len(numbers.runs) == len(tiny.runs)  # no run was continued here
+    assert [(r.task, r.model, r.seed) for r in numbers.runs[:2]] \
+        == [("number prediction", "SRN", 0), ("number prediction", "SRN", 1)]
+    lstm = [r for r in numbers.runs if (r.task, r.model) == ("number prediction", "LSTM")]
+    assert numbers.number_prediction["LSTM"].natural.values \
+        == [r.scores["natural"]["accuracy"] for r in lstm]
+    alpha = sorted((r for r in numbers.runs if r.task == "alpha"), key=lambda r: r.start)
+    assert numbers.alpha.final == [r.alpha for r in alpha] and numbers.alpha.starts == [0.3, 0.8]
+    # results.json saves the summaries (chapter 4 reads the committed run's), not the runs
+    saved = tiny.to_json()["numbers"]
+    assert list(saved) == ["number_prediction", "grammaticality", "relative", "alpha",
+                           "marvin_linzen", "natural_share_with_attractors",
+                           "one_attractor_count", "natural_sentences", "no_attractor_sentences"]
+    assert saved["alpha"]["final"] == numbers.alpha.final
+    assert "seeds" in saved["grammaticality"]["LSTM"] and "seeds" not in \
+        saved["number_prediction"]["LSTM"]
+
+
 def test_every_figure_of_ours_is_in_numbers(tiny):
     assert not tiny.unrecorded()
 
@@ -266,8 +286,10 @@ def test_rise_alpha_and_lm_compared():
     assert not agreement.rise_compared(by, 5.4)[1], "one seed only rises"
 
     def alpha(final):
-        histories = {a0: _history([1], [1.0]) for a0 in (0.2, 0.95)}
-        return agreement.Alpha.of(histories, dict(zip((0.2, 0.95), final)))
+        return agreement.Alpha.of([
+            agreement.Run(task="alpha", model="DRNN", seed=0, epochs=1.0, alpha=a, start=a0,
+                          optimizer_steps=1, valid_accuracy=1.0, steps=[0], alphas=[a0])
+            for a0, a in zip((0.2, 0.95), final)])
 
     assert agreement.alpha_compared(alpha([0.78, 0.83]))[1:] == (True, 0)
     final, agrees, gap = agreement.alpha_compared(alpha([0.0, 0.79]))
@@ -276,30 +298,24 @@ def test_rise_alpha_and_lm_compared():
     assert not agreement.lm_compared(-0.2, -0.048)[1]
 
 
-def _numbers(**accuracies):
-    """Stand-in numbers: every model perfect but those given as name=(natural, no attractor);
-    the language models as good as the paper's (only what the rows read)."""
-    def model(natural, zero):
-        return agreement.Accuracy(
-            natural=Summary([natural], natural, 0.0), balanced=None, natural_by_attractors={},
-            by_attractors={0: Summary([zero], zero, 0.0)}, by_non_attractors={},
-            training=None)
+def _numbers(one_attractor=None, **accuracies):
+    """Stand-in numbers, one number-prediction run per model: perfect but those given as
+    name=(natural, no attractor), with no one-attractor sentence but those given as
+    ``one_attractor[name] = {n: accuracy}``; the language models as good as the paper's (only
+    what the rows read)."""
+    def run(name, natural, zero):
+        scores = {"natural": {"accuracy": natural, "by": {}},
+                  "balanced": {"accuracy": zero, "by": {0: zero}},
+                  "one_attractor": {"by": (one_attractor or {}).get(name, {})}}
+        return agreement.Run(task="number prediction", model=name, seed=0, scores=scores)
 
-    np_models = {name: model(*accuracies.get(name, (1.0, 1.0))) for name in agreement.MODELS}
-    relative = {"number prediction": {name: agreement.minus_lstm(np_models, name)
-                                      for name in agreement.MODELS}}
-    return agreement.AgreementNumbers(np_models, {}, relative, None, _paper_lms(),
-                                      natural_share_with_attractors=0.61, one_attractor_count={},
-                                      natural_sentences=1200, no_attractor_sentences=300)
-
-
-def _paper_lms():
-    """Language models scoring every Marvin & Linzen category as the paper's did."""
-    accuracy = {cat: dict(zip(agreement.LM_MODELS, paper))
-                for cat, paper in agreement.PAPER_TABLE4.items()}
-    mean = {name: sum(accuracy[c][name] for c in agreement.DISTANT_CATEGORIES)
-            / len(agreement.DISTANT_CATEGORIES) for name in agreement.LM_MODELS}
-    return agreement.MarvinLinzen(accuracy, mean, mean["DRNN"] - mean["LSTM"])
+    runs = [run(name, *accuracies.get(name, (1.0, 1.0))) for name in agreement.MODELS]
+    runs += [agreement.Run(task="lm", model=name, seed=0,
+                           scores={cat: paper[i] for cat, paper in agreement.PAPER_TABLE4.items()})
+             for i, name in enumerate(agreement.LM_MODELS)]
+    return agreement.AgreementNumbers(runs, natural_share_with_attractors=0.61,
+                                      one_attractor_count={}, natural_sentences=1200,
+                                      no_attractor_sentences=300)
 
 
 def _runs(**unconverged):
@@ -380,11 +396,9 @@ def test_a_disagreement_is_judged_on_runs_trained_before_the_table():
 
 
 def test_table2_rise_and_at_ceiling():
-    numbers = _numbers()
-    for name in agreement.PAPER_TABLE2:  # the DRNN rises by 5 points, the LSTM not at all
-        rise = 0.05 if name == "DRNN" else 0.0
-        numbers.number_prediction[name].by_non_attractors = {
-            n: Summary.of([0.9 + rise * n / 2]) for n in range(3)}
+    # the DRNN rises by 5 points, the LSTM not at all
+    numbers = _numbers({name: {n: 0.9 + (0.05 if name == "DRNN" else 0.0) * n / 2
+                               for n in range(3)} for name in agreement.PAPER_TABLE2})
     rows = judged_rows(agreement.table2_claims(numbers), numbers, numbers,
                        agreement.runs_behind(_runs()))
     assert [r.verdict for r in rows] == ["agrees", "differs"]
@@ -393,9 +407,7 @@ def test_table2_rise_and_at_ceiling():
                            agreement.runs_behind(_runs())) == [("number prediction", "LSTM")]
     # at ceiling for every n: no rise can show, not comparable (not converged while a run is
     # not), and nothing continued
-    for name in agreement.PAPER_TABLE2:
-        numbers.number_prediction[name].by_non_attractors = {
-            n: Summary.of([1.0, 1.0]) for n in range(3)}
+    numbers = _numbers(dict.fromkeys(agreement.PAPER_TABLE2, {n: 1.0 for n in range(3)}))
     claims = agreement.table2_claims(numbers)
     rows = judged_rows(claims, numbers, None, agreement.runs_behind(_runs()))
     assert [r.verdict for r in rows] == ["not comparable", "not comparable"]
@@ -404,7 +416,7 @@ def test_table2_rise_and_at_ceiling():
     rows = judged_rows(claims, numbers, None, agreement.runs_behind(_runs(DRNN=True)))
     assert [r.verdict for r in rows] == ["not converged", "not comparable"]
     # a count n without a test sentence: not tested, a row that only informs
-    del numbers.number_prediction["DRNN"].by_non_attractors[1]
+    numbers = _numbers({"DRNN": {0: 1.0, 2: 1.0}, "LSTM": {n: 1.0 for n in range(3)}})
     rows = judged_rows(agreement.table2_claims(numbers), numbers, None,
                        agreement.runs_behind(_runs()))
     assert (rows[0].verdict, rows[0].ours) == ("", "—") and "not tested" in rows[0].note

@@ -56,8 +56,9 @@ for a GPU.
 The module reads top to bottom as :func:`run` uses it: the settings (:mod:`.settings`, read
 alone by the command line, with the models and the data's seeds), the paper's figures and the
 tolerances of the verdicts, the data, the jobs (one training run and its scores; every run in
-worker processes), the numbers (typed records), the rows (each a claim, checked at the first
-budget and, where it disagrees, at twice the budget, then judged), the chapter's detailed
+worker processes), the numbers (one :class:`Run` record per training run; what the rows and the
+chapter read of a model's runs is computed from them), the rows (each a claim, checked at the
+first budget and, where it disagrees, at twice the budget, then judged), the chapter's detailed
 tables, the figures, and :func:`run`. It is long because it is one paper's four experiments
 sharing one set of runs, data and verdicts; split by job, a reader followed one row of the
 table through six files.
@@ -65,9 +66,10 @@ table through six files.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
@@ -83,7 +85,7 @@ from ...models import build_model
 from ...models.classifier import SequenceClassifier, classifier_accuracy
 from ...models.decay_rnn import time_constant
 from ...training import AnyOf, Plateau, Target, fit
-from ..records import Record, Summary, mean_interval, saved_if_set
+from ..records import Record, Summary, mean_interval
 from ..replication import (
     Claim,
     Experiment,
@@ -453,13 +455,69 @@ def epochs_at_chance(history, floor: float = CHANCE_FLOOR) -> int:
     return len(history.epochs) if reached is None else int(reached) - 1
 
 
-@dataclass
-class Training(Record):
-    """How a model's runs went, one entry per seed: epochs, converged, why they stopped (the
-    library's stop and, in the book's words, how each ended: fitted, stalled …), the first epoch
-    at 95 % held-out accuracy (sample efficiency), final training and best held-out accuracy,
-    the final decay α of a Decay RNN (else None), and — grammaticality only — the epochs spent at
-    chance before the verb was found."""
+@dataclass(kw_only=True)
+class Run(Record):
+    """What one training run measured (:func:`run_of`): its ``task`` (a :class:`RunSpec`'s),
+    ``model`` and ``seed``; how it ended (``epochs``, ``converged``, the library's ``stopped``
+    and, in the book's words, its ``ending``: fitted, stalled …); its ``scores`` (a classifier's
+    accuracy per test set, :func:`score_number_prediction` or :func:`score_grammaticality`; a
+    language model's share of pairs per category, :func:`score_marvin_linzen`). A classifier
+    adds the first epoch at 95 % held-out accuracy (sample efficiency), its final training and
+    best held-out accuracy and the epochs it spent at chance before it found the verb; a Decay
+    RNN classifier its final decay ``alpha``; an α run (Fig. 5) its ``start``, its optimizer
+    steps, its last held-out accuracy and α over training (``steps``, ``alphas``)."""
+
+    task: str
+    model: str
+    seed: int
+    epochs: float | None = None
+    converged: bool | None = None
+    stopped: str | None = None
+    ending: str | None = None
+    scores: dict = field(default_factory=dict)
+    epoch_to_95: int | None = None
+    final_train_accuracy: float | None = None
+    best_valid_accuracy: float | None = None
+    epochs_at_chance: int | None = None
+    alpha: float | None = None
+    start: float | None = None
+    optimizer_steps: int | None = None
+    valid_accuracy: float | None = None
+    steps: list[int] | None = None
+    alphas: list[float] | None = None
+
+
+def run_of(spec: RunSpec, trained: TrainedRun) -> Run:
+    """The :class:`Run` record of ``trained``, the run of ``spec``."""
+    history, record = trained.history, trained.history.convergence
+    run = Run(task=spec.task, model=spec.name, seed=spec.seed, epochs=float(record.epochs),
+              converged=bool(history.converged), stopped=record.stopped, ending=record.ending,
+              scores={k: v for k, v in trained.scores.items() if k != "alpha"},
+              alpha=trained.scores.get("alpha"))
+    if spec.task == "lm":
+        return run
+    run.epoch_to_95 = epoch_reaching(history)
+    run.final_train_accuracy = float(history.last.get("train_accuracy", float("nan")))
+    run.best_valid_accuracy = float(max(history["valid_accuracy"]))
+    run.epochs_at_chance = epochs_at_chance(history)
+    if spec.task == "alpha":
+        run.start, run.optimizer_steps = spec.alpha_init, int(record.steps)
+        run.valid_accuracy = float(history.last["valid_accuracy"])
+        run.steps = list(history.step_values("step"))
+        run.alphas = [float(a) for a in history.step_values("alpha")]
+    return run
+
+
+# What the rows, the tables and the chapter read of the runs, computed from them where it is
+# read (results.json saves them too: :meth:`AgreementNumbers.to_json`).
+
+
+@dataclass(frozen=True)
+class Training:
+    """How a model's runs went, one entry per seed (each a :class:`Run`'s): epochs, converged,
+    why they stopped and how each ended, the first epoch at 95 % held-out accuracy, final
+    training and best held-out accuracy, the final decay α of a Decay RNN (else None), and —
+    grammaticality only — the epochs spent at chance before the verb was found."""
 
     epochs: list[float]
     converged: list[bool]
@@ -469,46 +527,43 @@ class Training(Record):
     final_train_accuracy: list[float]
     best_valid_accuracy: list[float]
     final_alpha: list[float | None]
-    epochs_at_chance: list[int] | None = saved_if_set()
+    epochs_at_chance: list[int] | None = None
 
     @classmethod
-    def of(cls, histories: Sequence, scores: Sequence[dict], at_chance: bool = False) -> Training:
-        return cls([float(h.convergence.epochs) for h in histories],
-                   [bool(h.converged) for h in histories],
-                   [h.convergence.stopped for h in histories],
-                   [h.convergence.ending for h in histories],
-                   [epoch_reaching(h) for h in histories],
-                   [float(h.last.get("train_accuracy", float("nan"))) for h in histories],
-                   [float(max(h["valid_accuracy"])) for h in histories],
-                   [s.get("alpha") for s in scores],
-                   [epochs_at_chance(h) for h in histories] if at_chance else None)
+    def of(cls, runs: Sequence[Run], at_chance: bool = False) -> Training:
+        return cls([r.epochs for r in runs], [r.converged for r in runs],
+                   [r.stopped for r in runs], [r.ending for r in runs],
+                   [r.epoch_to_95 for r in runs], [r.final_train_accuracy for r in runs],
+                   [r.best_valid_accuracy for r in runs], [r.alpha for r in runs],
+                   [r.epochs_at_chance for r in runs] if at_chance else None)
 
 
-@dataclass(kw_only=True)
-class Accuracy(Record):
+@dataclass(frozen=True, kw_only=True)
+class Accuracy:
     """One model's accuracy on one task over its seeds (fractions): the natural and the balanced
     set, the balanced set by attractors, how training went; number prediction adds the natural
     set by attractors and the one-attractor set by non-attractors, grammaticality its ``seeds``
     (number prediction's are the run's) and the epochs its runs spent at chance."""
 
-    seeds: list[int] | None = saved_if_set()
+    seeds: list[int] | None = None
     natural: Summary
     balanced: Summary
-    natural_by_attractors: dict[int, Summary] | None = saved_if_set()
+    natural_by_attractors: dict[int, Summary] | None = None
     by_attractors: dict[int, Summary]
-    by_non_attractors: dict[int, Summary] | None = saved_if_set()
+    by_non_attractors: dict[int, Summary] | None = None
     training: Training
 
     @classmethod
-    def of(cls, task: str, scores: list[dict], histories: list, seeds: list[int]) -> Accuracy:
-        """``task``'s accuracy from its runs' ``scores``, ``histories`` and ``seeds``."""
+    def of(cls, task: str, runs: Sequence[Run]) -> Accuracy:
+        """``task``'s accuracy from its runs (by seed)."""
+        scores = [r.scores for r in runs]
         natural = Summary.of([s["natural"]["accuracy"] for s in scores])
         balanced = Summary.of([s["balanced"]["accuracy"] for s in scores])
         if task == TASKS[1]:
-            return cls(seeds=list(seeds), natural=natural, balanced=balanced,
+            return cls(seeds=[r.seed for r in runs], natural=natural, balanced=balanced,
                        by_attractors={k: Summary.of([s["balanced"]["by"][k] for s in scores])
                                       for k in scores[0]["balanced"]["by"]},
-                       training=Training.of(histories, scores, at_chance=True))
+                       training=Training.of(runs, at_chance=True))
 
         def by(test: str) -> dict[int, Summary]:
             keys = sorted({k for s in scores for k in s[test]["by"]})
@@ -517,14 +572,15 @@ class Accuracy(Record):
 
         return cls(natural=natural, balanced=balanced, natural_by_attractors=by("natural"),
                    by_attractors=by("balanced"), by_non_attractors=by("one_attractor"),
-                   training=Training.of(histories, scores))
+                   training=Training.of(runs))
 
 
-@dataclass
-class Alpha(Record):
-    """Fig. 5: α over training per start (``steps``, ``values``), its final value (the trained
-    model's) and time constant τ = −1/ln α, the epochs and optimizer steps and validation
-    accuracy of each run, and the spread across starts (the claim: the curves meet near 0.8)."""
+@dataclass(frozen=True)
+class Alpha:
+    """Fig. 5, from the α runs: α over training per start (``steps``, ``values``), its final
+    value (the trained model's) and time constant τ = −1/ln α, the epochs and optimizer steps
+    and last validation accuracy of each run, and the spread across starts (the claim: the
+    curves meet near 0.8)."""
 
     parametrisation: str
     task: str
@@ -540,38 +596,44 @@ class Alpha(Record):
     spread_end: float
 
     @classmethod
-    def of(cls, histories: Mapping[float, object], final: Mapping[float, float],
-           parametrisation: str = "direct") -> Alpha:
-        starts = sorted(histories)
-        final = {a0: float(final[a0]) for a0 in starts}
+    def of(cls, runs: Sequence[Run]) -> Alpha:
+        runs = sorted(runs, key=lambda r: r.start)
+        starts, final = [r.start for r in runs], [float(r.alpha) for r in runs]
         return cls(
-            parametrisation, "grammaticality", starts, [final[a0] for a0 in starts],
-            [time_constant(final[a0]) if 0 < final[a0] < 1 else float("inf") for a0 in starts],
-            [float(histories[a0].convergence.epochs) for a0 in starts],
-            [int(histories[a0].convergence.steps) for a0 in starts],
-            [float(histories[a0].last["valid_accuracy"]) for a0 in starts],
-            [list(histories[a0].step_values("step")) for a0 in starts],
-            [[float(a) for a in histories[a0].step_values("alpha")] for a0 in starts],
-            float(max(starts) - min(starts)),
-            float(max(final.values()) - min(final.values())))
+            "direct", "grammaticality", starts, final,
+            [time_constant(a) if 0 < a < 1 else float("inf") for a in final],
+            [r.epochs for r in runs], [r.optimizer_steps for r in runs],
+            [r.valid_accuracy for r in runs], [r.steps for r in runs], [r.alphas for r in runs],
+            float(max(starts) - min(starts)), float(max(final) - min(final)))
 
 
-@dataclass
-class MarvinLinzen(Record):
-    """Table 4: the LMs' share of pairs per category (``accuracy[category][model]``), their mean
-    over the distant categories and the DRNN's distance from the LSTM there (the paper's:
-    :data:`PAPER_DISTANT_DIFFERENCE`)."""
+@dataclass(frozen=True)
+class MarvinLinzen:
+    """Table 4, from the language models' runs: their share of pairs per category
+    (``accuracy[category][model]``), their mean over the distant categories and the DRNN's
+    distance from the LSTM there (the paper's: :data:`PAPER_DISTANT_DIFFERENCE`)."""
 
     accuracy: dict[str, dict[str, float]]
     distant_mean: dict[str, float]
     distant_difference: float
 
     @classmethod
-    def of(cls, lm_runs: Mapping[str, TrainedRun]) -> MarvinLinzen:
-        ml = {cat: {name: r.scores[cat] for name, r in lm_runs.items()} for cat in PAPER_TABLE4}
+    def of(cls, runs: Sequence[Run]) -> MarvinLinzen:
+        ml = {cat: {r.model: r.scores[cat] for r in runs} for cat in PAPER_TABLE4}
         distant = {name: float(np.mean([ml[c][name] for c in DISTANT_CATEGORIES]))
                    for name in LM_MODELS}
         return cls(ml, distant, distant["DRNN"] - distant["LSTM"])
+
+
+def saved(summary):
+    """A summary (or a tree of them) as ``results.json`` saves it: each dataclass a dict of its
+    fields, those that are None left out."""
+    if dataclasses.is_dataclass(summary):
+        return {f.name: saved(getattr(summary, f.name)) for f in dataclasses.fields(summary)
+                if getattr(summary, f.name) is not None}
+    if isinstance(summary, Mapping):
+        return {k: saved(v) for k, v in summary.items()}
+    return summary
 
 
 def difference_tolerance(p: float, q: float, n: int, m: int) -> float:
@@ -632,26 +694,60 @@ class PairedDifference(NamedTuple):
 @dataclass
 class AgreementNumbers(Record):
     """Every number of the replication (see :func:`~course_rnn.experiments.agreement.run`):
-    per model ``number_prediction`` and ``grammaticality``; each model's distance from the LSTM
-    per task (``relative[task][model]``: :func:`minus_lstm`); ``alpha`` (None without α runs;
-    saved as ``{}``); ``marvin_linzen``; and of the data, the share of the natural test set's
+    one :class:`Run` per training run, and of the data, the share of the natural test set's
     sentences with attractors, the one-attractor set's sentences per ``n``, and the test
     sentences per seed behind each mix of the rows (the natural set, the balanced set's
-    sentences without attractors)."""
+    sentences without attractors). Computed from the runs where they are read: per model
+    ``number_prediction`` and ``grammaticality`` (:class:`Accuracy`), each model's distance
+    from the LSTM per task (``relative[task][model]``: :func:`minus_lstm`), ``alpha`` (None
+    without α runs) and ``marvin_linzen``.
 
-    number_prediction: dict[str, Accuracy]
-    grammaticality: dict[str, Accuracy]
-    relative: dict[str, dict[str, dict[str, float]]]
-    alpha: Alpha | None
-    marvin_linzen: MarvinLinzen
+    ``results.json`` saves those summaries, in the layout of the runs committed before they
+    were computed (:meth:`to_json`): chapter 4 reads the committed run's, and every figure of
+    the table is in them; the runs themselves are the summaries' per-seed entries."""
+
+    runs: list[Run]
     natural_share_with_attractors: float
     one_attractor_count: dict[int, int]
     natural_sentences: int
     no_attractor_sentences: int
 
-    def task(self, task: str) -> dict:
+    def by_model(self, task: str) -> dict[str, list[Run]]:
+        """The runs of ``task`` per model (in the order trained), each model's by seed."""
+        grouped: dict[str, list[Run]] = {}
+        for r in self.runs:
+            if r.task == task:
+                grouped.setdefault(r.model, []).append(r)
+        return {name: sorted(runs, key=lambda r: r.seed) for name, runs in grouped.items()}
+
+    @property
+    def number_prediction(self) -> dict[str, Accuracy]:
+        return {name: Accuracy.of(TASKS[0], runs)
+                for name, runs in self.by_model(TASKS[0]).items()}
+
+    @property
+    def grammaticality(self) -> dict[str, Accuracy]:
+        return {name: Accuracy.of(TASKS[1], runs)
+                for name, runs in self.by_model(TASKS[1]).items()}
+
+    def task(self, task: str) -> dict[str, Accuracy]:
         """``number_prediction`` or ``grammaticality`` by the task's name (:data:`TASKS`)."""
         return self.number_prediction if task == TASKS[0] else self.grammaticality
+
+    @property
+    def relative(self) -> dict[str, dict[str, dict[str, float]]]:
+        by_task = {task: self.task(task) for task in TASKS}
+        return {task: {name: minus_lstm(models, name) for name in models}
+                for task, models in by_task.items() if REFERENCE in models}
+
+    @property
+    def alpha(self) -> Alpha | None:
+        runs = [r for r in self.runs if r.task == "alpha"]
+        return Alpha.of(runs) if runs else None
+
+    @property
+    def marvin_linzen(self) -> MarvinLinzen:
+        return MarvinLinzen.of([r for r in self.runs if r.task == "lm"])
 
     def tolerance(self, task: str, name: str, mix: str) -> float:
         """The tolerance of ``name`` minus the LSTM on ``task`` and ``mix`` (see
@@ -671,49 +767,23 @@ class AgreementNumbers(Record):
                                     sentences(ref))
 
     def to_json(self) -> dict:
-        saved = super().to_json()
-        saved["alpha"] = saved["alpha"] or {}
-        return saved
+        """The summaries the runs give, and the data's facts (see the class)."""
+        facts = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
+                 if f.name != "runs"}
+        return {"number_prediction": saved(self.number_prediction),
+                "grammaticality": saved(self.grammaticality), "relative": self.relative,
+                "alpha": saved(self.alpha) or {}, "marvin_linzen": saved(self.marvin_linzen),
+                **facts}
 
 
-def _group(results: Mapping[RunSpec, TrainedRun], task: str, name: str
-           ) -> tuple[list, list, list]:
-    """(seeds, scores, histories) of the runs of ``task`` and ``name``, by seed."""
-    chosen = sorted((s for s in results if s.task == task and s.name == name),
-                    key=lambda s: s.seed)
-    return ([s.seed for s in chosen], [results[s].scores for s in chosen],
-            [results[s].history for s in chosen])
-
-
-def model_numbers(results: Mapping[RunSpec, TrainedRun], task: str, names: Iterable[str]
-                  ) -> dict:
-    """``{name: numbers}`` of the ``task`` runs of each model in ``names``
-    (:class:`Accuracy`)."""
-    out = {}
-    for name in names:
-        seeds, scores, histories = _group(results, task, name)
-        out[name] = Accuracy.of(task, scores, histories, seeds)
-    return out
-
-
-def numbers_of(results: Mapping[RunSpec, TrainedRun], data: AgreementData,
-               settings: AgreementSettings) -> AgreementNumbers:
-    """Every number of ``results``: per task and model, the distances from the LSTM, α, the
-    Marvin & Linzen shares and the test sets' facts the rows read (the first budget's, or with
-    the runs continued to twice their budget in place of their first)."""
-    by_task = {TASKS[0]: model_numbers(results, TASKS[0], MODELS),
-               TASKS[1]: model_numbers(results, TASKS[1], settings.gram_models)}
+def numbers_of(results: Mapping[RunSpec, TrainedRun], data: AgreementData) -> AgreementNumbers:
+    """The :class:`Run` of every run of ``results`` (the first budget's, or with the runs
+    continued to twice their budget in place of their first) and the test sets' facts the rows
+    read."""
     first_np = next(r.scores for s, r in results.items() if s.task == TASKS[0])
-    alpha = {s: r for s, r in results.items() if s.task == "alpha"}
     natural = np.bincount([e.attractors for e in data.natural]).tolist()
     return AgreementNumbers(
-        number_prediction=by_task[TASKS[0]], grammaticality=by_task[TASKS[1]],
-        relative={task: {name: minus_lstm(by_task[task], name) for name in by_task[task]}
-                  for task in TASKS if REFERENCE in by_task[task]},
-        alpha=Alpha.of({s.alpha_init: r.history for s, r in alpha.items()},
-                       {s.alpha_init: r.scores["alpha"] for s, r in alpha.items()})
-        if alpha else None,
-        marvin_linzen=MarvinLinzen.of({s.name: r for s, r in results.items() if s.task == "lm"}),
+        [run_of(spec, r) for spec, r in results.items()],
         natural_share_with_attractors=float(1 - natural[0] / len(data.natural)),
         one_attractor_count=first_np["one_attractor"]["count"],
         natural_sentences=first_np["natural"]["n"],
@@ -1182,8 +1252,9 @@ def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=N
             unknown key or a bad value is a ValueError).
         workers: worker processes (default: ``$COURSE_RNN_WORKERS`` or the CPU count).
 
-    ``numbers`` (an :class:`AgreementNumbers`) holds every score (fractions, per seed
-    with mean and SE) and every run's epochs; ``runs`` every training history by name (the
+    ``numbers`` (an :class:`AgreementNumbers`) holds one :class:`Run` per training run (its
+    scores, fractions, and how it ended) and what is computed from them (per model and task the
+    scores over the seeds, with mean and SE); ``runs`` every training history by name (the
     doubled-budget ones too); ``artefacts`` (an :class:`AgreementArtefacts`) the data,
     the trained classifiers, the α histories and the language models.
     """
@@ -1192,7 +1263,7 @@ def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=N
     cfg, seeds = setup.settings, setup.seeds
     data = cached_datasets(cfg)
     results = run_all(first_specs(seeds, cfg), cfg, setup.device, setup.progress, setup.workers)
-    numbers = numbers_of(results, data, cfg)
+    numbers = numbers_of(results, data)
 
     def train_again(min_epochs, resume):
         longer = {spec: spec._replace(min_epochs=min_epochs[spec]) for spec in resume}
@@ -1202,7 +1273,7 @@ def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=N
 
     again = twice_the_budget(results, to_double(numbers, results), train_again)
     continued = {**results, **again} if again else None
-    doubled = numbers_of(continued, data, cfg) if again else None
+    doubled = numbers_of(continued, data) if again else None
     rows = table_rows(numbers, results, doubled, continued)
     runs = {spec.label: r.history for spec, r in results.items()}
     runs.update({spec.doubled(results[spec].history).label: r.history
@@ -1221,7 +1292,7 @@ __all__ = [
     "datasets", "cached_datasets", "non_attractors", "build", "classifier_criterion",
     "train_classifier", "train_lm", "RunSpec", "TrainedRun", "train_run", "run_all",
     "grammaticality_seeds", "first_specs", "epoch_reaching", "epochs_at_chance",
-    "Training", "Accuracy", "Alpha", "MarvinLinzen", "minus_lstm",
+    "Run", "run_of", "Training", "Accuracy", "Alpha", "MarvinLinzen", "saved", "minus_lstm",
     "difference_tolerance", "PairedDifference", "AgreementNumbers", "numbers_of",
     "relative_compared", "rise_compared", "alpha_compared", "lm_compared",
     "PAPER_DISTANT_DIFFERENCE", "histories_by_model",
