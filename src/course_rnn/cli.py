@@ -301,14 +301,12 @@ def replicate(args, names, command: str | None = None) -> int:
         import torch
 
         from .experiments.workers import use_executor
-        from .utils import pick_device
 
-        device = pick_device(context.device)  # ValueError for a missing GPU, before any training
         if args.threads or args.scale == "quick":
             torch.set_num_threads(args.threads or 1)
         stack.enter_context(use_executor(executor))
         for name in chosen:
-            status = _replicate_one(args, name, device, context.progress, command)
+            status = _replicate_one(args, name, context.device, context.progress, command)
             if status:
                 return status
     return 0
@@ -320,7 +318,10 @@ FAILED_JOBS = "failed_jobs.txt"
 
 def _replicate_one(args, name: str, device, progress: bool, command: str | None) -> int:
     """Run experiment ``name`` with its finished jobs kept in ``<out>/jobs/`` (loaded there
-    with --resume, thrown away first with --overwrite, removed once results.json is saved)."""
+    with --resume, thrown away first with --overwrite, removed once results.json is saved).
+    ``device`` is the run context's (a name, None: the default): the experiment's ``run``
+    resolves it, once, before any training (a missing GPU is its ValueError), and the device
+    it ran on is printed with its time."""
     from .experiments import get_experiment
     from .experiments.costs import estimate
     from .experiments.jobstore import JobsFailed
@@ -329,7 +330,7 @@ def _replicate_one(args, name: str, device, progress: bool, command: str | None)
 
     out = _out_folder(args, name)
     experiment = get_experiment(name)
-    print(f"== {name}: {experiment.title} (scale {args.scale}, device {device})\n"
+    print(f"== {name}: {experiment.title} (scale {args.scale}, device {device or 'default'})\n"
           f"   expected: {estimate(name, args.scale)}", flush=True)
     with keep_jobs(out / JOBS) as store:
         if args.overwrite:
@@ -362,7 +363,8 @@ def _replicate_one(args, name: str, device, progress: bool, command: str | None)
     print(result.table())
     print(f"   jobs: {store.saved} trained, {store.loaded} loaded from an earlier try's "
           f"{JOBS}/")
-    print(f"{result.seconds:.1f} s; wrote " + ", ".join(str(p) for p in paths.values()),
+    print(f"{result.seconds:.1f} s on {result.device}; wrote "
+          + ", ".join(str(p) for p in paths.values()),
           flush=True)
     return 0
 

@@ -141,6 +141,12 @@ def test_unknown_names_are_clear():
         run_gym(TINY, models=["SRN"], languages=["anbn"], seeds=())
     with pytest.raises(TypeError, match="needs the gym's settings"):
         run_gym({"hidden_size": 4})
+    # the device is run_gym's caller's (gym.run: its Setup.device), not chosen again; a bad one
+    # is the first run's fit's ValueError, before it trains, and gym.run's before any run
+    with pytest.raises(ValueError, match="unknown device 'tpu'"):
+        run_gym(TINY, models=["SRN"], languages=["anbn"], device="tpu")
+    with pytest.raises(ValueError, match="unknown device 'tpu'"):
+        gym.run(models=["SRN"], languages=["anbn"], device="tpu")
 
 
 def test_flnn_off_its_ground_is_skipped_or_refused():

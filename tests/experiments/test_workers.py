@@ -1,5 +1,6 @@
 """Independent runs in worker processes give the same results, in the same order, as in one."""
 
+import os
 from pathlib import Path
 
 import pytest
@@ -34,6 +35,16 @@ def test_parallel_runs_equal_serial_runs(monkeypatch):
 
 def test_worker_count(monkeypatch):
     monkeypatch.delenv("COURSE_RNN_WORKERS", raising=False)
+    monkeypatch.delenv("COURSE_RNN_DEVICE", raising=False)
+    cores = min(os.cpu_count() or 1, 5)
+    # the jobs' device as the caller resolved it (Setup.device), not chosen again: on a GPU one
+    # process, else one per core; none given, the run context's device name
+    assert worker_count(None, 5, torch.device("cuda")) == 1 == worker_count(None, 5, "cuda:1")
+    assert worker_count(None, 5, "checked") == worker_count(None, 5, torch.device("cpu")) == cores
+    assert worker_count(None, 5) == cores
+    monkeypatch.setenv("COURSE_RNN_DEVICE", "cuda")
+    assert worker_count(None, 5) == 1 and worker_count(None, 5, "cpu") == cores
+    monkeypatch.delenv("COURSE_RNN_DEVICE")
     assert worker_count(8, 3) == 3 and worker_count(0, 3) == 1 and worker_count(None, 1) == 1
     monkeypatch.setenv("COURSE_RNN_WORKERS", "1")
     assert worker_count(None, 5) == 1

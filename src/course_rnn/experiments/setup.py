@@ -4,7 +4,10 @@ Every replication starts the same way: read the scale, apply the caller's overri
 scale's settings, turn ``seeds`` into a list, pick the device, start the clock; and it ends by
 packing what it measured into a :class:`~.replication.Replication`. :func:`begin` does the first
 part (every bad argument is a ValueError before any training), :meth:`Setup.replication` the
-last::
+last. ``begin`` is where a run's device is chosen, once (the command line passes its run
+context's device name here too): ``Setup.device`` goes on to the run's helpers and to
+:func:`~.workers.parallel_map`, which choose it no more, and each job's
+:func:`~course_rnn.training.fit` resolves the name it is given in its own process::
 
     def run(scale="quick", seeds=None, device=None, progress=None, settings=None, workers=None):
         setup = begin(EXPERIMENTS[0], SETTINGS, scale, settings, seeds, DEFAULT_SEEDS, device,

@@ -15,7 +15,8 @@ all are).
 
 Workers: ``workers=`` if given, else ``$COURSE_RNN_WORKERS``, else the number of CPU cores (at
 most the number of jobs); 1 runs everything in this process. On a GPU the default is 1 (one
-process keeps the device busy).
+process keeps the device busy): ``device=`` says where the jobs run, as the caller resolved it
+(an experiment passes its ``Setup.device``); it is not chosen again here.
 
 Executors: ``executor=``, or the process-wide one set by :func:`use_executor`, runs the jobs
 instead of local processes: any :class:`concurrent.futures.Executor` whose workers can import
@@ -60,7 +61,6 @@ from ..device_check import NAME as CHECKED
 from ..device_check import is_on as checking_devices
 from ..device_check import switch_on as check_devices
 from ..training.progress import describe_run, listen_to_runs, progress_enabled
-from ..utils import pick_device
 from .jobstore import Failure, JobsFailed, JobStore
 
 #: The executor and the job store that :func:`parallel_map` uses when its caller names none
@@ -99,14 +99,16 @@ def keep_jobs(folder: str | Path) -> Iterator[JobStore]:
 
 
 def worker_count(workers: int | None, jobs: int, device=None) -> int:
-    """How many processes to use for ``jobs`` jobs (see the module docstring)."""
+    """How many processes to use for ``jobs`` jobs (see the module docstring). ``device`` is
+    the device the jobs run on as their caller resolved it (an experiment's ``Setup.device``,
+    or its name), not chosen again here; None: the run context's device name (None there too:
+    not a GPU)."""
     if workers is None:
         workers = run_context().workers
     if workers is None:
-        if pick_device(device).type == "cuda":  # None: the device the runs will pick
-            workers = 1
-        else:
-            workers = os.cpu_count() or 1
+        named = str(device) if device is not None else run_context().device or ""
+        on_a_gpu = named.split(":")[0] == "cuda"
+        workers = 1 if on_a_gpu else os.cpu_count() or 1
     workers = check_count(workers, "workers")
     return max(1, min(workers, jobs))
 

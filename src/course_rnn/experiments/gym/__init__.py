@@ -82,7 +82,6 @@ from ...metrics import (
 )
 from ...models import build_model
 from ...training import Plateau, fit
-from ...utils import pick_device
 from ..records import Record, unsaved
 from ..replication import (
     Claim,
@@ -346,7 +345,10 @@ def run_gym(cfg: GymSettings, seeds: Sequence[int] = (0,), device=None,
     arguments. ``models``/``languages`` pick subsets (ValueError naming the known ones
     otherwise); ``min_epochs`` maps (language, model, seed) to a least number of epochs (the
     doubled budget) and ``resume`` to the History that run continues: given ``resume``, only the
-    runs it names are trained and returned.
+    runs it names are trained and returned. ``device`` is the one its caller resolved
+    (:func:`run`: its ``Setup.device``), not chosen again here; None: each run's
+    :func:`~course_rnn.training.fit` picks the default one (a bad device is fit's ValueError,
+    before the first run trains).
     """
     if not isinstance(cfg, GymSettings):
         raise TypeError(f"run_gym needs the gym's settings (a GymSettings, e.g. "
@@ -361,14 +363,14 @@ def run_gym(cfg: GymSettings, seeds: Sequence[int] = (0,), device=None,
     if not pairs:
         raise ValueError(f"none of the models {model_names} applies to {language_names} "
                          f"(the FLNN runs only on {', '.join(FLNN_LANGUAGES)})")
-    device = pick_device(device)
     for lang in language_names:  # bad settings fail here, before any training
         make_task(lang, cfg.languages[lang])
     jobs = _jobs_of(pairs, seeds)
     if resume:
         jobs = [job for job in jobs if job in resume]
     more, resume = min_epochs or {}, resume or {}
-    done = parallel_map(gym_run, [(lang, m, s, cfg, str(device), more.get((lang, m, s), 0),
+    named = None if device is None else str(device)  # chosen by the caller, or in each run
+    done = parallel_map(gym_run, [(lang, m, s, cfg, named, more.get((lang, m, s), 0),
                                    resume.get((lang, m, s))) for lang, m, s in jobs],
                         device=device, desc="gym", progress=progress)
     by_job = dict(zip(jobs, done))
