@@ -276,6 +276,11 @@ def test_a_wrong_file_is_no_checkpoint_and_a_bad_save_names_its_argument(tmp_pat
             T.load_checkpoint(tmp_path / name)
     with pytest.raises(TypeError, match="path must be a file name"):
         T.load_checkpoint(None)
+    # the device as fit chooses it (training.loop.model_device), named before the file is read
+    for device, message in [("tpu", "unknown device 'tpu'"),
+                            ("meta", "'meta' holds shapes, not numbers, and cannot hold")]:
+        with pytest.raises(ValueError, match=message):
+            T.load_checkpoint(tmp_path / "text.pt", device=device)
     for args, message in [((5, VOCAB, tmp_path / "a.pt"), "model must be one of"),
                           ((model, None, tmp_path / "a.pt"), "vocab must be a Vocab"),
                           ((model, VOCAB, None), "path must be a file name"),

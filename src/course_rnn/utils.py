@@ -89,10 +89,11 @@ def pick_device(device: str | torch.device | None = None) -> torch.device:
     numbers as the CPU, but ``.numpy()`` of a tensor left on it, or a CPU tensor mixed with
     one, fails as it would on a GPU.
 
-    The library calls it in three places: where an experiment's run begins
-    (:func:`course_rnn.experiments.setup.begin`, once per run), where a model trains
-    (:func:`course_rnn.training.fit`, in the job's own process) and where a saved one is loaded
-    (:func:`course_rnn.training.load_checkpoint`); everything else takes the device they chose."""
+    The library calls it in two places: where an experiment's run begins
+    (:func:`course_rnn.experiments.setup.begin`, once per run) and where a model goes to a
+    device (:func:`course_rnn.training.loop.model_device`: :func:`~course_rnn.training.fit`, in
+    the job's own process, and :func:`~course_rnn.training.load_checkpoint`); everything else
+    takes the device they chose."""
     device = device or run_context().device
     if device is None:
         device = torch.device("cuda" if torch.cuda.is_available() else "cpu")

@@ -9,7 +9,7 @@ import torch
 
 from ..languages.vocab import Vocab
 from ..models.base import SequenceModel
-from ..utils import pick_device
+from .loop import model_device
 
 
 def save_checkpoint(model: SequenceModel, vocab: Vocab, path: str | Path, history=None) -> Path:
@@ -42,7 +42,8 @@ def save_checkpoint(model: SequenceModel, vocab: Vocab, path: str | Path, histor
 
 
 def load_checkpoint(path: str | Path, device: str | torch.device | None = None):
-    """Rebuild ``(model, vocab)`` from :func:`save_checkpoint`'s file."""
+    """Rebuild ``(model, vocab)`` from :func:`save_checkpoint`'s file, on ``device`` (chosen as
+    :func:`~course_rnn.training.fit` chooses it: :func:`~.loop.model_device`)."""
     from ..models import build_model
 
     if not isinstance(path, (str, Path)) or not str(path):
@@ -52,7 +53,7 @@ def load_checkpoint(path: str | Path, device: str | torch.device | None = None):
         raise FileNotFoundError(f"no checkpoint at {path}")
     if not path.is_file():
         raise ValueError(f"checkpoint path {str(path)!r} is not a file")
-    device = pick_device(device)  # a bad device is named before the file is read
+    device = model_device(device, "hold a loaded model")  # named before the file is read
     try:
         payload = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as e:  # noqa: BLE001 – pickle, zip and torch's own errors alike

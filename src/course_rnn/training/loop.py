@@ -212,6 +212,18 @@ def fit(
     return run.finish(step, stop)
 
 
+def model_device(device, purpose: str = "train") -> torch.device:
+    """The device a model goes to, for :func:`fit` (to ``train``) and
+    :func:`~.checkpoints.load_checkpoint` (to hold a loaded model): the learners' one choice of
+    it, :func:`~course_rnn.utils.pick_device`'s, and never ``meta``, whose tensors hold shapes,
+    not numbers (a ValueError before any data moves there)."""
+    device = pick_device(device)
+    if device.type == "meta":
+        raise ValueError(f"device {str(device)!r} holds shapes, not numbers, and cannot "
+                         f"{purpose}: use 'cpu', 'cuda' or 'cuda:N'")
+    return device
+
+
 def _clip_gradient(params: list, clip: float | None, evaluating: bool) -> torch.Tensor | None:
     """Clip the gradient to norm ``clip`` and return its norm before clipping. With
     ``clip=None`` the gradient is left alone and its norm is computed only at the step before
@@ -400,10 +412,7 @@ def _prepare(model, task: Task, train, o: _Options) -> _Run:
     _check_arguments(o)
     _check_hooks(o)
     monitor, criterion, stall = _criterion(task, o)
-    device = pick_device(o.device)
-    if device.type == "meta":  # before any data moves there: its tensors hold no numbers
-        raise ValueError(f"device {str(device)!r} holds shapes, not numbers, and cannot train: "
-                         "use 'cpu', 'cuda' or 'cuda:N'")
+    device = model_device(o.device)
     train_set = task.prepare(train, "train").to(device)
     valid_set = task.prepare(o.valid, "valid").to(device) if o.valid is not None else None
 
