@@ -185,7 +185,10 @@ class _DeviceCheck(TorchFunctionMode):
 
 
 def _handle(func, args, kwargs):
-    """Check one torch call, then run it as PyTorch would on the CPU."""
+    """Check one torch call, then run it as PyTorch would on the CPU. Asked of every torch call
+    while the check is on (a tiny model's training step makes hundreds), so every step here and
+    below is written for speed: no generators, no ``isinstance`` of a ``torch.Generator`` that
+    is not there (benchmarks/device_check.py)."""
     with torch._C.DisableTorchFunctionSubclass():
         special = _SPECIAL.get(func)
         if special is not None:
@@ -206,15 +209,17 @@ def _tensors(values):
     """The tensors among ``values`` and in their lists and tuples (``torch.cat``'s list, an
     LSTM's weights, a function's tuple of results): no PyTorch function nests them deeper, and
     a long list of numbers is looked through once."""
+    found = []
     for value in values:
         if isinstance(value, torch.Tensor):
-            yield value
+            found.append(value)
         elif isinstance(value, (tuple, list)):
-            yield from (item for item in value if isinstance(item, torch.Tensor))
+            found.extend([item for item in value if isinstance(item, torch.Tensor)])
+    return found
 
 
 def _arguments(args, kwargs) -> list:
-    return list(_tensors((*args, *kwargs.values())))
+    return _tensors((*args, *kwargs.values()) if kwargs else args)
 
 
 def _on_device(args, kwargs) -> bool:
@@ -246,8 +251,9 @@ def _refuse_mixing(func, args, kwargs, tensors):
 
 def _refuse_cpu_generator(func, kwargs):
     """CUDA's rule: random numbers on the device are drawn with a generator on the device."""
-    generator = kwargs.get("generator")
-    if isinstance(generator, torch.Generator) and generator.device.type == "cpu":
+    generator = kwargs.get("generator")  # (None mostly: isinstance of a Generator is slow)
+    if generator is not None and isinstance(generator, torch.Generator) and (
+            generator.device.type == "cpu"):
         raise _cpu_generator(func)
 
 
@@ -318,10 +324,24 @@ def _mark(result, inputs):
     """Re-class the new tensors in ``result`` as :class:`CheckedTensor` in place: an operation
     on device tensors leaves its result on the device. A plain tensor that was an input (a
     ``copy_``'s target) is the caller's and stays as it is."""
-    for tensor in (result,) if type(result) is torch.Tensor else _tensors((result,)):
-        if type(tensor) is torch.Tensor and not any(tensor is t for t in inputs):
+    if type(result) is torch.Tensor:
+        news = (result,)
+    elif isinstance(result, (tuple, list)):  # an LSTM's outputs (a torch.Size holds none)
+        news = [item for item in result if type(item) is torch.Tensor]
+    else:  # a number, a bool, a CheckedTensor already
+        return result
+    for tensor in news:
+        if not _among(tensor, inputs):
             tensor.__class__ = CheckedTensor
     return result
+
+
+def _among(tensor, tensors) -> bool:
+    """Whether ``tensor`` is one of ``tensors`` (the object itself, not an equal one)."""
+    for other in tensors:
+        if other is tensor:
+            return True
+    return False
 
 
 def _plain_copy(tensor):
