@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from course_rnn.experiments import committed, get_experiment
-from course_rnn.experiments.replication import Replication, Row
+from course_rnn.experiments.replication import VERDICTS, Replication, Row
 from course_rnn.utils import machine_class
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -91,15 +91,22 @@ def reduced(tmp_path_factory):
 
 
 def test_a_reduced_run_holds_on_any_machine(reduced):
-    """What re-running the committed run must give on any CPU: the same settings and seeds,
-    every run ending the same way (converged or not, the same outcome) and the same verdicts.
-    The numbers themselves may differ: a tiny RNN turns another kernel path's last-bit
-    rounding into another trajectory (the next test compares bits where that cannot happen)."""
+    """What re-running the committed run must give on any CPU: the same settings and seeds, the
+    same training runs (model and seed, in order) and the same table — its rows and the paper's
+    column — with every row judged by the house's words. Not how each run ended, nor the
+    verdicts: the run is one seed per model at a budget where the SRN and the LSTM sit at the
+    edge of converging, and a tiny RNN turns another kernel path's last-bit rounding into
+    another trajectory — on an AMD EPYC with AVX2 kernels (2026-12-02) the SRN's run continued
+    to twice its budget did not converge where the committed run's (AVX-512) did, so the SRN row
+    read "not converged" for "agrees". Those are compared bit for bit where they can be (next
+    test)."""
     run, again = reduced
     assert again["settings"] == run.results["settings"] and again["seeds"] == run.results["seeds"]
-    assert [ending(r) for r in again["numbers"]["runs"]] == \
-        [ending(r) for r in run.results["numbers"]["runs"]]
-    assert [r["verdict"] for r in again["table"]] == [r["verdict"] for r in run.rows]
+    assert [(r["id"], r["seed"]) for r in again["numbers"]["runs"]] == \
+        [(r["id"], r["seed"]) for r in run.results["numbers"]["runs"]]
+    assert [(r["quantity"], r["paper"]) for r in again["table"]] == \
+        [(r["quantity"], r["paper"]) for r in run.results["table"]]
+    assert {r["verdict"] for r in again["table"]} <= {*VERDICTS, ""}
 
 
 def test_a_reduced_run_reproduces_bit_for_bit_on_its_machine_class(reduced):
@@ -113,11 +120,6 @@ def test_a_reduced_run_reproduces_bit_for_bit_on_its_machine_class(reduced):
                     "checked (test_a_reduced_run_holds_on_any_machine)")
     assert again["numbers"] == run.results["numbers"]
     assert again["table"] == run.results["table"]
-
-
-def ending(run: dict) -> tuple:
-    """How one training run of the reduced anbn run ended, without its numbers."""
-    return run["id"], run["seed"], run["converged"], run["fitted"], run["outcome"]
 
 
 # -- reading a committed run and setting it beside a live one ----------------------------------
