@@ -11,7 +11,7 @@ from typing import ClassVar
 
 import pytest
 
-from course_rnn.experiments.records import Record, Summary, saved_if_set, unsaved
+from course_rnn.experiments.records import Record, Summary, saved_if_set, to_json, unsaved
 from course_rnn.experiments.replication import Experiment, Replication, normalise_scale
 from course_rnn.experiments.settings import SCALES, Scales, Settings, setting
 from course_rnn.experiments.setup import begin
@@ -163,6 +163,23 @@ def test_records_save_as_nested_dictionaries():
     saved = json.loads(json.dumps(result.to_json()))
     assert saved["numbers"]["by_key"] == {"0": {"value": 2.0}}  # JSON keys are text
     assert math.isnan(Summary.of([4.0]).se)
+
+
+@dataclass(frozen=True)
+class PlainSummary:  # a summary computed from records: a dataclass, not a Record
+    pair: tuple
+    inner: Inner
+    scratch: object = unsaved(default=None)
+    optional: list | None = saved_if_set()
+
+
+def test_plain_dataclasses_save_by_the_records_rule():
+    plain = PlainSummary((1, 2.5), Inner(1.5, "kept in Python"), scratch=object())
+    assert to_json({"a": plain}) == {"a": {"pair": [1, 2.5], "inner": {"value": 1.5}}}
+    assert list(to_json(PlainSummary((), Inner(0.0), optional=[3]))) == ["pair", "inner",
+                                                                          "optional"]
+    assert to_json(PlainSummary) is PlainSummary  # a class is kept as it is
+    assert to_json(None) is None
 
 
 def _run(**kwargs):

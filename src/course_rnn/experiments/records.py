@@ -5,7 +5,9 @@ rather than ``result.numbers["runs"][0]["kl"]``). :meth:`Record.to_json` turns t
 the nested dictionaries that ``results.json`` saves, one key per field in the order of the
 fields, so that a run committed earlier loads like a new one; a field made by :func:`unsaved`
 stays in Python only, one made by :func:`saved_if_set` is saved when it is not None, and a
-Record with another layout on disk overrides ``to_json``.
+Record with another layout on disk overrides ``to_json``. The module's :func:`to_json` walks a
+plain dataclass (a summary computed from the records, say) by the same rule, so that an
+experiment saves its summaries without a writer of its own.
 """
 
 from __future__ import annotations
@@ -34,19 +36,29 @@ class Record:
     """The base of a typed result (see the module docstring)."""
 
     def to_json(self) -> dict:
-        saved = {}
-        for f in dataclasses.fields(self):
-            value, rule = getattr(self, f.name), f.metadata.get("saved", True)
-            if rule is True or (rule == "if set" and value is not None):
-                saved[f.name] = to_json(value)
-        return saved
+        return _fields_json(self)
+
+
+def _fields_json(instance) -> dict:
+    """A dataclass instance as ``results.json`` saves it: one key per field, in the order of the
+    fields, each value through :func:`to_json`; a field made by :func:`unsaved` left out, one
+    made by :func:`saved_if_set` kept only when it is not None."""
+    saved = {}
+    for f in dataclasses.fields(instance):
+        value, rule = getattr(instance, f.name), f.metadata.get("saved", True)
+        if rule is True or (rule == "if set" and value is not None):
+            saved[f.name] = to_json(value)
+    return saved
 
 
 def to_json(value):
-    """``value`` with every Record inside it replaced by its ``to_json()`` (dicts, lists and
-    tuples are walked; everything else is kept as it is)."""
+    """``value`` with every Record inside it replaced by its ``to_json()`` and every other
+    dataclass instance by its fields (by the rule of :meth:`Record.to_json`); dicts, lists and
+    tuples are walked (a tuple becomes a list), everything else is kept as it is."""
     if hasattr(value, "to_json") and not isinstance(value, type):
         return value.to_json()
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return _fields_json(value)
     if isinstance(value, Mapping):
         return {k: to_json(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
