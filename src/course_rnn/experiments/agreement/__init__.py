@@ -85,7 +85,7 @@ from ...models import build_model
 from ...models.classifier import SequenceClassifier, classifier_accuracy
 from ...models.decay_rnn import time_constant
 from ...training import AnyOf, Plateau, Target, fit
-from ..records import Record, Summary, mean_interval
+from ..records import Record, Summary, mean_interval, saved_if_set, to_json
 from ..replication import (
     Claim,
     Experiment,
@@ -527,7 +527,7 @@ class Training:
     final_train_accuracy: list[float]
     best_valid_accuracy: list[float]
     final_alpha: list[float | None]
-    epochs_at_chance: list[int] | None = None
+    epochs_at_chance: list[int] | None = saved_if_set()
 
     @classmethod
     def of(cls, runs: Sequence[Run], at_chance: bool = False) -> Training:
@@ -545,12 +545,12 @@ class Accuracy:
     set by attractors and the one-attractor set by non-attractors, grammaticality its ``seeds``
     (number prediction's are the run's) and the epochs its runs spent at chance."""
 
-    seeds: list[int] | None = None
+    seeds: list[int] | None = saved_if_set()
     natural: Summary
     balanced: Summary
-    natural_by_attractors: dict[int, Summary] | None = None
+    natural_by_attractors: dict[int, Summary] | None = saved_if_set()
     by_attractors: dict[int, Summary]
-    by_non_attractors: dict[int, Summary] | None = None
+    by_non_attractors: dict[int, Summary] | None = saved_if_set()
     training: Training
 
     @classmethod
@@ -623,17 +623,6 @@ class MarvinLinzen:
         distant = {name: float(np.mean([ml[c][name] for c in DISTANT_CATEGORIES]))
                    for name in LM_MODELS}
         return cls(ml, distant, distant["DRNN"] - distant["LSTM"])
-
-
-def saved(summary):
-    """A summary (or a tree of them) as ``results.json`` saves it: each dataclass a dict of its
-    fields, those that are None left out."""
-    if dataclasses.is_dataclass(summary):
-        return {f.name: saved(getattr(summary, f.name)) for f in dataclasses.fields(summary)
-                if getattr(summary, f.name) is not None}
-    if isinstance(summary, Mapping):
-        return {k: saved(v) for k, v in summary.items()}
-    return summary
 
 
 def difference_tolerance(p: float, q: float, n: int, m: int) -> float:
@@ -770,9 +759,9 @@ class AgreementNumbers(Record):
         """The summaries the runs give, and the data's facts (see the class)."""
         facts = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
                  if f.name != "runs"}
-        return {"number_prediction": saved(self.number_prediction),
-                "grammaticality": saved(self.grammaticality), "relative": self.relative,
-                "alpha": saved(self.alpha) or {}, "marvin_linzen": saved(self.marvin_linzen),
+        return {"number_prediction": to_json(self.number_prediction),
+                "grammaticality": to_json(self.grammaticality), "relative": self.relative,
+                "alpha": to_json(self.alpha) or {}, "marvin_linzen": to_json(self.marvin_linzen),
                 **facts}
 
 
@@ -1292,7 +1281,7 @@ __all__ = [
     "datasets", "cached_datasets", "non_attractors", "build", "classifier_criterion",
     "train_classifier", "train_lm", "RunSpec", "TrainedRun", "train_run", "run_all",
     "grammaticality_seeds", "first_specs", "epoch_reaching", "epochs_at_chance",
-    "Run", "run_of", "Training", "Accuracy", "Alpha", "MarvinLinzen", "saved", "minus_lstm",
+    "Run", "run_of", "Training", "Accuracy", "Alpha", "MarvinLinzen", "minus_lstm",
     "difference_tolerance", "PairedDifference", "AgreementNumbers", "numbers_of",
     "relative_compared", "rise_compared", "alpha_compared", "lm_compared",
     "PAPER_DISTANT_DIFFERENCE", "histories_by_model",

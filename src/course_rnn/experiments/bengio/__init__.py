@@ -55,7 +55,7 @@ from ...models.bengio import BengioMLP, ngram_pairs, target_log_probs
 from ...models.kneser_ney import KneserNeyLM, ModifiedKneserNeyLM
 from ...training import History, NextWord, Plateau, ReduceOnPlateau, fit, normal_embeddings
 from ...utils import seed_everything
-from ..records import Record, mean_se, unsaved
+from ..records import Record, mean_se, to_json, unsaved
 from ..replication import (
     Claim,
     Experiment,
@@ -528,7 +528,7 @@ class BengioNumbers(Record):
 
     def to_json(self) -> dict:
         saved = list(super().to_json().items())  # ratio where it always was, after the yardstick
-        return dict(saved[:4] + [("ratio", dataclasses.asdict(self.ratio))] + saved[4:])
+        return dict(saved[:4] + [("ratio", to_json(self.ratio))] + saved[4:])
 
     def runs_of(self, variant: str) -> list[Run]:
         """The runs of one MLP variant, by seed."""

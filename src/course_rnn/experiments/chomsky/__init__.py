@@ -43,7 +43,6 @@ figures, and :func:`run`.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -59,7 +58,7 @@ from ...training.transduction import (
     TransductionTask,
     length_generalisation,
 )
-from ..records import Record, saved_if_set
+from ..records import Record, saved_if_set, to_json
 from ..replication import (
     Claim,
     Experiment,
@@ -314,15 +313,10 @@ class ChomskyNumbers(Record):
 
     def to_json(self) -> dict:
         saved = super().to_json()
-        saved["cells"] = _cells_json(self.runs)
+        saved["cells"] = to_json(cells_of(self.runs))
         if self.doubled_runs is not None:
-            saved["doubled"] = _cells_json(self.doubled_runs)
+            saved["doubled"] = to_json(cells_of(self.doubled_runs))
         return saved
-
-
-def _cells_json(runs: Sequence[RunNumbers]) -> dict:
-    return {task: {model: dataclasses.asdict(cell) for model, cell in models.items()}
-            for task, models in cells_of(runs).items()}
 
 
 def numbers_of(runs: Mapping[tuple, TrainedRun]) -> ChomskyNumbers:

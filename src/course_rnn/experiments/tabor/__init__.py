@@ -55,7 +55,7 @@ from __future__ import annotations
 import copy
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -64,7 +64,7 @@ from ...languages import Vocab
 from ...languages.tabor import TaborGrammar, TaborGrammar1, TaborGrammar2
 from ...models.flnn import FLNN, evaluate
 from ...training import AnyOf, ExactDistributions, History, Optimum, Plateau, fit, hill_climb
-from ..records import Record, mean_se, saved_if_set
+from ..records import Record, mean_se, saved_if_set, to_json
 from ..replication import (
     Claim,
     Experiment,
@@ -443,8 +443,8 @@ class TaborNumbers(Record):
         spread = {name: [{"seed": r.seed, **{key: getattr(r, key) for key in SPREAD_KEYS}}
                          for r in group] for name, group in self.spread.items()}
         return {"runs": saved["runs"], "doubled": saved["doubled"],
-                "summary": summaries(self.summary),
-                "doubled_summary": summaries(self.twice.summary),
+                "summary": to_json(self.summary),
+                "doubled_summary": to_json(self.twice.summary),
                 "learned_training_set": self.learned_training_set,
                 "collapsed": self.collapsed, "spread": spread, "ran_out": saved["ran_out"],
                 "top_level_most_distorted": self.top_level_most_distorted}
@@ -457,11 +457,6 @@ class TaborNumbers(Record):
             return {name: [RunNumbers(**r) for r in group]
                     for name, group in saved.get(key, {}).items()}
         return cls(runs("runs"), runs("doubled"), runs("ran_out"))
-
-
-def summaries(summary: Mapping[str, GroupSummary]) -> dict:
-    """``summary`` as ``results.json`` saves it."""
-    return {name: asdict(group) for name, group in summary.items()}
 
 
 def spreads_of(groups: dict[str, list[TrainedRun]]) -> dict[str, list[dict]]:
