@@ -533,11 +533,11 @@ def settings_cases():
 
     check = _settings_check()
     for name in NAMES:
-        cfg = get_experiment(name).settings["quick"]
-        kinds = typing.get_type_hints(type(cfg))
+        settings = get_experiment(name).settings["quick"]
+        kinds = typing.get_type_hints(type(settings))
         yield Case("settings", f"{name} --set nosuch=1",
                    lambda name=name: check(name, [("nosuch", "1")]), ("nosuch",))
-        for field in type(cfg).names():
+        for field in type(settings).names():
             optional, kind = _optional(kinds[field])
             origin = typing.get_origin(kind)
             if kind is int:
@@ -554,9 +554,9 @@ def settings_cases():
             else:  # nested settings
                 bad = ['{"nosuch": 1}', "5", "[]"]
             if kind is str:  # a free text may be anything the rule allows
-                bad = [] if type(cfg).__dataclass_fields__[field].metadata.get(
+                bad = [] if type(settings).__dataclass_fields__[field].metadata.get(
                     "rule") is None else bad
-            rule = type(cfg).__dataclass_fields__[field].metadata.get("rule")
+            rule = type(settings).__dataclass_fields__[field].metadata.get("rule")
             if kind in (int, float) and ceiling(field) is not None:  # an absurd size or rate
                 bad = [*bad, "1000000000000" if kind is int else "1e12"]
             for text in bad:

@@ -107,9 +107,9 @@ def test_the_counting_test_is_the_metric():
     """CountingTest (one batched pass) scores exactly like metrics.anbn_generalisation."""
     vocab = Vocab.for_language(AnBn())
     test = anbn.CountingTest(vocab, 12)
-    cfg = anbn.SETTINGS.at("quick", dict(TINY, hidden_size=3, train_max_n=3, test_max_n=12,
+    settings = anbn.SETTINGS.at("quick", dict(TINY, hidden_size=3, train_max_n=3, test_max_n=12,
                                          epochs=40))
-    trained, _ = anbn.train_one("lstm", 1, cfg)
+    trained, _ = anbn.train_one("lstm", 1, settings)
     for model in (build_model("gru", vocab_size=len(vocab), hidden_size=3, seed=0), trained):
         slow = anbn_generalisation(model, vocab, 12)
         assert list(test.right(model)) == [slow["right"][n] for n in range(1, 13)]
@@ -156,27 +156,28 @@ def test_same_seed_same_numbers(tiny):
 
 def test_a_doubled_budget_continues_the_run():
     """Same seed, min_epochs: the first part of the longer run is the shorter run."""
-    cfg = anbn.SETTINGS.at("quick", dict(TINY, tolerance=2.0))  # met at once: a fitted run
-    _, first = anbn.train_one("lstm", 0, cfg)
+    settings = anbn.SETTINGS.at("quick", dict(TINY, tolerance=2.0))  # met at once: a fitted run
+    _, first = anbn.train_one("lstm", 0, settings)
     assert first.converged and first.convergence.stopped == "criterion met"
     epochs = math.ceil(first.convergence.epochs)
-    _, second = anbn.train_one("lstm", 0, cfg, min_epochs=2 * epochs)
+    _, second = anbn.train_one("lstm", 0, settings, min_epochs=2 * epochs)
     assert second.converged and second.convergence.epochs == 2 * epochs
     assert second["train_loss"][:epochs] == first["train_loss"]
-    _, resumed = anbn.train_one("lstm", 0, cfg, min_epochs=2 * epochs, resume=first)
+    _, resumed = anbn.train_one("lstm", 0, settings, min_epochs=2 * epochs, resume=first)
     assert resumed["train_loss"] == second["train_loss"]  # continued, not trained again
     # the continued run's cap leaves room past its minimum (never the minimum itself)
-    assert resumed.settings["epochs_cap"] == max(2 * cfg.epochs, 2 * epochs + cfg.patience)
-    _, unclipped = anbn.train_one("srn", 0, cfg, clip=None)
+    assert resumed.settings["epochs_cap"] == max(2 * settings.epochs,
+                                                 2 * epochs + settings.patience)
+    _, unclipped = anbn.train_one("srn", 0, settings, clip=None)
     assert unclipped.settings["clip"] is None
 
 
 def test_full_batch_evaluated_every_few_epochs():
     """The book's recipe: all strings in one step, evaluated (and the criteria read) every
     ``eval_every`` epochs; a run that stops improving has stalled, and converged."""
-    cfg = anbn.SETTINGS.at("quick", dict(TINY, batch_size=None, repeats=2, eval_every=2,
+    settings = anbn.SETTINGS.at("quick", dict(TINY, batch_size=None, repeats=2, eval_every=2,
                                          patience=4, min_delta=0.9, epochs=20))
-    _, history = anbn.train_one("srn", 0, cfg)
+    _, history = anbn.train_one("srn", 0, settings)
     assert history.settings["batch_size"] is None and history["epoch"][:2] == [2.0, 4.0]
     assert history.convergence.steps == history.convergence.epochs  # one step per epoch
     assert history.converged and "improved by" in history.convergence.reason  # stalled at once
@@ -269,11 +270,11 @@ def _verdicts(rows):
 
 
 def test_no_count_counts_converged_seeds_and_waits_for_them():
-    cfg = anbn.SETTINGS.at("quick", {"models": ["srn", "gru"]})
+    settings = anbn.SETTINGS.at("quick", {"models": ["srn", "gru"]})
     unconverged = {"srn": [fake("srn", 0, False, 0), fake("srn", 1, True, 3, fitted=False)],
                    "gru": [fake("gru", 0, True, 2, fitted=False)]}
     numbers = _numbers(unconverged)  # one hit the cap: no verdict read yet
-    assert _verdicts(anbn.table_rows(numbers, numbers, None, cfg))["SRN"] == "not converged"
+    assert _verdicts(anbn.table_rows(numbers, numbers, None, settings))["SRN"] == "not converged"
     stalled = [fake("srn", s, True, 2, fitted=False) for s in range(3)]
     assert anbn.no_count_compared(stalled, 20) == (0, True, 0.0)  # did not fit: counts nothing
     mixed = [fake("gru", 0, True, 20), fake("gru", 1, True, 45),
@@ -295,8 +296,8 @@ def test_lstm_best_compares_shares_of_converged_seeds():
     srn = [fake("srn", s, True, 0, fitted=False) for s in range(3)]  # stalled: share 0
     assert anbn.lstm_best_compared(lstm, [srn, gru], 20)[1]
     # the claim rests on every seed of the LSTM and of its rivals
-    cfg = anbn.SETTINGS["quick"]
-    claim = next(c for c in anbn.lecture_claims(cfg) if c.quantity.startswith("LSTM"))
+    settings = anbn.SETTINGS["quick"]
+    claim = next(c for c in anbn.lecture_claims(settings) if c.quantity.startswith("LSTM"))
     assert claim.models == ("lstm", "srn", "gru")
     numbers = _numbers({"srn": srn, "gru": gru, "lstm": lstm})
     assert converged_by_model(numbers, claim.models) == [True] * 11
@@ -306,25 +307,25 @@ def test_lstm_best_compares_shares_of_converged_seeds():
 def test_deciding_and_stalled_runs():
     """The runs continued for a disagreeing claim are the seeds that go against the lecture,
     model by model in the claims' order, and only once every run behind the claim converged."""
-    cfg = anbn.SETTINGS.at("quick", {"models": ["gru", "lstm"]})
+    settings = anbn.SETTINGS.at("quick", {"models": ["gru", "lstm"]})
     runs = {"gru": [fake("gru", 0, True, 45), fake("gru", 1, True, 41),
                     fake("gru", 2, True, 25), fake("gru", 3, True, 2, fitted=False)],
             "lstm": [fake("lstm", 0, True, 60), fake("lstm", 1, True, 15),
                      fake("lstm", 2, True, 1, fitted=False)]}
     # the GRU counts (2 seeds), more often than the LSTM (1 of 3): both claims disagree
-    assert anbn.deciding_pairs(_numbers(runs), cfg) == [("gru", 0), ("gru", 1), ("lstm", 1),
+    assert anbn.deciding_pairs(_numbers(runs), settings) == [("gru", 0), ("gru", 1), ("lstm", 1),
                                                         ("lstm", 2)]
     only_gru = anbn.SETTINGS.at("quick", {"models": ["gru"]})
     assert anbn.deciding_pairs(_numbers({"gru": runs["gru"]}), only_gru) == [("gru", 0),
                                                                             ("gru", 1)]
     # no LSTM seed counts, nor does a GRU seed: the LSTM's own seeds decide
     quiet = {"gru": runs["gru"][2:], "lstm": runs["lstm"][1:]}
-    assert anbn.deciding_pairs(_numbers(quiet), cfg) == [("lstm", 1), ("lstm", 2)]
+    assert anbn.deciding_pairs(_numbers(quiet), settings) == [("lstm", 1), ("lstm", 2)]
     both = {"srn": [fake("srn", 0, True, 45)], "lstm": [fake("lstm", 0, True, 15)]}
     srn_first = anbn.SETTINGS.at("quick", {"models": ["lstm", "srn"]})
     assert anbn.deciding_pairs(_numbers(both), srn_first) == [("srn", 0), ("lstm", 0)]
     waiting = {"gru": [*runs["gru"], fake("gru", 4, False, 30)], "lstm": runs["lstm"]}
-    assert anbn.deciding_pairs(_numbers(waiting), cfg) == []  # settled first
+    assert anbn.deciding_pairs(_numbers(waiting), settings) == []  # settled first
     assert anbn.stalled_runs(runs) == [("gru", 3), ("lstm", 2)]
 
 
@@ -333,21 +334,21 @@ def _fake_histories(by_model, epochs=7.0):
             for runs in by_model.values() for r in runs}
 
 
-def _settle_and_continue(by_model, histories, cfg):
+def _settle_and_continue(by_model, histories, settings):
     """The two training steps of ``run``, then the table: (settled, continued again, rows)."""
-    settled = anbn.settle(_numbers(by_model), histories, cfg, "cpu", False)
-    again, twice = anbn.continue_disputed(settled, histories, cfg, "cpu", False)
-    return settled, again, anbn.table_rows(settled.numbers, twice, None, cfg)
+    settled = anbn.settle(_numbers(by_model), histories, settings, "cpu", False)
+    again, twice = anbn.continue_disputed(settled, histories, settings, "cpu", False)
+    return settled, again, anbn.table_rows(settled.numbers, twice, None, settings)
 
 
 def test_a_disagreement_is_checked_at_twice_the_budget(monkeypatch):
     """The GRU counts on one fitted seed; continued, it no longer does: budget-limited."""
-    cfg = anbn.SETTINGS.at("quick", {"models": ["gru", "lstm"]})
+    settings = anbn.SETTINGS.at("quick", {"models": ["gru", "lstm"]})
     by_model = {"gru": [fake("gru", 0, True, 45), fake("gru", 1, True, 20)],
                 "lstm": [fake("lstm", 0, True, 45), fake("lstm", 1, True, 40)]}
     asked = []
 
-    def train_all(pairs, cfg, device, progress, min_epochs=None, resume=None):
+    def train_all(pairs, settings, device, progress, min_epochs=None, resume=None):
         asked.append(dict(min_epochs))
         assert all(resume[p] is histories[p] for p in pairs), "each run continues its first"
         return [("model", "history")] * len(pairs)
@@ -355,7 +356,7 @@ def test_a_disagreement_is_checked_at_twice_the_budget(monkeypatch):
     monkeypatch.setattr(anbn, "train_all", train_all)
     monkeypatch.setattr(anbn, "score_run", lambda m, s, *rest, **kw: fake(m, s, True, 20))
     histories = _fake_histories(by_model)
-    settled, again, rows = _settle_and_continue(by_model, histories, cfg)
+    settled, again, rows = _settle_and_continue(by_model, histories, settings)
     assert asked == [{("gru", 0): 14}]  # only the deciding seed, continued to 2 × 7 epochs
     assert again == {}  # continued in advance, not trained again
     doubled = settled.doubled
@@ -371,13 +372,13 @@ def test_a_disagreement_is_checked_at_twice_the_budget(monkeypatch):
 def test_stalled_runs_are_continued_and_reported(monkeypatch):
     """Every stalled seed is trained on to twice its epochs, with the deciding runs, in one go;
     one that stalls again there is stuck."""
-    cfg = anbn.SETTINGS.at("quick", {"models": ["srn", "lstm"]})
+    settings = anbn.SETTINGS.at("quick", {"models": ["srn", "lstm"]})
     by_model = {"srn": [fake("srn", 0, True, 3, fitted=False, loss=0.29),
                         fake("srn", 1, True, 41)],
                 "lstm": [fake("lstm", 0, True, 45)]}
     asked = []
 
-    def train_all(pairs, cfg, device, progress, min_epochs=None, resume=None):
+    def train_all(pairs, settings, device, progress, min_epochs=None, resume=None):
         asked.append(dict(min_epochs))
         assert all(resume[p] is histories[p] for p in pairs), "each run continues its first"
         return [("model", "history")] * len(pairs)
@@ -389,7 +390,7 @@ def test_stalled_runs_are_continued_and_reported(monkeypatch):
     monkeypatch.setattr(anbn, "train_all", train_all)
     monkeypatch.setattr(anbn, "score_run", rescore)
     histories = _fake_histories(by_model)
-    settled, _, rows = _settle_and_continue(by_model, histories, cfg)
+    settled, _, rows = _settle_and_continue(by_model, histories, settings)
     assert asked == [{("srn", 0): 14, ("srn", 1): 14}]  # one batch of continued runs
     assert _verdicts(rows) == {"SRN": "differs", "LSTM": "agrees"}
     assert rows[0].evidence["budget_2x"]["value"] == 1  # still counts at twice the budget
@@ -406,7 +407,7 @@ def test_stalled_runs_are_continued_and_reported(monkeypatch):
     again = anbn.recheck([fake("srn", 0, True, 3, fitted=False)], moving)["SRN"]
     assert again.still_improving == 1 and again.improving_min == 0.19
     numbers = replace(settled.numbers, continued={"SRN": again})
-    rows = anbn.table_rows(numbers, numbers, None, cfg)
+    rows = anbn.table_rows(numbers, numbers, None, settings)
     assert "0 stuck, 1 still improving at the cap, at 0.190, 0 fitted" in next(
         r for r in rows if "fail to learn" in r.quantity).ours
     assert rows[0].ours.startswith("fitted 1/2 seeds (1 stalled above the optimum); of those, 1/1")
@@ -416,14 +417,14 @@ def test_a_stalled_run_that_learns_when_continued_is_judged_and_continued_again(
     """Claims are judged on settled runs: a stalled SRN that fits and counts once continued
     stands in for its first run, so the "no count" claim disagrees there, and that
     continuation is continued once more (from its own History) before the verdict."""
-    cfg = anbn.SETTINGS.at("quick", {"models": ["srn", "lstm"]})
+    settings = anbn.SETTINGS.at("quick", {"models": ["srn", "lstm"]})
     by_model = {"srn": [fake("srn", s, True, 3, fitted=False) for s in (0, 1)],
                 "lstm": [fake("lstm", 0, True, 45)]}
     histories = _fake_histories(by_model)
     continued = {("srn", 0): SimpleNamespace(convergence=SimpleNamespace(epochs=30.0))}
     asked = []
 
-    def train_all(pairs, cfg, device, progress, min_epochs=None, resume=None):
+    def train_all(pairs, settings, device, progress, min_epochs=None, resume=None):
         asked.append((dict(min_epochs), dict(resume)))
         return [(f"net {p}", continued.get(p) if len(asked) == 1 else "again") for p in pairs]
 
@@ -435,7 +436,7 @@ def test_a_stalled_run_that_learns_when_continued_is_judged_and_continued_again(
 
     monkeypatch.setattr(anbn, "train_all", train_all)
     monkeypatch.setattr(anbn, "score_run", rescore)
-    settled, again, rows = _settle_and_continue(by_model, histories, cfg)
+    settled, again, rows = _settle_and_continue(by_model, histories, settings)
     assert [a[0] for a in asked] == [{("srn", 0): 14, ("srn", 1): 14}, {("srn", 0): 60}]
     assert asked[1][1][("srn", 0)] is continued[("srn", 0)]  # the continuation, continued
     assert set(settled.doubled) == {("srn", 0), ("srn", 1)} and set(again) == {("srn", 0)}
@@ -505,21 +506,21 @@ def test_a_run_that_ran_out_of_epochs_is_continued_and_stands_in(monkeypatch):
     """A first run that reached its cap short of its criterion has not settled: it is continued
     with the stalled ones, and the claims are judged on its continuation instead of reading
     "not converged"."""
-    cfg = anbn.SETTINGS.at("quick", {"models": ["srn", "lstm"]})
+    settings = anbn.SETTINGS.at("quick", {"models": ["srn", "lstm"]})
     by_model = {"srn": [fake("srn", 0, False, 3, fitted=False), fake("srn", 1, True, 20)],
                 "lstm": [fake("lstm", 0, True, 45)]}
     assert anbn.unsettled_runs(by_model) == [("srn", 0)] and anbn.stalled_runs(by_model) == []
     asked = []
 
-    def train_all(pairs, cfg, device, progress, min_epochs=None, resume=None):
+    def train_all(pairs, settings, device, progress, min_epochs=None, resume=None):
         asked.append(dict(min_epochs))
         return [("model", "history")] * len(pairs)
 
     monkeypatch.setattr(anbn, "train_all", train_all)
     monkeypatch.setattr(anbn, "score_run", lambda m, s, *rest, **kw: fake(m, s, True, 20))
-    settled, again, rows = _settle_and_continue(by_model, _fake_histories(by_model), cfg)
+    settled, again, rows = _settle_and_continue(by_model, _fake_histories(by_model), settings)
     assert asked == [{("srn", 0): 14}] and set(settled.doubled) == {("srn", 0)} and again == {}
     assert settled.stand_ins == [("srn", 0)]
     assert _verdicts(rows) == {"SRN": "agrees", "LSTM": "agrees"}
     first = _numbers(by_model)  # unsettled: the first runs alone give no verdict
-    assert _verdicts(anbn.table_rows(first, first, None, cfg))["SRN"] == "not converged"
+    assert _verdicts(anbn.table_rows(first, first, None, settings))["SRN"] == "not converged"

@@ -89,18 +89,19 @@ def test_a_disagreement_is_judged_on_the_doubled_measurement_given_as_data():
             for m in ("SRN", "URN")}
     assert [c.quantity for c in chomsky.claims(numbers)] == ["reverse_string: SRN"]  # no URN
     assert chomsky.to_double(numbers, runs) == [("reverse_string", "SRN", 0)]
-    cfg = SETTINGS.at("quick", TINY)
+    settings = SETTINGS.at("quick", TINY)
     with pytest.raises(ValueError, match="twice the budget"):
-        chomsky.table_rows(numbers, runs, cfg, "quick")
+        chomsky.table_rows(numbers, runs, settings, "quick")
     again = {key: run for key, run in runs.items() if key[1] == "SRN"}
     for best, verdict in ((95.0, "differs"), (91.0, "budget-limited")):
         doubled = chomsky.ChomskyNumbers([run("SRN", best)])
-        rows = {r.quantity: r for r in chomsky.table_rows(numbers, runs, cfg, "quick", doubled,
+        rows = {r.quantity: r for r in chomsky.table_rows(numbers, runs, settings, "quick", doubled,
                                                           again)}
         assert rows["reverse_string: SRN"].verdict == verdict
         assert rows["reverse_string: URN"].note == "no published figure"
     numbers.doubled_runs = [run("SRN", status="stuck")]
-    rows = {r.quantity: r for r in chomsky.table_rows(numbers, runs, cfg, "quick", doubled, again)}
+    rows = {r.quantity: r
+            for r in chomsky.table_rows(numbers, runs, settings, "quick", doubled, again)}
     assert rows["reverse_string: SRN"].note.endswith(
         "continued to twice their steps and on to their own stop: best 95.0, fitted 0/1, stuck 1")
 
@@ -143,14 +144,14 @@ def test_a_continued_run_may_pass_its_minimum_and_stop_on_its_own():
     """The re-check trains a stalled run to at least twice its steps and lets it stop there on
     its own criterion: its cap is twice the first cap, and never equal to the minimum (a cap at
     the minimum made every run still improving there 'ran out of steps')."""
-    cfg = SETTINGS.at("quick", dict(TINY, tasks=("parity_check",), steps=200))
-    first = chomsky.train_run("parity_check", "SRN", 0, cfg)
+    settings = SETTINGS.at("quick", dict(TINY, tasks=("parity_check",), steps=200))
+    first = chomsky.train_run("parity_check", "SRN", 0, settings)
     assert first.status in ("fitted", "stalled")
     steps = first.history.convergence.steps
-    again = chomsky.train_run("parity_check", "SRN", 0, cfg, first=first,
-                              min_epochs=2 * steps / cfg.eval_every)
-    assert again.history.settings["steps_cap"] == max(2 * cfg.steps,
-                                                      2 * steps + cfg.patience * cfg.eval_every)
+    again = chomsky.train_run("parity_check", "SRN", 0, settings, first=first,
+                              min_epochs=2 * steps / settings.eval_every)
+    assert again.history.settings["steps_cap"] == max(
+        2 * settings.steps, 2 * steps + settings.patience * settings.eval_every)
     assert again.history.convergence.steps >= 2 * steps
     assert again.status in ("fitted", "stuck", "ran out of steps")
 

@@ -174,8 +174,8 @@ def test_figures(tiny):
 
 
 def test_the_data_of_the_two_regimes():
-    language, cfg = ElmanTemplates(), elman.SETTINGS["quick"].replace(TINY)
-    data = elman.make_data(language, cfg)
+    language, settings = ElmanTemplates(), elman.SETTINGS["quick"].replace(TINY)
+    data = elman.make_data(language, settings)
     sentences, probe = data["sentences"]
     stream, probe_stream = data["stream"]
     assert len(sentences) == 300 and len(probe) == 300
@@ -186,13 +186,14 @@ def test_the_data_of_the_two_regimes():
 def test_a_doubled_budget_continues_the_run():
     """Same seed, min_epochs: the first part of the longer run is the shorter run."""
     language = ElmanTemplates()
-    cfg = elman.SETTINGS.at("quick", {**TINY, "sentences": 100, "probe": 100, "tolerance": 5.0})
-    data = elman.make_data(language, cfg)
+    settings = elman.SETTINGS.at("quick", {**TINY, "sentences": 100, "probe": 100,
+                                           "tolerance": 5.0})
+    data = elman.make_data(language, settings)
     for regime in elman.REGIMES:
-        _, first = elman.train_run(regime, 0, cfg, data[regime])
-        _, second = elman.train_run(regime, 0, cfg, data[regime], min_epochs=4)
+        _, first = elman.train_run(regime, 0, settings, data[regime])
+        _, second = elman.train_run(regime, 0, settings, data[regime], min_epochs=4)
         assert len(second) >= 4 and second["train_loss"][:len(first)] == first["train_loss"]
-    assert first.settings["batch_size"] == cfg.stream_regime[0]  # streams side by side
+    assert first.settings["batch_size"] == settings.stream_regime[0]  # streams side by side
 
 
 @pytest.mark.parametrize("again, verdict", [

@@ -101,11 +101,11 @@ def test_rows_are_well_formed(smoke_rows):
 
 
 def test_subsets_seeds_and_overrides_are_reproducible():
-    cfg = TINY.replace(hidden_size=3, languages={"cross_serial": {"train": 32}})
-    assert cfg.languages["cross_serial"].epochs == 1  # the override changed only "train"
+    settings = TINY.replace(hidden_size=3, languages={"cross_serial": {"train": 32}})
+    assert settings.languages["cross_serial"].epochs == 1  # the override changed only "train"
     kwargs = dict(models=["SRN"], languages=["cross_serial"], device="cpu")
-    a = run_gym(cfg, seeds=(0, 1), **kwargs)
-    b = run_gym(cfg, seeds=(0, 1), **kwargs)
+    a = run_gym(settings, seeds=(0, 1), **kwargs)
+    b = run_gym(settings, seeds=(0, 1), **kwargs)
     assert [(r.model, r.language, r.seed) for r in a] == [
         ("SRN", "cross_serial", 0), ("SRN", "cross_serial", 1)]
     assert [r.final_loss for r in a] == [r.final_loss for r in b]
@@ -114,13 +114,13 @@ def test_subsets_seeds_and_overrides_are_reproducible():
 
 
 def test_training_stops_on_a_plateau_not_a_fixed_budget():
-    cfg = TINY.replace(languages={"anbn": {"epochs": 400, "patience": 2, "batch_size": 32}})
-    row = run_gym(cfg, models=["LSTM"], languages=["anbn"], device="cpu")[0]
+    settings = TINY.replace(languages={"anbn": {"epochs": 400, "patience": 2, "batch_size": 32}})
+    row = run_gym(settings, models=["LSTM"], languages=["anbn"], device="cpu")[0]
     history = row.history
     assert row.converged and history.convergence.stopped == "criterion met"
     assert row.epochs < 400
     # the doubled budget continues the same run to twice its epochs
-    again = run_gym(cfg, models=["LSTM"], languages=["anbn"], device="cpu",
+    again = run_gym(settings, models=["LSTM"], languages=["anbn"], device="cpu",
                     min_epochs={("anbn", "LSTM", 0): 2 * math.ceil(row.epochs)})[0]
     assert again.epochs >= 2 * row.epochs
     assert again.history["train_loss"][: len(history)] == history["train_loss"]

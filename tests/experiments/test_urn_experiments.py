@@ -376,11 +376,12 @@ def test_a_continued_dyck_run_has_room_past_its_minimum():
     """Continued to twice its epochs, a Dyck run may go on to its own plateau: its cap is the one
     fit sets for a continuation (twice the first cap, and the patience past its minimum), never
     the minimum itself."""
-    cfg = urn.DYCK_SETTINGS.at("quick", DYCK_TINY)
-    train, valid, test = urn.dyck_data(cfg)
-    first = urn.train_dyck_model("LSTM", 0, cfg, train, valid, test, "cpu")
+    settings = urn.DYCK_SETTINGS.at("quick", DYCK_TINY)
+    train, valid, test = urn.dyck_data(settings)
+    first = urn.train_dyck_model("LSTM", 0, settings, train, valid, test, "cpu")
     twice = 2 * math.ceil(first.history.convergence.epochs)
-    again = urn.train_dyck_model("LSTM", 0, cfg, train, valid, test, "cpu", min_epochs=twice,
+    again = urn.train_dyck_model("LSTM", 0, settings, train, valid, test, "cpu", min_epochs=twice,
                                  resume=first.history)
-    assert again.history.settings["epochs_cap"] == max(2 * cfg.epochs, twice + cfg.patience)
+    assert again.history.settings["epochs_cap"] == max(2 * settings.epochs,
+                                                       twice + settings.patience)
     assert again.history.convergence.epochs >= twice

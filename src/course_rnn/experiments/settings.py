@@ -19,7 +19,7 @@ their rule, and names one instance per scale::
 
     SETTINGS = Scales(quick=ElmanSettings(hidden_size=32, ...),
                       paper=ElmanSettings(hidden_size=150, ...))
-    cfg = SETTINGS.at("quick", {"hidden_size": 8})        # ElmanSettings(hidden_size=8, ...)
+    settings = SETTINGS.at("quick", {"hidden_size": 8})   # ElmanSettings(hidden_size=8, ...)
 
 Construction checks every field (its type, then its rule, then its ceiling — :func:`ceiling`, by
 the field's name: a learning rate, a width, a count — then :meth:`Settings.check` for rules

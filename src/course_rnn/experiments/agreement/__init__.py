@@ -1249,14 +1249,16 @@ def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=N
     """
     setup = begin(EXPERIMENTS[0], SETTINGS, scale, settings, seeds, DEFAULT_SEEDS, device,
                   progress, workers)
-    cfg, seeds = setup.settings, setup.seeds
-    data = cached_datasets(cfg)
-    results = run_all(first_specs(seeds, cfg), cfg, setup.device, setup.progress, setup.workers)
+    # settings: from here on, the overrides completed by the scale's settings
+    settings, seeds = setup.settings, setup.seeds
+    data = cached_datasets(settings)
+    results = run_all(first_specs(seeds, settings), settings, setup.device, setup.progress,
+                      setup.workers)
     numbers = numbers_of(results, data)
 
     def train_again(min_epochs, resume):
         longer = {spec: spec._replace(min_epochs=min_epochs[spec]) for spec in resume}
-        done = run_all(list(longer.values()), cfg, setup.device, setup.progress, setup.workers,
+        done = run_all(list(longer.values()), settings, setup.device, setup.progress, setup.workers,
                        resume={longer[s]: r.history for s, r in resume.items()})
         return {spec: done[d] for spec, d in longer.items()}
 

@@ -140,9 +140,9 @@ ENDING_OF = {"stalled": "stalled", "failed to learn": "stuck"}
 # -- the data and the jobs: the counting test, train one run ------------------------------------
 
 
-def model_seeds(model_id: str, seeds: Sequence[int], cfg: AnbnSettings) -> list[int]:
+def model_seeds(model_id: str, seeds: Sequence[int], settings: AnbnSettings) -> list[int]:
     """The seeds ``model_id`` is trained on (the extra SRNs: the first ``extra_seeds``)."""
-    return list(seeds[: cfg.extra_seeds]) if model_id in EXTRA_MODELS else list(seeds)
+    return list(seeds[: settings.extra_seeds]) if model_id in EXTRA_MODELS else list(seeds)
 
 
 def train_strings(train_max_n: int, repeats: int) -> list[tuple]:
@@ -150,9 +150,9 @@ def train_strings(train_max_n: int, repeats: int) -> list[tuple]:
     return [AnBn.string(n) for n in range(1, train_max_n + 1)] * repeats
 
 
-def training_optimum(cfg: AnbnSettings) -> float:
+def training_optimum(settings: AnbnSettings) -> float:
     """The exact minimum of the mean training loss (nats per symbol) on the training strings."""
-    return _optimum(cfg.train_max_n, cfg.repeats)
+    return _optimum(settings.train_max_n, settings.repeats)
 
 
 @cache  # asked for by every run's criterion and score, and by the claims: computed once
@@ -160,17 +160,17 @@ def _optimum(train_max_n: int, repeats: int) -> float:
     return optimal_loss(train_strings(train_max_n, repeats))
 
 
-def evaluations(epochs: int, cfg: AnbnSettings) -> int:
+def evaluations(epochs: int, settings: AnbnSettings) -> int:
     """``epochs`` counted in evaluations (one every ``eval_every`` epochs; at least one)."""
-    return max(1, epochs // cfg.eval_every)
+    return max(1, epochs // settings.eval_every)
 
 
-def learned(cfg: AnbnSettings) -> AnyOf:
+def learned(settings: AnbnSettings) -> AnyOf:
     """When a run stops, converged: fitted (within ``tolerance`` of the optimum) or stalled (a
     plateau of the training loss over ``patience`` epochs)."""
-    return AnyOf(Optimum(training_optimum(cfg), cfg.tolerance),
-                 Plateau("train_loss", patience=evaluations(cfg.patience, cfg),
-                         min_delta=cfg.min_delta))
+    return AnyOf(Optimum(training_optimum(settings), settings.tolerance),
+                 Plateau("train_loss", patience=evaluations(settings.patience, settings),
+                         min_delta=settings.min_delta))
 
 
 class CountingTest:
@@ -215,7 +215,7 @@ def max_correct_n(right: np.ndarray) -> int:
     return int(wrong[0]) if wrong.size else len(right)
 
 
-def train_one(model_id: str, seed: int, cfg: AnbnSettings, device=None, min_epochs: int = 0,
+def train_one(model_id: str, seed: int, settings: AnbnSettings, device=None, min_epochs: int = 0,
               clip="settings", resume=None) -> tuple:
     """Build and train one model until it fits its training set, stalls, or hits the cap;
     return ``(model, history)``. ``history["max_correct_n"]`` is max_correct_n (n ≤
@@ -226,25 +226,25 @@ def train_one(model_id: str, seed: int, cfg: AnbnSettings, device=None, min_epoc
     clipping). Top level, for worker processes."""
     kind, options, size = MODELS[model_id]
     vocab = Vocab.for_language(AnBn())
-    model = build_model(kind, vocab_size=len(vocab), hidden_size=getattr(cfg, size), seed=seed,
+    model = build_model(kind, vocab_size=len(vocab), hidden_size=getattr(settings, size), seed=seed,
                         **options)
-    test = CountingTest(vocab, cfg.test_max_n)
-    strings = train_strings(cfg.train_max_n, cfg.repeats)
-    steps_per_epoch = math.ceil(len(strings) / (cfg.batch_size or len(strings)))
-    history = fit(model, vocab, strings, epochs=cfg.epochs,
-                  min_epochs=min_epochs, batch_size=cfg.batch_size, lr=cfg.lr,
-                  schedule=ReduceOnPlateau(0.5, evaluations(cfg.lr_patience, cfg),
-                                           cfg.min_lr),
-                  clip=cfg.clip if clip == "settings" else clip, until=learned(cfg),
-                  eval_every=cfg.eval_every * steps_per_epoch, seed=seed, device=device,
+    test = CountingTest(vocab, settings.test_max_n)
+    strings = train_strings(settings.train_max_n, settings.repeats)
+    steps_per_epoch = math.ceil(len(strings) / (settings.batch_size or len(strings)))
+    history = fit(model, vocab, strings, epochs=settings.epochs,
+                  min_epochs=min_epochs, batch_size=settings.batch_size, lr=settings.lr,
+                  schedule=ReduceOnPlateau(0.5, evaluations(settings.lr_patience, settings),
+                                           settings.min_lr),
+                  clip=settings.clip if clip == "settings" else clip, until=learned(settings),
+                  eval_every=settings.eval_every * steps_per_epoch, seed=seed, device=device,
                   metrics={"max_correct_n": test.max_correct_n}, progress=False, resume=resume)
     return model, history
 
 
-def train_all(pairs, cfg, device, progress, min_epochs=None, resume=None) -> list:
+def train_all(pairs, settings, device, progress, min_epochs=None, resume=None) -> list:
     """Train every (model id, seed) of ``pairs`` in parallel; ``min_epochs`` and ``resume``
     map a pair to its budget and the History it continues."""
-    jobs = [(m, s, cfg, str(device), (min_epochs or {}).get((m, s), 0), "settings",
+    jobs = [(m, s, settings, str(device), (min_epochs or {}).get((m, s), 0), "settings",
              (resume or {}).get((m, s))) for m, s in pairs]
     return parallel_map(train_one, jobs, device=device, desc="a^n b^n", progress=progress)
 
@@ -332,7 +332,7 @@ def counting_n(train_max_n: int) -> int:
     return COUNTS_TO * train_max_n
 
 
-def score_run(model_id: str, seed: int, model, history, cfg: AnbnSettings,
+def score_run(model_id: str, seed: int, model, history, settings: AnbnSettings,
               continued: bool = False) -> RunScore:
     """One run's numbers (a :class:`RunScore`): whether and when it converged and
     whether it fitted (its final loss within ``tolerance`` of the optimum), where its loss lies
@@ -340,17 +340,17 @@ def score_run(model_id: str, seed: int, model, history, cfg: AnbnSettings,
     range, max_correct_n at the end, at every evaluation (``curve_epochs``) and at its best
     evaluation, the largest gradient norm and the share of clipped steps, and its
     :func:`outcome` (``continued``: a run continued to twice its epochs)."""
-    train_n, test_n = cfg.train_max_n, cfg.test_max_n
+    train_n, test_n = settings.train_max_n, settings.test_max_n
     right = CountingTest(Vocab.for_language(AnBn()), test_n).right(model)
     max_correct = max_correct_n(right)
     curve = [int(v) for v in history["max_correct_n"]]
     record = history.convergence
     final_loss = float(history.last["train_loss"])
-    gap = final_loss - training_optimum(cfg)
-    fitted = bool(record.converged) and gap <= cfg.tolerance
+    gap = final_loss - training_optimum(settings)
+    fitted = bool(record.converged) and gap <= settings.tolerance
     clipped = history["clipped"]
     return RunScore(
-        model=model_name(model_id, cfg), id=model_id, seed=int(seed),
+        model=model_name(model_id, settings), id=model_id, seed=int(seed),
         converged=bool(record.converged), fitted=fitted, stopped=record.stopped,
         epochs=float(record.epochs), steps=int(record.steps),
         final_loss=final_loss, best_loss=float(min(history["train_loss"])), gap_to_optimum=gap,
@@ -420,30 +420,32 @@ class ClaimNumbers:
     continued: Mapping[str, Continued] = field(default_factory=dict)
 
 
-def lecture_claims(cfg: AnbnSettings) -> list[Claim]:
-    """The lecture's claim about each of its models that ``cfg`` trains (:data:`CLAIMS`), as
+def lecture_claims(settings: AnbnSettings) -> list[Claim]:
+    """The lecture's claim about each of its models that ``settings`` trains (:data:`CLAIMS`), as
     rows to judge: the SRN's and the GRU's, then the LSTM's."""
-    optimum = training_optimum(cfg)
-    rivals = tuple(m for m in ("srn", "gru") if m in cfg.models)
-    return [no_count_claim(m, cfg, optimum) if claim == "no count" else lstm_claim(rivals, cfg)
-            for m, claim in CLAIMS.items() if m in cfg.models]
+    optimum = training_optimum(settings)
+    rivals = tuple(m for m in ("srn", "gru") if m in settings.models)
+    return [no_count_claim(m, settings, optimum) if claim == "no count"
+            else lstm_claim(rivals, settings)
+            for m, claim in CLAIMS.items() if m in settings.models]
 
 
-def no_count_claim(model_id: str, cfg: AnbnSettings, optimum: float) -> Claim:
+def no_count_claim(model_id: str, settings: AnbnSettings, optimum: float) -> Claim:
     """The lecture's claim that ``model_id`` (the SRN or the GRU) does not count, decided by its
     own seeds; the note says what they did (:func:`_no_count_note`)."""
-    name, train_n = model_name(model_id, cfg), cfg.train_max_n
+    name, train_n = model_name(model_id, settings), settings.train_max_n
 
     def check(numbers: ClaimNumbers):
         return (_fitted_text(numbers.summary[name], train_n),
                 *no_count_compared(numbers.runs[model_id], train_n))
 
     def note(numbers: ClaimNumbers) -> str:
-        return _no_count_note(numbers.summary[name], train_n, cfg.tolerance, optimum,
+        return _no_count_note(numbers.summary[name], train_n, settings.tolerance, optimum,
                               numbers.continued.get(name))
 
-    return Claim(f"{name} ({cfg.hidden_size} units): counts, right on every n ≤ "
-                 f"{counting_n(train_n)} (trained on n ≤ {train_n}, tested to {cfg.test_max_n})",
+    return Claim(f"{name} ({settings.hidden_size} units): counts, right on every n ≤ "
+                 f"{counting_n(train_n)} (trained on n ≤ {train_n}, "
+                 f"tested to {settings.test_max_n})",
                  f"no: its state saturates ({LECTURE})", check, (model_id,), note)
 
 
@@ -477,27 +479,27 @@ def _no_count_note(s: ModelSummary, train_max_n: int, tolerance: float, optimum:
     return note
 
 
-def lstm_claim(rivals: tuple[str, ...], cfg: AnbnSettings) -> Claim:
+def lstm_claim(rivals: tuple[str, ...], settings: AnbnSettings) -> Claim:
     """The lecture's claim that the LSTM counts, and more often than its ``rivals`` (the ids of
     the SRN and the GRU, where trained): decided by every seed of the three."""
-    train_n = cfg.train_max_n
-    names = [model_name(m, cfg) for m in rivals]
+    train_n = settings.train_max_n
+    names = [model_name(m, settings) for m in rivals]
 
     def check(numbers: ClaimNumbers):
-        return (_fitted_text(numbers.summary[model_name("lstm", cfg)], train_n),
+        return (_fitted_text(numbers.summary[model_name("lstm", settings)], train_n),
                 *lstm_best_compared(numbers.runs["lstm"], [numbers.runs[m] for m in rivals],
                                     train_n))
 
     note = ("the share of settled seeds that fit and count, against the "
             + (" and the ".join(f"{r}'s" for r in names) or "rivals'")
             + " (a stalled seed stands for its continuation; a stuck one counts as not counting)")
-    return Claim(f"LSTM ({cfg.hidden_size} units): counts (right on every n ≤ "
+    return Claim(f"LSTM ({settings.hidden_size} units): counts (right on every n ≤ "
                  f"{counting_n(train_n)}), more often than SRN and GRU",
                  f"yes: \"for classic counting language, LSTM works the best\" ({LECTURE})",
                  check, ("lstm", *rivals), note)
 
 
-def deciding_pairs(numbers: ClaimNumbers, cfg: AnbnSettings) -> list[tuple[str, int]]:
+def deciding_pairs(numbers: ClaimNumbers, settings: AnbnSettings) -> list[tuple[str, int]]:
     """The (model id, seed) pairs to continue at twice the budget because a claim disagrees on
     ``numbers``: of the models behind such claims
     (:func:`~course_rnn.experiments.replication.deciding_models`), the seeds whose outcome goes
@@ -507,9 +509,9 @@ def deciding_pairs(numbers: ClaimNumbers, cfg: AnbnSettings) -> list[tuple[str, 
     Only those seeds: continuing one that agrees could not close the gap. (An SRN or a GRU
     behind the LSTM's claim alone has none: its own claim agrees, so none of its seeds counts.)
     """
-    models = deciding_models(lecture_claims(cfg), numbers, converged_by_model)
+    models = deciding_models(lecture_claims(settings), numbers, converged_by_model)
     return [(m, r.seed) for m in CLAIMS if m in models for r in numbers.runs[m]
-            if r.converged and generalises(r, cfg.train_max_n) != (m == "lstm")]
+            if r.converged and generalises(r, settings.train_max_n) != (m == "lstm")]
 
 
 # -- trained on before any row is built: the runs settled, the deciding ones continued ----------
@@ -534,14 +536,15 @@ def unsettled_runs(by_model: Mapping[str, Sequence[RunScore]]) -> list[tuple[str
             *((m, r.seed) for m, runs in by_model.items() for r in runs if not r.converged)]
 
 
-def continue_runs(min_epochs: Mapping[tuple[str, int], int], resume: Mapping, cfg: AnbnSettings,
-                  device=None, progress=None) -> dict[tuple[str, int], RunScore]:
+def continue_runs(min_epochs: Mapping[tuple[str, int], int], resume: Mapping,
+                  settings: AnbnSettings, device=None, progress=None
+                  ) -> dict[tuple[str, int], RunScore]:
     """The runs of ``min_epochs`` continued from their ``resume[pair]`` History to that many
     epochs, trained together and scored (the ``train_again`` of
     :func:`~course_rnn.experiments.replication.twice_the_budget`)."""
     pairs = list(min_epochs)
-    trained = train_all(pairs, cfg, device, progress, min_epochs, resume)
-    return {p: replace(score_run(*p, model, history, cfg, continued=True),
+    trained = train_all(pairs, settings, device, progress, min_epochs, resume)
+    return {p: replace(score_run(*p, model, history, settings, continued=True),
                        min_epochs=min_epochs[p], history=history, network=model)
             for p, (model, history) in zip(pairs, trained)}
 
@@ -558,7 +561,7 @@ class Settled:
     numbers: ClaimNumbers
 
 
-def settle(first: ClaimNumbers, histories: Mapping, cfg: AnbnSettings, device=None,
+def settle(first: ClaimNumbers, histories: Mapping, settings: AnbnSettings, device=None,
            progress=None) -> Settled:
     """Train the first runs on until they have settled (through :func:`continue_runs`).
 
@@ -569,8 +572,9 @@ def settle(first: ClaimNumbers, histories: Mapping, cfg: AnbnSettings, device=No
     (:func:`continue_disputed`). ``histories``: the first runs' Histories, by (model id, seed).
     """
     unsettled = unsettled_runs(first.runs)
-    doubled = twice_the_budget(histories, [*unsettled, *deciding_pairs(first, cfg)],
-                               partial(continue_runs, cfg=cfg, device=device, progress=progress))
+    doubled = twice_the_budget(histories, [*unsettled, *deciding_pairs(first, settings)],
+                               partial(continue_runs, settings=settings, device=device,
+                                       progress=progress))
     standing = set(unsettled)
     runs = {m: [doubled[m, r.seed] if (m, r.seed) in standing else r for r in runs]
             for m, runs in first.runs.items()}
@@ -578,7 +582,7 @@ def settle(first: ClaimNumbers, histories: Mapping, cfg: AnbnSettings, device=No
     return Settled(doubled, unsettled, ClaimNumbers(runs, first.summary, continued))
 
 
-def continue_disputed(settled: Settled, histories: Mapping, cfg: AnbnSettings, device=None,
+def continue_disputed(settled: Settled, histories: Mapping, settings: AnbnSettings, device=None,
                       progress=None) -> tuple[dict[tuple[str, int], RunScore], ClaimNumbers]:
     """Train to twice their budget the deciding runs of the claims that disagree on the settled
     runs (:func:`deciding_pairs`; through :func:`continue_runs`): a first run from its History
@@ -588,11 +592,12 @@ def continue_disputed(settled: Settled, histories: Mapping, cfg: AnbnSettings, d
     Returns the runs continued here, by (model id, seed), and the settled numbers with every
     deciding run at twice its budget: the ``doubled_numbers`` of
     :func:`~course_rnn.experiments.replication.judged_rows`."""
-    disputed = deciding_pairs(settled.numbers, cfg)
+    disputed = deciding_pairs(settled.numbers, settings)
     in_advance = {p: d for p, d in settled.doubled.items() if p not in settled.stand_ins}
     latest = {**histories, **{p: settled.doubled[p].history for p in settled.stand_ins}}
     again = twice_the_budget(latest, [p for p in disputed if p not in in_advance],
-                             partial(continue_runs, cfg=cfg, device=device, progress=progress))
+                             partial(continue_runs, settings=settings, device=device,
+                                     progress=progress))
     twice = {p: in_advance[p] if p in in_advance else again[p] for p in disputed}
     runs = {m: [twice.get((m, r.seed), r) for r in runs]
             for m, runs in settled.numbers.runs.items()}
@@ -731,23 +736,24 @@ def lstm_instability(runs: Sequence[RunScore], train_max_n: int) -> Instability 
 
 
 def table_rows(settled: ClaimNumbers, twice: ClaimNumbers, unstable: Instability | None,
-               cfg: AnbnSettings) -> list[Row]:
+               settings: AnbnSettings) -> list[Row]:
     """The paper-vs-ours table: the lecture's claim per model (:func:`lecture_claims`) judged
     on the ``settled`` runs and, where one disagrees, on ``twice``, its deciding runs at twice
     their budget (:func:`continue_disputed`); Gers & Schmidhuber's reach, Weiss et al.'s theory
     for the two extra SRNs, the seeds that stalled and what became of them at twice the epochs,
     and the best LSTM's stability across epochs (plain rows, kept in their place)."""
     summary = settled.summary
-    rows = [*lecture_claims(cfg), *reach_rows(summary, cfg), *theory_rows(summary, cfg),
-            *stalled_rows(summary, settled.continued, cfg, training_optimum(cfg)),
-            *instability_rows(unstable, cfg.train_max_n)]
+    rows = [*lecture_claims(settings), *reach_rows(summary, settings),
+            *theory_rows(summary, settings),
+            *stalled_rows(summary, settled.continued, settings, training_optimum(settings)),
+            *instability_rows(unstable, settings.train_max_n)]
     return judged_rows(rows, settled, twice, converged_by_model)
 
 
-def reach_rows(summary: Mapping[str, ModelSummary], cfg: AnbnSettings) -> list[Row]:
+def reach_rows(summary: Mapping[str, ModelSummary], settings: AnbnSettings) -> list[Row]:
     """The best fitted LSTM seed's max_correct_n beside Gers & Schmidhuber's."""
-    train_n, test_n = cfg.train_max_n, cfg.test_max_n
-    s = summary.get(model_name("lstm", cfg))
+    train_n, test_n = settings.train_max_n, settings.test_max_n
+    s = summary.get(model_name("lstm", settings))
     if s is None:
         return []
     best = s.max_correct_n_best_seed
@@ -760,37 +766,38 @@ def reach_rows(summary: Mapping[str, ModelSummary], cfg: AnbnSettings) -> list[R
                 "not comparable")]
 
 
-def theory_rows(summary: Mapping[str, ModelSummary], cfg: AnbnSettings) -> list[Row]:
+def theory_rows(summary: Mapping[str, ModelSummary], settings: AnbnSettings) -> list[Row]:
     """Weiss et al.'s theory about the two extra SRNs (a theorem, not a training result)."""
     theory = {"srn-relu": "can implement an exact counter (theory: finite precision)",
               "srn-wide": "can only approximate a counter: a squashing unit saturates (theory)"}
-    return [Row(f"{name}: counts (right on every n ≤ {counting_n(cfg.train_max_n)})",
+    return [Row(f"{name}: counts (right on every n ≤ {counting_n(settings.train_max_n)})",
                 f"{claim} ({WEISS})",
-                _fitted_text(summary[name], cfg.train_max_n),
+                _fitted_text(summary[name], settings.train_max_n),
                 "a theorem about what the weights can express, not about what training finds",
                 "not comparable")
-            for name, claim in ((model_name(m, cfg), c) for m, c in theory.items())
+            for name, claim in ((model_name(m, settings), c) for m, c in theory.items())
             if name in summary]
 
 
 def stalled_rows(summary: Mapping[str, ModelSummary], continued: Mapping[str, Continued],
-                 cfg: AnbnSettings, optimum: float) -> list[Row]:
+                 settings: AnbnSettings, optimum: float) -> list[Row]:
     """Per model, the seeds that stalled, and what became of them at twice the epochs (stuck,
     fitted or still improving)."""
     rows = []
-    for model_id in cfg.models:
-        name = model_name(model_id, cfg)
+    for model_id in settings.models:
+        name = model_name(model_id, settings)
         s = summary.get(name)
         if not s or not s.stalled:
             continue
         ours = (f"{s.stalled}/{s.n_seeds} seeds stalled at "
                 f"{_span(s.stalled_loss_min, s.stalled_loss_max)} nats")
         if name in continued:
-            ours += f"; at twice the epochs: {_twice_text(continued[name], cfg.train_max_n)}"
+            ours += f"; at twice the epochs: {_twice_text(continued[name], settings.train_max_n)}"
         rows.append(Row(
-            f"{name}: seeds that fail to learn n ≤ {cfg.train_max_n}", "— (not reported)", ours,
-            f"stalled: the training loss improved by < {cfg.min_delta:.1%} over "
-            f"{cfg.patience} epochs, more than {cfg.tolerance:g} nats above the optimum "
+            f"{name}: seeds that fail to learn n ≤ {settings.train_max_n}", "— (not reported)",
+            ours,
+            f"stalled: the training loss improved by < {settings.min_delta:.1%} over "
+            f"{settings.patience} epochs, more than {settings.tolerance:g} nats above the optimum "
             f"{optimum:.4f}; each stalled seed was continued to twice its epochs (same seed); "
             "stuck: it stalled there again"))
     return rows
@@ -899,16 +906,16 @@ def epochs_figure(runs: Sequence[RunScore], train_max_n: int, model: str = "LSTM
     return fig
 
 
-def curves_figures(histories: Mapping, cfg: AnbnSettings, optimum: float) -> dict:
+def curves_figures(histories: Mapping, settings: AnbnSettings, optimum: float) -> dict:
     """One learning-curve figure per model (``curves_<id>``): every seed's training loss against
     the exact optimum; unconverged seeds dashed."""
     figures = {}
-    for model_id in cfg.models:
+    for model_id in settings.models:
         mine = {f"seed {seed}": h for (m, seed), h in histories.items() if m == model_id}
         if mine:
             figures[f"curves_{model_id}"] = learning_curves(
                 mine, ("train_loss",), optimum=optimum, logy=True, size=(4.6, 3.2),
-                title=f"{model_name(model_id, cfg)}: training loss")
+                title=f"{model_name(model_id, settings)}: training loss")
     return figures
 
 
@@ -969,35 +976,36 @@ def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=N
     """
     setup = begin(EXPERIMENTS[0], SETTINGS, scale, settings, seeds, DEFAULT_SEEDS, device,
                   progress)
-    cfg, seeds, device, progress = setup.settings, setup.seeds, setup.device, setup.progress
-    vocab = Vocab.for_language(AnBn(min_n=1, max_n=cfg.train_max_n))
-    train_n, test_n = cfg.train_max_n, cfg.test_max_n
-    optimum = training_optimum(cfg)
+    # settings: from here on, the overrides completed by the scale's settings
+    settings, seeds, device, progress = setup.settings, setup.seeds, setup.device, setup.progress
+    vocab = Vocab.for_language(AnBn(min_n=1, max_n=settings.train_max_n))
+    train_n, test_n = settings.train_max_n, settings.test_max_n
+    optimum = training_optimum(settings)
 
-    pairs = [(m, s) for m in cfg.models for s in model_seeds(m, seeds, cfg)]
-    trained = train_all(pairs, cfg, device, progress)
+    pairs = [(m, s) for m in settings.models for s in model_seeds(m, seeds, settings)]
+    trained = train_all(pairs, settings, device, progress)
     models = {p: t[0] for p, t in zip(pairs, trained)}
     histories = {p: t[1] for p, t in zip(pairs, trained)}
-    scores = {p: score_run(*p, models[p], histories[p], cfg) for p in pairs}
+    scores = {p: score_run(*p, models[p], histories[p], settings) for p in pairs}
     runs = list(scores.values())
-    by_model = {m: [scores[p] for p in pairs if p[0] == m] for m in cfg.models}
-    settled = settle(ClaimNumbers(by_model, summarise(runs)), histories, cfg, device, progress)
-    again, twice = continue_disputed(settled, histories, cfg, device, progress)
+    by_model = {m: [scores[p] for p in pairs if p[0] == m] for m in settings.models}
+    settled = settle(ClaimNumbers(by_model, summarise(runs)), histories, settings, device, progress)
+    again, twice = continue_disputed(settled, histories, settings, device, progress)
     doubled = settled.doubled
     unstable = lstm_instability(runs, train_n)
-    named = {f"{model_name(m, cfg)} seed {s}": histories[m, s] for m, s in pairs}
-    named.update({f"{model_name(m, cfg)} seed {s} (twice the budget)": d.history
+    named = {f"{model_name(m, settings)} seed {s}": histories[m, s] for m, s in pairs}
+    named.update({f"{model_name(m, settings)} seed {s} (twice the budget)": d.history
                   for (m, s), d in doubled.items()})
-    named.update({f"{model_name(m, cfg)} seed {s} (twice the budget"
+    named.update({f"{model_name(m, settings)} seed {s} (twice the budget"
                   + (", again)" if (m, s) in doubled else ")"): d.history
                   for (m, s), d in again.items()})
     numbers = AnbnNumbers(runs, list(doubled.values()), list(again.values()))
     figures = {"final": final_figure(runs, train_n, test_n)}
     if any(r.id == "lstm" for r in runs):
         figures["lstm_epochs"] = epochs_figure(runs, train_n)
-    figures.update(curves_figures(histories, cfg, optimum))
+    figures.update(curves_figures(histories, settings, optimum))
     artefacts = AnbnArtefacts(models, histories, vocab)
-    rows = table_rows(settled.numbers, twice, unstable, cfg)
+    rows = table_rows(settled.numbers, twice, unstable, settings)
     return setup.replication(numbers, rows, figures, artefacts, named)
 
 

@@ -22,10 +22,10 @@ LECTURE_MODELS = ("srn", "gru", "lstm")
 #: The models trained only on the first ``extra_seeds`` seeds.
 EXTRA_MODELS = ("srn-relu", "srn-wide")
 
-def model_name(model_id: str, cfg: AnbnSettings) -> str:
+def model_name(model_id: str, settings: AnbnSettings) -> str:
     """How a model is named in tables and figures: "SRN", "ReLU SRN", "SRN, 16 units" …"""
     if model_id == "srn-wide":
-        return f"SRN, {cfg.wide_hidden_size} units"
+        return f"SRN, {settings.wide_hidden_size} units"
     return _IDS[model_id][0]
 
 

@@ -216,7 +216,7 @@ class NextWordInChunks(NextWord):
 
 
 def train_mlp(variant: str, seed: int, train_pairs, valid_pairs, test_pairs, vocab_size: int,
-              cfg: BengioSettings, device=None, min_epochs: float = 0,
+              settings: BengioSettings, device=None, min_epochs: float = 0,
               resume=None) -> tuple[BengioMLP, History, np.ndarray, np.ndarray]:
     """One MLP, ``y = b + W x + U tanh(d + H x)`` (``W`` only for the "direct" variant), trained
     by :func:`~course_rnn.training.fit` until its validation loss plateaus (``min_epochs``: at
@@ -225,20 +225,20 @@ def train_mlp(variant: str, seed: int, train_pairs, valid_pairs, test_pairs, voc
     for a continuation). Returns the model (its best weights, on the CPU), its history and the
     log-probability of every watched validation token and of every scored test token."""
     seed_everything(seed)  # the initial weights; fit(seed=...) fixes the init and batch order
-    model = BengioMLP(vocab_size, context=cfg.context, embedding_dim=cfg.embedding_dim,
-                      hidden_size=cfg.hidden_size, direct=VARIANTS[variant])
-    schedule = None if cfg.lr_patience is None else ReduceOnPlateau(
-        factor=cfg.lr_factor, patience=cfg.lr_patience)
+    model = BengioMLP(vocab_size, context=settings.context, embedding_dim=settings.embedding_dim,
+                      hidden_size=settings.hidden_size, direct=VARIANTS[variant])
+    schedule = None if settings.lr_patience is None else ReduceOnPlateau(
+        factor=settings.lr_factor, patience=settings.lr_patience)
     history = fit(
         model, NextWordInChunks(), train_pairs, valid=valid_pairs,
-        epochs=cfg.epochs,
+        epochs=settings.epochs,
         min_epochs=min_epochs,
-        batch_size=cfg.batch_size, optimizer="adam", lr=cfg.lr,
+        batch_size=settings.batch_size, optimizer="adam", lr=settings.lr,
         fused=True,  # the Adam update of 0.8 M weights was a fifth of a step; fused, a twentieth
-        weight_decay=cfg.weight_decay, schedule=schedule,
-        init=normal_embeddings(cfg.embedding_std),
-        until=Plateau(patience=cfg.patience, min_delta=cfg.min_delta),
-        eval_every=cfg.eval_every, seed=seed, device=device, progress=False,
+        weight_decay=settings.weight_decay, schedule=schedule,
+        init=normal_embeddings(settings.embedding_std),
+        until=Plateau(patience=settings.patience, min_delta=settings.min_delta),
+        eval_every=settings.eval_every, seed=seed, device=device, progress=False,
         resume=resume)
     model.cpu()
     valid, test = (target_log_probs(model, pairs).numpy() for pairs in (valid_pairs, test_pairs))
@@ -393,11 +393,11 @@ def _span(values: Sequence[float]) -> str:
     return f"{low:.2f}" if f"{low:.2f}" == f"{high:.2f}" else f"{low:.2f}–{high:.2f}"
 
 
-def count_rows(numbers: BengioNumbers, cfg: BengioSettings) -> list[Row]:
+def count_rows(numbers: BengioNumbers, settings: BengioSettings) -> list[Row]:
     """One row per Kneser–Ney order (one discount and modified), and the best count model: the
     yardstick of every ratio."""
     ppl, paper, rows = numbers.perplexity, paper_relative(), []
-    for order in cfg.kn_orders:
+    for order in settings.kn_orders:
         name, modified = kn_name(order), kn_name(order, modified=True)
         d = ", ".join(f"{x:.2f}" for x in numbers.discounts[modified][order])
         rows.append(Row(
@@ -405,7 +405,7 @@ def count_rows(numbers: BengioNumbers, cfg: BengioSettings) -> list[Row]:
             paper=(f"{PAPER_KN[order]} (Table 1, back-off, Brown)" if order in PAPER_KN
                    else "—"),
             ours=f"{ppl[name]:.1f} (one discount); {ppl[modified]:.1f} (modified)",
-            note=(f"interpolated, Austen: one D = {cfg.discount}, or modified with "
+            note=(f"interpolated, Austen: one D = {settings.discount}, or modified with "
                   f"D1, D2, D3+ = {d} at this order; ours "
                   f"{relative(numbers, name):.2f}× and "
                   f"{relative(numbers, modified):.2f}× our best count model"
@@ -420,17 +420,17 @@ def count_rows(numbers: BengioNumbers, cfg: BengioSettings) -> list[Row]:
     return rows
 
 
-def mlp_rows(numbers: BengioNumbers, cfg: BengioSettings) -> list[Row]:
+def mlp_rows(numbers: BengioNumbers, settings: BengioSettings) -> list[Row]:
     """One row per MLP variant (mean ± SE over the seeds), and the best MLP's mixture with the
     best count model."""
     ppl, se, rows = numbers.perplexity, numbers.perplexity_se, []
-    for variant in cfg.variants:
+    for variant in settings.variants:
         label, paper = PAPER_MLP[variant]
         name, runs = mlp_name(variant), numbers.runs_of(variant)
         k = len(runs)
         rows.append(Row(
-            quantity=(f"neural n-gram MLP, {variant} (ours: n={cfg.context + 1}, "
-                      f"h={cfg.hidden_size}, m={cfg.embedding_dim}), test perplexity"),
+            quantity=(f"neural n-gram MLP, {variant} (ours: n={settings.context + 1}, "
+                      f"h={settings.hidden_size}, m={settings.embedding_dim}), test perplexity"),
             paper=f"{paper} (Table 1, {label})",
             ours=f"{pm(ppl[name], se[name], 1)} ({k} seed{'s' if k > 1 else ''})",
             note=(f"{_relative_note(numbers, name)}; trained {_span([r.epochs for r in runs])} "
@@ -448,7 +448,7 @@ def mlp_rows(numbers: BengioNumbers, cfg: BengioSettings) -> list[Row]:
     return rows
 
 
-def context_rows(numbers: BengioNumbers, cfg: BengioSettings) -> list[Row]:
+def context_rows(numbers: BengioNumbers, settings: BengioSettings) -> list[Row]:
     """The rows that set the comparison in context: the unigram floor, the epochs the MLPs
     trained, the vocabulary."""
     ppl, runs = numbers.perplexity, numbers.runs
@@ -464,17 +464,17 @@ def context_rows(numbers: BengioNumbers, cfg: BengioSettings) -> list[Row]:
                    f"{BROWN_TRAIN_WORDS:,} words)"),
             ours=(f"{_span([r.epochs for r in runs])} ({converged} of {len(runs)} runs "
                   "converged)"),
-            note=(f"to a validation plateau, best weights kept; cap {cfg.epochs} epochs "
+            note=(f"to a validation plateau, best weights kept; cap {settings.epochs} epochs "
                   f"of {numbers.train_pairs:,} n-grams")),
         Row(quantity="vocabulary (words seen ≥ 4 times, `<unk>` and the markers)",
             paper=f"{BROWN_VOCAB:,} (§4, Brown)", ours=f"{numbers.vocabulary:,}",
             note=(f"{numbers.vocabulary / BROWN_VOCAB:.0%} of Brown's, same rule (words of "
-                  f"frequency ≤ 3 merged) when min_count = 4 (ours: {cfg.min_count}); "
+                  f"frequency ≤ 3 merged) when min_count = 4 (ours: {settings.min_count}); "
                   "Brown was split contiguously, Austen by shuffled sentences"),
             verdict="not comparable")]
 
 
-def table_rows(numbers: BengioNumbers, cfg: BengioSettings, runs: Sequence = (),
+def table_rows(numbers: BengioNumbers, settings: BengioSettings, runs: Sequence = (),
                doubled: tuple[BengioNumbers, Sequence] | None = None) -> list[Row]:
     """The paper-vs-ours table, the two claims judged (:func:`claims`). ``runs``: the MLPs'
     training histories; ``doubled``: the ``(numbers, runs)`` with every MLP trained to twice its
@@ -483,8 +483,8 @@ def table_rows(numbers: BengioNumbers, cfg: BengioSettings, runs: Sequence = (),
     second, second_runs = doubled or (None, ())
     judged = judged_rows(claims(numbers.ratio), numbers, second, lambda *_: list(runs),
                          lambda *_: list(second_runs))
-    return (count_rows(numbers, cfg) + mlp_rows(numbers, cfg) + judged
-            + context_rows(numbers, cfg))
+    return (count_rows(numbers, settings) + mlp_rows(numbers, settings) + judged
+            + context_rows(numbers, settings))
 
 
 # -- the numbers -----------------------------------------------------------------------------------
@@ -587,7 +587,7 @@ def numbers_of(counts: CountModels, trained: Mapping[tuple, tuple], vocabulary: 
 # -- the figures -----------------------------------------------------------------------------------
 
 
-def curves_figure(mlps: Mapping[tuple, Run], numbers: BengioNumbers, cfg: BengioSettings):
+def curves_figure(mlps: Mapping[tuple, Run], numbers: BengioNumbers, settings: BengioSettings):
     """Validation perplexity of every MLP run while it trains, against the count models'
     validation perplexities on the same sentences, and each run's mixture (a dot at its best
     checkpoint, the weights it keeps)."""
@@ -606,8 +606,8 @@ def curves_figure(mlps: Mapping[tuple, Run], numbers: BengioNumbers, cfg: Bengio
         ax.plot([best], [np.exp(-r.valid.mean())], "o", ms=4, color=line.get_color())
         ax.plot([best], [r.mixture_valid], "*", ms=9, color=line.get_color(),
                 label=f"mixed with {numbers.best_count_model}" if i == 0 else None)
-    interpolated = min((kn_name(k) for k in cfg.kn_orders), key=valid.get)
-    modified = min((kn_name(k, True) for k in cfg.kn_orders), key=valid.get)
+    interpolated = min((kn_name(k) for k in settings.kn_orders), key=valid.get)
+    modified = min((kn_name(k, True) for k in settings.kn_orders), key=valid.get)
     for name, style in ((interpolated, ":"), (modified, "--")):
         ax.axhline(valid[name], color="k", ls=style, lw=1, label=f"{name} (validation)")
     top = 1.6 * max(valid[interpolated], valid[modified])
@@ -622,15 +622,15 @@ def curves_figure(mlps: Mapping[tuple, Run], numbers: BengioNumbers, cfg: Bengio
     return fig
 
 
-def perplexity_figure(numbers: BengioNumbers, cfg: BengioSettings):
+def perplexity_figure(numbers: BengioNumbers, settings: BengioSettings):
     """Each model's test perplexity divided by the best count model of its own corpus: the
     paper's (Brown, best Kneser–Ney) beside ours (Austen); below 1 beats counting. Bars are
     labelled with the perplexities themselves; our MLP bars carry ± 1 SE over seeds."""
     from matplotlib.figure import Figure
 
-    names = ([kn_name(k) for k in cfg.kn_orders]
-             + [kn_name(k, True) for k in cfg.kn_orders]
-             + [mlp_name(v) for v in cfg.variants] + [numbers.best_mixture_model])
+    names = ([kn_name(k) for k in settings.kn_orders]
+             + [kn_name(k, True) for k in settings.kn_orders]
+             + [mlp_name(v) for v in settings.variants] + [numbers.best_mixture_model])
     paper_values = {**{kn_name(k): v for k, v in PAPER_KN.items()},
                     **{mlp_name(v): p for v, (_, p) in PAPER_MLP.items()},
                     numbers.best_mixture_model: PAPER_MIXTURE}
@@ -658,7 +658,7 @@ def perplexity_figure(numbers: BengioNumbers, cfg: BengioSettings):
     return fig
 
 
-def figures_of(mlps: Mapping[tuple, Run], numbers: BengioNumbers, cfg: BengioSettings) -> dict:
+def figures_of(mlps: Mapping[tuple, Run], numbers: BengioNumbers, settings: BengioSettings) -> dict:
     """``curves`` (training and validation loss of every run), ``valid_perplexity`` (the runs'
     validation perplexity against the count models) and ``perplexities`` (relative to the best
     count model, paper and ours)."""
@@ -667,8 +667,8 @@ def figures_of(mlps: Mapping[tuple, Run], numbers: BengioNumbers, cfg: BengioSet
     return {"curves": learning_curves({run_name(*k): r.history for k, r in mlps.items()},
                                       title="The MLPs' learning curves (Adam, "
                                             "until validation plateaus)"),
-            "valid_perplexity": curves_figure(mlps, numbers, cfg),
-            "perplexities": perplexity_figure(numbers, cfg)}
+            "valid_perplexity": curves_figure(mlps, numbers, settings),
+            "perplexities": perplexity_figure(numbers, settings)}
 
 
 # -- the jobs and run ------------------------------------------------------------------------------
@@ -682,7 +682,7 @@ def _job(kind: str, *args) -> tuple:
     return result, time.process_time() - start
 
 
-def train_all(keys, pairs, vocab_size: int, cfg: BengioSettings, device, min_epochs=None,
+def train_all(keys, pairs, vocab_size: int, settings: BengioSettings, device, min_epochs=None,
               count_job: tuple | None = None, workers=None, progress=None,
               resume=None) -> tuple:
     """Train the MLPs ``keys`` ((variant, seed) pairs) and, if given, the count models, in
@@ -691,7 +691,7 @@ def train_all(keys, pairs, vocab_size: int, cfg: BengioSettings, device, min_epo
     CPU seconds of each job (by run name, then "count models"). ``min_epochs`` and ``resume``
     map a key to its least epochs and the History it continues."""
     min_epochs, resume = min_epochs or {}, resume or {}
-    jobs = [("mlp", variant, seed, *pairs, vocab_size, cfg, device,
+    jobs = [("mlp", variant, seed, *pairs, vocab_size, settings, device,
              min_epochs.get((variant, seed), 0), resume.get((variant, seed)))
             for variant, seed in keys]
     jobs.sort(key=lambda job: job[1] != "direct")  # the slowest first
@@ -724,13 +724,13 @@ class BengioArtefacts:
     doubled: dict[tuple[str, int], Run]
 
 
-def checked_data(data: AustenData | None, cfg: BengioSettings) -> AustenData:
+def checked_data(data: AustenData | None, settings: BengioSettings) -> AustenData:
     """``data`` if it fits the settings' ``min_count`` (None: read the corpus); a ValueError
     naming what it is otherwise."""
     if data is None:
-        return austen_data(min_count=cfg.min_count)
-    if not isinstance(data, AustenData) or data.min_count != cfg.min_count:
-        raise ValueError(f"data must come from austen_data(min_count={cfg.min_count}), "
+        return austen_data(min_count=settings.min_count)
+    if not isinstance(data, AustenData) or data.min_count != settings.min_count:
+        raise ValueError(f"data must come from austen_data(min_count={settings.min_count}), "
                          f"got {type(data).__name__} with min_count "
                          f"{getattr(data, 'min_count', None)!r}")
     return data
@@ -762,21 +762,23 @@ def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=N
     """
     setup = begin(EXPERIMENTS[0], SETTINGS, scale, settings, seeds, "seeds", device, progress,
                   workers)
-    cfg = setup.settings.replace(seeds=setup.seeds)  # the seeds given replace the settings'
-    setup = dataclasses.replace(setup, settings=cfg)
-    data = checked_data(data, cfg)
-    scored, watched = data.scored(cfg.test_sentences), data.watched(cfg.valid_sentences)
-    keys = [(variant, seed) for variant in cfg.variants for seed in cfg.seeds]
-    pairs = tuple(ngram_pairs(part, data.vocab, context=cfg.context)
+    # settings: from here on, the overrides completed by the scale's settings, with the seeds
+    # given in place of theirs
+    settings = setup.settings.replace(seeds=setup.seeds)
+    setup = dataclasses.replace(setup, settings=settings)
+    data = checked_data(data, settings)
+    scored, watched = data.scored(settings.test_sentences), data.watched(settings.valid_sentences)
+    keys = [(variant, seed) for variant in settings.variants for seed in settings.seeds]
+    pairs = tuple(ngram_pairs(part, data.vocab, context=settings.context)
                   for part in (data.train, watched, scored))
 
     def train(min_epochs=None, resume=None, count_job=None):
         return train_all(keys if resume is None else list(resume), pairs, len(data.vocab),
-                         cfg, setup.device, min_epochs, count_job, workers, setup.progress,
+                         settings, setup.device, min_epochs, count_job, workers, setup.progress,
                          resume=resume and {key: r.history for key, r in resume.items()})
 
     trained, counts, cpu_seconds = train(count_job=(data.train, data.vocab.itos, watched,
-                                                    scored, cfg.kn_orders, cfg.discount))
+                                                    scored, settings.kn_orders, settings.discount))
     numbers = numbers_of(counts, trained, len(data.vocab), len(pairs[0][1]))
     mlps = {(r.variant, r.seed): r for r in numbers.runs}
     again = twice_the_budget(mlps, to_double(numbers, mlps),
@@ -784,12 +786,12 @@ def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=N
                              epochs=lambda r: r.history.convergence.epochs)
     second = numbers_of(counts, again, len(data.vocab), len(pairs[0][1])) if again else None
     doubled = {(r.variant, r.seed): r for r in second.runs} if second else {}
-    rows = table_rows(numbers, cfg, [r.history for r in mlps.values()],
+    rows = table_rows(numbers, settings, [r.history for r in mlps.values()],
                       second and (second, [r.history for r in second.runs]))
     runs = {run_name(*key): r.history for key, r in mlps.items()}
     runs.update({f"{run_name(*key)} (twice the budget)": r.history for key, r in doubled.items()})
     artefacts = BengioArtefacts(mlps, counts.probs, counts.model, pairs[2], cpu_seconds, doubled)
-    return setup.replication(numbers, rows, figures_of(mlps, numbers, cfg), artefacts, runs)
+    return setup.replication(numbers, rows, figures_of(mlps, numbers, settings), artefacts, runs)
 
 
 EXPERIMENTS = (Experiment.of(SETTINGS, run),)

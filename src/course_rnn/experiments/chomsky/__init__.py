@@ -117,28 +117,29 @@ class TrainedRun:
         return f"{self.task}, {self.model_name}, seed {self.seed}"
 
 
-def build(model_name: str, vocab_size: int, cfg: ChomskySettings, seed: int):
+def build(model_name: str, vocab_size: int, settings: ChomskySettings, seed: int):
     """The network ``model_name`` for a vocabulary of ``vocab_size`` (a Stack-RNN's stack as
     deep as the longest test input, plus two cells, so that it never overflows on a reversal)."""
     kind, options = MODELS[model_name]
     if kind == "stack_rnn":
-        options = {**options, "stack_width": cfg.stack_width,
-                   "stack_depth": cfg.max_test_length + 2}
-    return build_model(kind, vocab_size=vocab_size, hidden_size=cfg.hidden_size, seed=seed,
+        options = {**options, "stack_width": settings.stack_width,
+                   "stack_depth": settings.max_test_length + 2}
+    return build_model(kind, vocab_size=vocab_size, hidden_size=settings.hidden_size, seed=seed,
                        **options)
 
 
-def training_data(task: TransductionTask, cfg: ChomskySettings):
+def training_data(task: TransductionTask, settings: ChomskySettings):
     """The curriculum (fresh strings of lengths up to N, ``eval_every`` steps an "epoch") and
     the fixed strings of every training length that say whether a run has fitted."""
     transduction = task.transduction
-    lengths = range(transduction.min_length, cfg.max_train_length + 1)
-    curriculum = Curriculum(cfg.max_train_length, examples=cfg.eval_every * cfg.batch_size,
+    lengths = range(transduction.min_length, settings.max_train_length + 1)
+    curriculum = Curriculum(settings.max_train_length,
+                            examples=settings.eval_every * settings.batch_size,
                             min_length=transduction.min_length)
-    return curriculum, transduction.dataset(lengths, cfg.valid_per_length, seed=VALID_SEED)
+    return curriculum, transduction.dataset(lengths, settings.valid_per_length, seed=VALID_SEED)
 
 
-def train_run(task_name: str, model_name: str, seed: int, cfg: ChomskySettings, device=None,
+def train_run(task_name: str, model_name: str, seed: int, settings: ChomskySettings, device=None,
               first: TrainedRun | None = None, min_epochs: float = 0) -> TrainedRun:
     """Train one run until it has fitted the training lengths or stalled (or its ``steps`` are
     spent), then test it at every length. ``first``: continue that run for at least
@@ -146,20 +147,20 @@ def train_run(task_name: str, model_name: str, seed: int, cfg: ChomskySettings, 
     replication.twice_the_budget`) and then to its own stop, within the continued run's cap
     (:func:`~course_rnn.training.fit` sets it). Top level, for worker processes."""
     task = TransductionTask(make_transduction(task_name))
-    curriculum, valid = training_data(task, cfg)
-    model = first.model if first is not None else build(model_name, len(task.vocab), cfg, seed)
-    until = AnyOf(Target("valid_accuracy", cfg.fitted),
-                  Plateau("valid_accuracy", patience=cfg.patience, mode="max"))
-    history = fit(model, task, curriculum, valid=valid, steps=cfg.steps,
+    curriculum, valid = training_data(task, settings)
+    model = first.model if first is not None else build(model_name, len(task.vocab), settings, seed)
+    until = AnyOf(Target("valid_accuracy", settings.fitted),
+                  Plateau("valid_accuracy", patience=settings.patience, mode="max"))
+    history = fit(model, task, curriculum, valid=valid, steps=settings.steps,
                   min_epochs=min_epochs,
-                  batch_size=cfg.batch_size, lr=cfg.lr, clip=1.0, until=until,
+                  batch_size=settings.batch_size, lr=settings.lr, clip=1.0, until=until,
                   restore_best=False, seed=seed, device=device, progress=False,
                   resume=None if first is None else first.history)
     scores = length_generalisation(model, task, range(task.transduction.min_length,
-                                                      cfg.max_test_length + 1),
-                                   cfg.max_train_length, samples=cfg.test_samples, seed=1)
+                                                      settings.max_test_length + 1),
+                                   settings.max_train_length, samples=settings.test_samples, seed=1)
     return TrainedRun(task_name, model_name, seed, model, history, scores,
-                      run_status(history, cfg.fitted, continued=first is not None))
+                      run_status(history, settings.fitted, continued=first is not None))
 
 
 def run_status(history, fitted: float, continued: bool = False) -> str:
@@ -173,7 +174,7 @@ def run_status(history, fitted: float, continued: bool = False) -> str:
     return "ran out of steps"
 
 
-def train_runs(cfg: ChomskySettings, seeds: Sequence[int], device=None, progress=None,
+def train_runs(settings: ChomskySettings, seeds: Sequence[int], device=None, progress=None,
                first: Mapping[tuple, TrainedRun] | None = None,
                min_epochs: Mapping[tuple, float] | None = None) -> dict[tuple, TrainedRun]:
     """Every (task, network, seed) run, in parallel processes; ``first``: continue those runs
@@ -181,11 +182,12 @@ def train_runs(cfg: ChomskySettings, seeds: Sequence[int], device=None, progress
     ``train_again`` of :func:`~course_rnn.experiments.replication.twice_the_budget`). Keyed by
     (task, network, seed)."""
     if first is None:
-        keys = [(t, m, s) for t in cfg.tasks for m in MODELS for s in seeds]
-        jobs = [(t, m, s, cfg, device) for t, m, s in keys]
+        keys = [(t, m, s) for t in settings.tasks for m in MODELS for s in seeds]
+        jobs = [(t, m, s, settings, device) for t, m, s in keys]
     else:
         keys = list(first)
-        jobs = [(*key, cfg, device, first[key], (min_epochs or {}).get(key, 0)) for key in keys]
+        jobs = [(*key, settings, device, first[key], (min_epochs or {}).get(key, 0))
+                for key in keys]
     done = parallel_map(train_run, jobs, device=device, desc="chomsky", progress=progress)
     return dict(zip(keys, done))
 
@@ -383,15 +385,16 @@ def to_double(numbers: ChomskyNumbers, runs: Mapping[tuple, TrainedRun]) -> list
     return [key for key in runs if f"{key[0]}: {key[1]}" in rows]
 
 
-def table_rows(numbers: ChomskyNumbers, runs: Mapping[tuple, TrainedRun], cfg, scale: str,
+def table_rows(numbers: ChomskyNumbers, runs: Mapping[tuple, TrainedRun], settings, scale: str,
                doubled: ChomskyNumbers | None = None,
                again: Mapping[tuple, TrainedRun] | None = None) -> list[Row]:
     """One row per task × network: the paper's figure (Table 2, Joulin & Mikolov, or none), our
     best / mean [95 % interval] / how many runs fitted, and the verdict. ``doubled``: the
     numbers of ``again``, the runs :func:`to_double` picked, continued to twice their steps
     (trained before, by :func:`run`; None when no row needed them)."""
-    sizes = (f"N = {cfg.max_train_length}, tested to {cfg.max_test_length}, {cfg.hidden_size} units"
-             f", ≤ {cfg.steps:,} steps, {len({k[2] for k in runs})} seeds")
+    sizes = (f"N = {settings.max_train_length}, tested to {settings.max_test_length}, "
+             f"{settings.hidden_size} units"
+             f", ≤ {settings.steps:,} steps, {len({k[2] for k in runs})} seeds")
     rows = [Row("protocol", "train ≤ 40, test 41–500, 256 units, 10^6 steps, 30 runs (§4)",
                 sizes, "" if scale == "paper" else "smaller: the scores are over shorter test "
                 "lengths, so a network that drifts slowly scores higher here than in the paper",
@@ -492,23 +495,24 @@ def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=N
     ``curves_<task>``.
     """
     setup = begin(EXPERIMENTS[0], SETTINGS, scale, settings, seeds, "seeds", device, progress)
-    cfg = setup.settings
-    runs = train_runs(cfg, setup.seeds, setup.device, setup.progress)
+    # settings: from here on, the overrides completed by the scale's settings
+    settings = setup.settings
+    runs = train_runs(settings, setup.seeds, setup.device, setup.progress)
     numbers = numbers_of(runs)
 
     def train_again(min_epochs, resume):
-        return train_runs(cfg, (), setup.device, setup.progress, resume, min_epochs)
+        return train_runs(settings, (), setup.device, setup.progress, resume, min_epochs)
 
     again = twice_the_budget(runs, to_double(numbers, runs), train_again,
                              epochs=lambda r: r.history.convergence.epochs)
     doubled = numbers_of(again) if again else None
     if doubled is not None:
         numbers.doubled_runs = doubled.runs
-    rows = table_rows(numbers, runs, cfg, setup.scale, doubled, again)
+    rows = table_rows(numbers, runs, settings, setup.scale, doubled, again)
     named = {r.name: r.history for r in runs.values()}
     named.update({f"{r.name} (twice the budget)": r.history for r in again.values()})
-    figures = {"lengths": lengths_figure(numbers, cfg.max_train_length)}
-    figures.update({f"curves_{task}": curves_figure(runs, task) for task in cfg.tasks})
+    figures = {"lengths": lengths_figure(numbers, settings.max_train_length)}
+    figures.update({f"curves_{task}": curves_figure(runs, task) for task in settings.tasks})
     return setup.replication(numbers, rows, figures, ChomskyArtefacts(runs, again),
                              named)
 

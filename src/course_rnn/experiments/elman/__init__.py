@@ -123,22 +123,22 @@ def word_groups(language: ElmanTemplates) -> dict[str, list[str]]:
 # -- the data and the training -------------------------------------------------------------------
 
 
-def make_data(language: ElmanTemplates, cfg: ElmanSettings) -> dict[str, tuple]:
+def make_data(language: ElmanTemplates, settings: ElmanSettings) -> dict[str, tuple]:
     """Regime → (training data, held-out data for validation and for reading the states).
 
-    Both regimes see the same ``cfg.sentences`` sentences (seed ``data_seed``): as a list of
+    Both regimes see the same ``settings.sentences`` sentences (seed ``data_seed``): as a list of
     sentences, or concatenated into one stream of words with no boundary mark. The held-out
     text is ``probe`` fresh sentences (seed ``probe_seed``), as sentences or as one stream.
     """
     return {
-        "sentences": (language.sample(cfg.sentences, seed=cfg.data_seed),
-                      language.sample(cfg.probe, seed=cfg.probe_seed)),
-        "stream": (language.corpus(cfg.sentences, seed=cfg.data_seed),
-                   language.corpus(cfg.probe, seed=cfg.probe_seed)),
+        "sentences": (language.sample(settings.sentences, seed=settings.data_seed),
+                      language.sample(settings.probe, seed=settings.probe_seed)),
+        "stream": (language.corpus(settings.sentences, seed=settings.data_seed),
+                   language.corpus(settings.probe, seed=settings.probe_seed)),
     }
 
 
-def train_run(regime: str, seed: int, cfg: ElmanSettings, data: tuple, device=None,
+def train_run(regime: str, seed: int, settings: ElmanSettings, data: tuple, device=None,
               min_epochs: int = 0, resume=None) -> tuple:
     """Train one SRN on one regime until it has learned (see the module docstring); return
     ``(model, history)``. ``min_epochs`` and ``resume`` (the History of the seed's first run)
@@ -147,22 +147,23 @@ def train_run(regime: str, seed: int, cfg: ElmanSettings, data: tuple, device=No
     language = ElmanTemplates()
     vocab = Vocab.for_language(language)
     train, probe = data
-    batch_size, lr = cfg.regime(regime)
-    model = build_model(cfg.model, vocab_size=len(vocab), hidden_size=cfg.hidden_size, seed=seed)
-    common = dict(valid=probe, epochs=cfg.epochs,
+    batch_size, lr = settings.regime(regime)
+    model = build_model(settings.model, vocab_size=len(vocab), hidden_size=settings.hidden_size,
+                        seed=seed)
+    common = dict(valid=probe, epochs=settings.epochs,
                   min_epochs=min_epochs,
-                  batch_size=int(batch_size), lr=float(lr), optimizer=cfg.optimizer,
-                  schedule=ReduceOnPlateau(0.5, cfg.lr_patience), seed=seed, device=device,
+                  batch_size=int(batch_size), lr=float(lr), optimizer=settings.optimizer,
+                  schedule=ReduceOnPlateau(0.5, settings.lr_patience), seed=seed, device=device,
                   progress=False, resume=resume)
     if regime == "sentences":
         scorer = H.ExactScorer(language, vocab)
         history = fit(model, vocab, train, **common,
                       metrics={"exact_loss": lambda m: scorer(m)["cross_entropy"]},
-                      until=Optimum(scorer.entropy, cfg.tolerance, metric="exact_loss"),
-                      patience=cfg.patience, restore_best=False)
+                      until=Optimum(scorer.entropy, settings.tolerance, metric="exact_loss"),
+                      patience=settings.patience, restore_best=False)
     else:
-        task = StreamModelling(vocab, cfg.chunk)
-        history = fit(model, task, train, **common, until=Plateau(patience=cfg.patience))
+        task = StreamModelling(vocab, settings.chunk)
+        history = fit(model, task, train, **common, until=Plateau(patience=settings.patience))
     return model, history
 
 
@@ -197,7 +198,7 @@ class Run(Record):
     linkage: np.ndarray | None = unsaved(default=None, repr=False, compare=False)
 
 
-def measure(regime: str, seed: int, model, history, cfg: ElmanSettings, data: tuple,
+def measure(regime: str, seed: int, model, history, settings: ElmanSettings, data: tuple,
             groups: Mapping[str, Sequence[str]], scorer: H.ExactScorer) -> Run:
     """The :class:`Run` of a trained ``model``, read on its held-out text ``data[1]``."""
     vocab = Vocab.for_language(ElmanTemplates())
@@ -209,7 +210,7 @@ def measure(regime: str, seed: int, model, history, cfg: ElmanSettings, data: tu
         score = scorer(model)
         exact = dict(exact_loss=score["cross_entropy"], kl=score["kl"])
     else:
-        held_out = stream_loss(model, vocab, probe, cfg.chunk)
+        held_out = stream_loss(model, vocab, probe, settings.chunk)
         states = H.mean_states(model, vocab, [probe], words=vocab.alphabet)  # one long read
     linkage = H.cluster_tree(states)
     return Run(regime, seed, history.convergence.epochs, history.last["train_loss"], held_out,
@@ -429,7 +430,7 @@ def curves_figures(runs: Mapping[tuple[str, int], Run], optima: Mapping[str, flo
 # -- run -----------------------------------------------------------------------------------------
 
 
-def train_runs(data: Mapping, cfg: ElmanSettings, seeds: Sequence[int], device,
+def train_runs(data: Mapping, settings: ElmanSettings, seeds: Sequence[int], device,
                progress: bool | None = None, min_epochs: Mapping | None = None,
                first: Mapping | None = None) -> dict[tuple[str, int], Run]:
     """(regime, seed) → the run trained by :func:`train_run` and read by :func:`measure`, every
@@ -442,12 +443,12 @@ def train_runs(data: Mapping, cfg: ElmanSettings, seeds: Sequence[int], device,
     if min_epochs is not None:
         plan = [p for p in plan if p in min_epochs]
     min_epochs, first = min_epochs or {}, first or {}
-    jobs = [(regime, seed, cfg, data[regime], str(device), min_epochs.get((regime, seed), 0),
+    jobs = [(regime, seed, settings, data[regime], str(device), min_epochs.get((regime, seed), 0),
              first[regime, seed].history if (regime, seed) in first else None)
             for regime, seed in plan]
     trained = parallel_map(train_run, jobs, device=device, desc="elman-clusters",
                            progress=progress)
-    return {(regime, seed): measure(regime, seed, model, history, cfg, data[regime], groups,
+    return {(regime, seed): measure(regime, seed, model, history, settings, data[regime], groups,
                                     scorer)
             for (regime, seed), (model, history) in zip(plan, trained)}
 
@@ -481,17 +482,18 @@ def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=N
     """
     setup = begin(EXPERIMENTS[0], SETTINGS, scale, settings, seeds, DEFAULT_SEEDS, device,
                   progress)
-    cfg, seeds = setup.settings, setup.seeds
+    # settings: from here on, the overrides completed by the scale's settings
+    settings, seeds = setup.settings, setup.seeds
     language = ElmanTemplates()
     vocab = Vocab.for_language(language)
     groups = word_groups(language)
-    data = make_data(language, cfg)
-    runs = train_runs(data, cfg, seeds, setup.device, setup.progress)
-    untrained = build_model(cfg.model, vocab_size=len(vocab), hidden_size=cfg.hidden_size,
+    data = make_data(language, settings)
+    runs = train_runs(data, settings, seeds, setup.device, setup.progress)
+    untrained = build_model(settings.model, vocab_size=len(vocab), hidden_size=settings.hidden_size,
                             seed=seeds[0]).to(setup.device)
     scorer = H.ExactScorer(language, vocab)
     untrained_score = scorer(untrained)
-    numbers = ElmanNumbers(cfg.hidden_size, cfg.sentences, list(runs.values()), len(runs),
+    numbers = ElmanNumbers(settings.hidden_size, settings.sentences, list(runs.values()), len(runs),
                            **clade_counts(runs.values(), groups), entropy=scorer.entropy,
                            untrained_exact_loss=untrained_score["cross_entropy"],
                            untrained_kl=untrained_score["kl"],
@@ -501,7 +503,7 @@ def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=N
     histories = [r.history for r in runs.values()]
     needed = deciding_models(finding_claims(len(runs)), numbers.counts, lambda *_: histories)
     doubled = twice_the_budget(runs, list(runs) if needed else [], lambda min_epochs, first:
-                               train_runs(data, cfg, seeds, setup.device, setup.progress,
+                               train_runs(data, settings, seeds, setup.device, setup.progress,
                                           min_epochs, first))
     if doubled:
         numbers.doubled = clade_counts(doubled.values(), groups)

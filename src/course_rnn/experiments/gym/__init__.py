@@ -136,40 +136,40 @@ def _mirror_accuracy(model, vocab: Vocab, marker: str, strings: Sequence) -> flo
 
 
 @lru_cache(maxsize=16)
-def cached_task(name: str, cfg: GymLanguageSettings) -> Task:
+def cached_task(name: str, language_settings: GymLanguageSettings) -> Task:
     """:func:`make_task`, made once per worker process for each language and its settings."""
-    return make_task(name, cfg)
+    return make_task(name, language_settings)
 
 
-def make_task(name: str, cfg: GymLanguageSettings) -> Task:
-    """The gym's task ``name`` with the settings ``cfg`` of that language (same data every
-    call: every sample has a fixed seed)."""
+def make_task(name: str, language_settings: GymLanguageSettings) -> Task:
+    """The gym's task ``name`` with ``language_settings``, that language's settings (same data
+    every call: every sample has a fixed seed)."""
     if name not in _TASKS:
         raise ValueError(f"unknown language {name!r}: choose from {', '.join(GYM_LANGUAGES)}")
-    return _TASKS[name](cfg)
+    return _TASKS[name](language_settings)
 
 
-def _anbn_task(cfg: GymLanguageSettings) -> Task:
+def _anbn_task(language_settings: GymLanguageSettings) -> Task:
     lang = AnBn(1, 10)
     vocab = Vocab.for_language(lang)
-    train = [AnBn.string(n) for n in range(1, 11)] * cfg.train_copies
+    train = [AnBn.string(n) for n in range(1, 11)] * language_settings.train_copies
     valid = [AnBn.string(n) for n in range(1, 11)]  # the whole training range, once
     test = [AnBn.string(n) for n in range(11, 21)]
 
     def own(model):
-        return anbn_generalisation(model, vocab, cfg.test_max_n)["max_correct_n"]
+        return anbn_generalisation(model, vocab, language_settings.test_max_n)["max_correct_n"]
 
-    return Task(lang, vocab, train, valid, test, own, cfg.epochs)
+    return Task(lang, vocab, train, valid, test, own, language_settings.epochs)
 
 
-def _dyck_task(cfg: GymLanguageSettings) -> Task:
-    lang = make_language("dyck", pairs=cfg.pairs)
+def _dyck_task(language_settings: GymLanguageSettings) -> Task:
+    lang = make_language("dyck", pairs=language_settings.pairs)
     vocab = Vocab.for_language(lang)
     shape = dict(length=16, method="seeds")
-    train = lang.sample(cfg.train, seed=101, depth=DYCK_DEPTH, **shape)
-    valid = lang.sample(cfg.valid, seed=103, depth=DYCK_DEPTH, **shape)
-    pool = lang.sample(20 * cfg.test, seed=102, **shape)
-    test = [s for s in pool if lang.depth(s) >= DYCK_DEPTH + 2][: cfg.test]
+    train = lang.sample(language_settings.train, seed=101, depth=DYCK_DEPTH, **shape)
+    valid = lang.sample(language_settings.valid, seed=103, depth=DYCK_DEPTH, **shape)
+    pool = lang.sample(20 * language_settings.test, seed=102, **shape)
+    test = [s for s in pool if lang.depth(s) >= DYCK_DEPTH + 2][: language_settings.test]
 
     def own(model):
         return dyck_closing_accuracy(model, lang, vocab, test)["accuracy"]
@@ -177,47 +177,48 @@ def _dyck_task(cfg: GymLanguageSettings) -> Task:
     def breakdown(model):
         return pooled_scores(dyck_closing_accuracy(model, lang, vocab, test), DYCK_DEPTH)
 
-    return Task(lang, vocab, train, valid, test, own, cfg.epochs, breakdown=breakdown)
+    return Task(lang, vocab, train, valid, test, own, language_settings.epochs, breakdown=breakdown)
 
 
-def _cross_serial_task(cfg: GymLanguageSettings) -> Task:
+def _cross_serial_task(language_settings: GymLanguageSettings) -> Task:
     lang = CrossSerial()
     vocab = Vocab.for_language(lang)
-    train = lang.sample(cfg.train, seed=201, max_total=7)
+    train = lang.sample(language_settings.train, seed=201, max_total=7)
     valid = CrossSerial.family(8)  # every training length, once
     test = [s for s in CrossSerial.family(10) if len(s) >= 16]  # m + n = 8, 9
 
     def own(model):
         return cross_serial_accuracy(model, lang, vocab, test)["accuracy"]
 
-    return Task(lang, vocab, train, valid, test, own, cfg.epochs)
+    return Task(lang, vocab, train, valid, test, own, language_settings.epochs)
 
 
-def _palindrome_task(cfg: GymLanguageSettings) -> Task:
+def _palindrome_task(language_settings: GymLanguageSettings) -> Task:
     lang = Palindrome("ab", marker="c")
     vocab = Vocab.for_language(lang)
-    train = lang.sample(cfg.train, seed=301, min_half=1, max_half=6)
-    valid = lang.sample(cfg.valid, seed=303, min_half=1, max_half=6)
-    test = lang.sample(cfg.test, seed=302, min_half=7, max_half=9)
+    train = lang.sample(language_settings.train, seed=301, min_half=1, max_half=6)
+    valid = lang.sample(language_settings.valid, seed=303, min_half=1, max_half=6)
+    test = lang.sample(language_settings.test, seed=302, min_half=7, max_half=9)
 
     def own(model):
         return _mirror_accuracy(model, vocab, lang.marker, test)
 
-    return Task(lang, vocab, train, valid, test, own, cfg.epochs)
+    return Task(lang, vocab, train, valid, test, own, language_settings.epochs)
 
 
-def _agreement_task(cfg: GymLanguageSettings) -> Task:
+def _agreement_task(language_settings: GymLanguageSettings) -> Task:
     train_lang, lang = Agreement(max_pps=1), Agreement(max_pps=2)
     vocab = Vocab.for_language(lang)
-    train = train_lang.sample(cfg.train, seed=401)
-    valid = train_lang.sample(cfg.valid, seed=403)
-    examples = lang.balanced_by_attractors(cfg.test_per_attractor, max_attractors=3, seed=402)
+    train = train_lang.sample(language_settings.train, seed=401)
+    valid = train_lang.sample(language_settings.valid, seed=403)
+    examples = lang.balanced_by_attractors(language_settings.test_per_attractor, max_attractors=3,
+                                           seed=402)
     test = [e.sentence for e in examples]
 
     def own(model):
         return agreement_accuracy(model, vocab, examples)["accuracy"]
 
-    return Task(lang, vocab, train, valid, test, own, cfg.epochs)
+    return Task(lang, vocab, train, valid, test, own, language_settings.epochs)
 
 
 #: One function per language: its data (fixed seeds), its training lengths and its own test.
@@ -284,28 +285,28 @@ def _check_names(names: Iterable[str], known: dict, what: str) -> list[str]:
     return names
 
 
-def _build(model: str, vocab: Vocab, cfg: GymSettings, seed: int):
+def _build(model: str, vocab: Vocab, settings: GymSettings, seed: int):
     kind, options = GYM_MODELS[model]
     if kind == "urn":
-        return build_model(kind, vocab_size=len(vocab), hidden_size=cfg.urn_hidden_size,
+        return build_model(kind, vocab_size=len(vocab), hidden_size=settings.urn_hidden_size,
                            seed=seed, **options)
     if kind == "flnn":
         return build_model(kind, vocab_size=len(vocab), seed=seed, **options)
-    return build_model(kind, vocab_size=len(vocab), hidden_size=cfg.hidden_size, seed=seed,
+    return build_model(kind, vocab_size=len(vocab), hidden_size=settings.hidden_size, seed=seed,
                        **options)
 
 
-def gym_run(language: str, model_name: str, seed: int, cfg: GymSettings, device=None,
+def gym_run(language: str, model_name: str, seed: int, settings: GymSettings, device=None,
             min_epochs: int = 0, resume=None) -> GymRun:
     """Train one model on one language until its validation loss plateaus (at least
     ``min_epochs``, then on to its own stop within the cap :func:`~course_rnn.training.fit`
     sets for a continuation; ``resume``: the History of the run to continue), then score it.
-    ``cfg`` is the whole gym's settings. Returns the run's :class:`GymRun` with its ``history``
+    ``settings`` is the whole gym's settings. Returns the run's :class:`GymRun` with its ``history``
     and CPU model (``trained``). A top-level function, so that worker processes can run it."""
-    task = cached_task(language, cfg.languages[language])
-    model = _build(model_name, task.vocab, cfg, seed)
+    task = cached_task(language, settings.languages[language])
+    model = _build(model_name, task.vocab, settings, seed)
     flnn = GYM_MODELS[model_name][0] == "flnn"
-    batch_size, lr, patience = cfg.training(language)
+    batch_size, lr, patience = settings.training(language)
     start = time.process_time()  # CPU time: steady on a shared machine, unlike wall time
     history = fit(model, task.vocab, task.train, valid=task.valid,
                   epochs=task.epochs, min_epochs=min_epochs,
@@ -333,12 +334,12 @@ def _jobs_of(pairs, seeds) -> list[tuple[str, str, int]]:
                   key=lambda j: order[j[0]])
 
 
-def run_gym(cfg: GymSettings, seeds: Sequence[int] = (0,), device=None,
+def run_gym(settings: GymSettings, seeds: Sequence[int] = (0,), device=None,
             progress: bool | None = None, models: Iterable[str] | None = None,
             languages: Iterable[str] | None = None, min_epochs: dict | None = None,
             resume: dict | None = None) -> list[GymRun]:
     """Train every model on every language (where :func:`applicable`) for every seed, in
-    parallel worker processes, each until it has learned, with the settings ``cfg`` (a
+    parallel worker processes, each until it has learned, with ``settings`` (a
     :class:`~.settings.GymSettings`, e.g. ``SETTINGS["quick"].replace({"hidden_size": 8})``).
 
     Returns one :class:`GymRun` per run, in the order (language, model, seed) of the
@@ -350,9 +351,9 @@ def run_gym(cfg: GymSettings, seeds: Sequence[int] = (0,), device=None,
     :func:`~course_rnn.training.fit` picks the default one (a bad device is fit's ValueError,
     before the first run trains).
     """
-    if not isinstance(cfg, GymSettings):
+    if not isinstance(settings, GymSettings):
         raise TypeError(f"run_gym needs the gym's settings (a GymSettings, e.g. "
-                        f"SETTINGS['quick']), got {type(cfg).__name__}")
+                        f"SETTINGS['quick']), got {type(settings).__name__}")
     model_names = _check_names(GYM_MODELS if models is None else models, GYM_MODELS, "model")
     language_names = _check_names(GYM_LANGUAGES if languages is None else languages,
                                   GYM_LANGUAGES, "language")
@@ -364,13 +365,13 @@ def run_gym(cfg: GymSettings, seeds: Sequence[int] = (0,), device=None,
         raise ValueError(f"none of the models {model_names} applies to {language_names} "
                          f"(the FLNN runs only on {', '.join(FLNN_LANGUAGES)})")
     for lang in language_names:  # bad settings fail here, before any training
-        make_task(lang, cfg.languages[lang])
+        make_task(lang, settings.languages[lang])
     jobs = _jobs_of(pairs, seeds)
     if resume:
         jobs = [job for job in jobs if job in resume]
     more, resume = min_epochs or {}, resume or {}
     named = None if device is None else str(device)  # chosen by the caller, or in each run
-    done = parallel_map(gym_run, [(lang, m, s, cfg, named, more.get((lang, m, s), 0),
+    done = parallel_map(gym_run, [(lang, m, s, settings, named, more.get((lang, m, s), 0),
                                    resume.get((lang, m, s))) for lang, m, s in jobs],
                         device=device, desc="gym", progress=progress)
     by_job = dict(zip(jobs, done))
@@ -682,12 +683,13 @@ def run(scale: str = "quick", seeds=None, device=None, progress: bool | None = N
     """
     setup = begin(EXPERIMENTS[0], SETTINGS, scale, settings, seeds, DEFAULT_SEEDS, device,
                   progress)
-    cfg, seeds, device = setup.settings, setup.seeds, setup.device
-    rows = run_gym(cfg, seeds=seeds, device=device, progress=progress, models=models,
+    # settings: from here on, the overrides completed by the scale's settings
+    settings, seeds, device = setup.settings, setup.seeds, setup.device
+    rows = run_gym(settings, seeds=seeds, device=device, progress=progress, models=models,
                    languages=languages)
 
     def train_again(min_epochs: dict, resume: dict) -> dict:
-        more = run_gym(cfg, seeds=seeds, device=device, progress=progress,
+        more = run_gym(settings, seeds=seeds, device=device, progress=progress,
                        models=sorted({m for _, m, _ in resume}),
                        languages=sorted({lang for lang, _, _ in resume}), min_epochs=min_epochs,
                        resume={key: r.history for key, r in resume.items()})

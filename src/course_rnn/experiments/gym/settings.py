@@ -118,10 +118,11 @@ class GymSettings(Settings):
         if unknown:
             raise ValueError(f"setting 'languages': unknown language(s) {unknown}: choose from "
                              f"{', '.join(GYM_LANGUAGES)}")
-        for name, cfg in self.languages.items():
+        for name, language_settings in self.languages.items():
             needs = LANGUAGE_NEEDS[name]
-            missing = [k for k in needs if getattr(cfg, k) is None]
-            extra = [k for k in cfg.names() if getattr(cfg, k) is not None
+            missing = [k for k in needs if getattr(language_settings, k) is None]
+            extra = [k for k in language_settings.names()
+                     if getattr(language_settings, k) is not None
                      and k not in needs + _OWN_TRAINING]
             if missing or extra:
                 raise ValueError(
@@ -132,9 +133,9 @@ class GymSettings(Settings):
 
     def training(self, language: str) -> tuple[int, float, int]:
         """(batch size, learning rate, patience) of ``language``: its own, else the gym's."""
-        cfg = self.languages[language]
-        return (cfg.batch_size or self.batch_size, cfg.lr or self.lr,
-                cfg.patience or self.patience)
+        language_settings = self.languages[language]
+        return (language_settings.batch_size or self.batch_size, language_settings.lr or self.lr,
+                language_settings.patience or self.patience)
 
 
 Lang = GymLanguageSettings

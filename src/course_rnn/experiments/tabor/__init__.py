@@ -767,19 +767,20 @@ def run(scale: str = "quick", seeds: int | Iterable[int] | None = None, device=N
     """
     setup = begin(EXPERIMENTS[0], SETTINGS, scale, settings, seeds, "seeds", device, progress,
                   workers)
-    cfg, device = setup.settings, str(setup.device)
+    # settings: from here on, the overrides completed by the scale's settings
+    settings, device = setup.settings, str(setup.device)
 
     def train(jobs, desc=NAME):
         return parallel_map(train_job, jobs, workers=workers, device=device, desc=desc,
                             progress=progress)
 
     groups: dict[str, list[TrainedRun]] = {name: [] for name in (*HILL_CLIMB, *BACKPROP)}
-    for r in train(jobs_for(cfg, cfg.group_seeds(seeds), device)):
+    for r in train(jobs_for(settings, settings.group_seeds(seeds), device)):
         groups[r.group].append(r)
     first = {name: runs for name, runs in groups.items() if runs}
 
     def train_again(min_epochs, resume):
-        jobs = [doubled_job(r, cfg, device, min_epochs[key]) for key, r in resume.items()]
+        jobs = [doubled_job(r, settings, device, min_epochs[key]) for key, r in resume.items()]
         return dict(zip(resume, train(jobs, f"{NAME}, twice the budget")))
 
     # settle: a compared run that ran out of epochs is continued; its continuation stands in

@@ -113,32 +113,32 @@ PAPER_SINGLE_EFFECT = (13.98, 14.85)
 # -- the data, the networks and the pooled scores they are probed with -------------------------
 
 
-def dyck_data(cfg: DyckSettings) -> tuple[list, list, list]:
+def dyck_data(settings: DyckSettings) -> tuple[list, list, list]:
     """Training strings (seed 0) and validation strings (seed 2), every one of depth exactly
-    ``cfg.depth``, and unconstrained test strings (seed 1), all of ``cfg.length`` symbols,
+    ``settings.depth``, and unconstrained test strings (seed 1), all of ``settings.length`` symbols,
     from the seeds' generator."""
     dyck = Dyck()
-    shape = dict(length=cfg.length, method="seeds")
-    train = dyck.sample(cfg.train, seed=0, depth=cfg.depth, **shape)
-    valid = dyck.sample(cfg.valid, seed=2, depth=cfg.depth, **shape)
-    test = dyck.sample(cfg.test, seed=1, **shape)
+    shape = dict(length=settings.length, method="seeds")
+    train = dyck.sample(settings.train, seed=0, depth=settings.depth, **shape)
+    valid = dyck.sample(settings.valid, seed=2, depth=settings.depth, **shape)
+    test = dyck.sample(settings.test, seed=1, **shape)
     return train, valid, test
 
 
-def dyck_model(name: str, vocab_size: int, cfg: DyckSettings, seed: int):
-    """One of :data:`DYCK_MODELS` with ``cfg.hidden_size`` units (URN-style models: the library's
-    dropout 0.05, as in the seeds' code)."""
+def dyck_model(name: str, vocab_size: int, settings: DyckSettings, seed: int):
+    """One of :data:`DYCK_MODELS` with ``settings.hidden_size`` units (URN-style models: the
+    library's dropout 0.05, as in the seeds' code)."""
     kind, options = DYCK_MODELS[name]
     if kind == "lstm":
-        options = {**options, "embedding_dim": cfg.embedding_dim}
-    return build_model(kind, vocab_size=vocab_size, hidden_size=cfg.hidden_size, seed=seed,
+        options = {**options, "embedding_dim": settings.embedding_dim}
+    return build_model(kind, vocab_size=vocab_size, hidden_size=settings.hidden_size, seed=seed,
                        **options)
 
 
-def halving(cfg: DyckSettings) -> ReduceOnPlateau:
-    """The Dyck runs' schedule: halve the learning rate after ``cfg.lr_patience`` epochs
+def halving(settings: DyckSettings) -> ReduceOnPlateau:
+    """The Dyck runs' schedule: halve the learning rate after ``settings.lr_patience`` epochs
     without a better validation loss."""
-    return ReduceOnPlateau(factor=0.5, patience=cfg.lr_patience)
+    return ReduceOnPlateau(factor=0.5, patience=settings.lr_patience)
 
 
 def dyck_cuts(depth: int) -> dict[str, tuple[str, str, Callable[[int], bool]]]:
@@ -212,7 +212,7 @@ class TrainedDyck:
     test_loss: float
 
 
-def train_dyck_model(name: str, seed: int, cfg: DyckSettings, train: Sequence, valid: Sequence,
+def train_dyck_model(name: str, seed: int, settings: DyckSettings, train: Sequence, valid: Sequence,
                      test: Sequence, device=None, min_epochs: int = 0,
                      resume=None) -> TrainedDyck:
     """Train one Dyck network until its validation loss plateaus (at least ``min_epochs``, and
@@ -221,25 +221,25 @@ def train_dyck_model(name: str, seed: int, cfg: DyckSettings, train: Sequence, v
     function, so that worker processes can run it."""
     dyck = Dyck()
     vocab = Vocab(dyck.alphabet)
-    model = dyck_model(name, len(vocab), cfg, seed)
-    probe = _ProbeScores(dyck, vocab, test[: cfg.probe], cfg.depth)
+    model = dyck_model(name, len(vocab), settings, seed)
+    probe = _ProbeScores(dyck, vocab, test[: settings.probe], settings.depth)
     history = fit(model, vocab, train, valid=valid,
-                  epochs=cfg.epochs,
-                  min_epochs=min_epochs, batch_size=cfg.batch_size, lr=cfg.lr,
-                  schedule=halving(cfg), until=Plateau(patience=cfg.patience), seed=seed,
+                  epochs=settings.epochs,
+                  min_epochs=min_epochs, batch_size=settings.batch_size, lr=settings.lr,
+                  schedule=halving(settings), until=Plateau(patience=settings.patience), seed=seed,
                   device=device, metrics=probe.metrics(), progress=False, resume=resume)
     closing = dyck_closing_accuracy(model, dyck, vocab, test)
     test_loss = evaluate_loss(model, vocab, test)
     return TrainedDyck(model.cpu(), history, closing, test_loss)
 
 
-def train_dyck_runs(jobs: Sequence[tuple], cfg: DyckSettings, data: tuple, device,
+def train_dyck_runs(jobs: Sequence[tuple], settings: DyckSettings, data: tuple, device,
                     progress) -> list[TrainedDyck]:
     """:func:`train_dyck_model` for every (name, seed, min_epochs, resume) of ``jobs`` on
     ``data`` (:func:`dyck_data`), in parallel worker processes."""
     train, valid, test = data
     return parallel_map(train_dyck_model,
-                        [(name, seed, cfg, train, valid, test, str(device), min_epochs, resume)
+                        [(name, seed, settings, train, valid, test, str(device), min_epochs, resume)
                          for name, seed, min_epochs, resume in jobs],
                         device=device, desc="urn-dyck", progress=progress)
 
@@ -412,11 +412,11 @@ def mean_closing(closings: list[Mapping]) -> dict:
     return closing
 
 
-def dyck_numbers(runs: Mapping[tuple[str, int], TrainedDyck], cfg: DyckSettings,
+def dyck_numbers(runs: Mapping[tuple[str, int], TrainedDyck], settings: DyckSettings,
                  seeds: Sequence[int]) -> DyckNumbers:
     """Every measured number of urn-dyck from ``runs[name, seed]``; means over seeds next to
     the runs they are made of."""
-    depth = cfg.depth
+    depth = settings.depth
     cuts = dyck_cuts(depth)
     dyck = Dyck()
     vocab = Vocab(dyck.alphabet)
@@ -502,7 +502,7 @@ def trend(name: str, low: str, high: str, falls: bool = False, slack: float = 0.
     return check
 
 
-def accuracy_claims(cfg: DyckSettings) -> list[Claim]:
+def accuracy_claims(settings: DyckSettings) -> list[Claim]:
     """The rows on closing-bracket accuracy: its trend with attractors and with the nesting
     inside the pair (2022 Fig. 3, §5, §6.1; 2023 §4.1, §6.1), and the worst error over
     attractor counts (2023 Fig. 3c)."""
@@ -528,7 +528,7 @@ def accuracy_claims(cfg: DyckSettings) -> list[Claim]:
         Claim("worst error over attractor counts, URN vs LSTM",
               "URN lower at equal units (2023 §4.1, Fig. 3c)", worst, ("3-TURN", "LSTM"),
               f"max over attractor counts with ≥ {MIN_BRACKETS} closing brackets; "
-              f"{cfg.hidden_size} units here, 8–32 in the paper"),
+              f"{settings.hidden_size} units here, 8–32 in the paper"),
         Claim("baseline (MatrixRNN) accuracy vs attractors", "steadily decreasing (2022 §5)",
               trend("MatrixRNN", *attractors, falls=True), ("MatrixRNN",)),
     ]
@@ -549,10 +549,10 @@ def loss_claim() -> Claim:
                  "test strings, at each run's best validation epoch")
 
 
-def dyck_claims(cfg: DyckSettings) -> list[Claim]:
+def dyck_claims(settings: DyckSettings) -> list[Claim]:
     """The Dyck rows of the chapter's table, in its order: the embeddings, accuracy, the
     loss."""
-    return embedding_claims() + accuracy_claims(cfg) + [loss_claim()]
+    return embedding_claims() + accuracy_claims(settings) + [loss_claim()]
 
 
 def outer_depth_row(numbers: DyckNumbers) -> Row:
@@ -657,21 +657,22 @@ def run_dyck(scale: str = "quick", seeds: int | Iterable[int] | None = None, dev
     """
     setup = begin(EXPERIMENT, DYCK_SETTINGS, scale, settings, seeds, DYCK_SEEDS, device,
                   progress)
-    cfg, seeds, device = setup.settings, setup.seeds, setup.device
-    data = dyck_data(cfg)
+    # settings: from here on, the overrides completed by the scale's settings
+    settings, seeds, device = setup.settings, setup.seeds, setup.device
+    data = dyck_data(settings)
     keys = [(name, seed) for seed in seeds for name in DYCK_MODELS]
-    runs = dict(zip(keys, train_dyck_runs([(n, s, 0, None) for n, s in keys], cfg, data,
+    runs = dict(zip(keys, train_dyck_runs([(n, s, 0, None) for n, s in keys], settings, data,
                                           device, progress)))
-    numbers = dyck_numbers(runs, cfg, seeds)
+    numbers = dyck_numbers(runs, settings, seeds)
 
     def train_again(min_epochs, resume):
         more = [(m, s, min_epochs[m, s], r.history) for (m, s), r in resume.items()]
-        return dict(zip(resume, train_dyck_runs(more, cfg, data, device, progress)))
+        return dict(zip(resume, train_dyck_runs(more, settings, data, device, progress)))
 
-    claims = dyck_claims(cfg)
+    claims = dyck_claims(settings)
     needed = deciding_models(claims, numbers, runs_of)
     again = twice_the_budget(runs, [(m, s) for s in seeds for m in needed], train_again)
-    second = dyck_numbers({**runs, **again}, cfg, seeds) if again else None
+    second = dyck_numbers({**runs, **again}, settings, seeds) if again else None
     rows = dyck_rows(claims, numbers, second)
     if second is not None:
         numbers.doubled = at_twice_the_budget(second, sorted({m for m, _ in again}))
@@ -682,7 +683,7 @@ def run_dyck(scale: str = "quick", seeds: int | Iterable[int] | None = None, dev
         models={n: runs[n, seeds[0]].model for n in DYCK_MODELS},
         histories={n: runs[n, seeds[0]].history for n in DYCK_MODELS}, doubled=again,
         train=data[0], valid=data[1], test=data[2], vocab=Vocab(dyck.alphabet), language=dyck)
-    return setup.replication(numbers, rows, dyck_figures(numbers, cfg.depth, histories),
+    return setup.replication(numbers, rows, dyck_figures(numbers, settings.depth, histories),
                              artefacts, histories)
 
 

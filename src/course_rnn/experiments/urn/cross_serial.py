@@ -74,16 +74,16 @@ class TrainedCrossSerial:
     scores: dict
 
 
-def cross_serial_model(kind: str, vocab_size: int, hidden_size: int, cfg: CrossSerialSettings,
+def cross_serial_model(kind: str, vocab_size: int, hidden_size: int, settings: CrossSerialSettings,
                        seed: int):
     """A full URN (no truncation, as in the 2023 paper) or an LSTM with ``hidden_size`` units."""
     if kind == "urn":
         return build_model("urn", vocab_size=vocab_size, hidden_size=hidden_size, seed=seed)
     return build_model("lstm", vocab_size=vocab_size, hidden_size=hidden_size,
-                       embedding_dim=cfg.embedding_dim, seed=seed)
+                       embedding_dim=settings.embedding_dim, seed=seed)
 
 
-def train_cross_serial_model(kind: str, hidden_size: int, seed: int, cfg: CrossSerialSettings,
+def train_cross_serial_model(kind: str, hidden_size: int, seed: int, settings: CrossSerialSettings,
                              train: Sequence, device=None, min_epochs: int = 0,
                              resume=None) -> TrainedCrossSerial:
     """Train one network until every string of the training family C_{max_total+1} is right
@@ -93,26 +93,26 @@ def train_cross_serial_model(kind: str, hidden_size: int, seed: int, cfg: CrossS
     worker processes can run it."""
     language = CrossSerial()
     vocab = Vocab(language.alphabet)
-    model = cross_serial_model(kind, len(vocab), hidden_size, cfg, seed)
-    family = language.family(cfg.max_total + 1)
+    model = cross_serial_model(kind, len(vocab), hidden_size, settings, seed)
+    family = language.family(settings.max_total + 1)
 
     def fitted(m) -> float:
         return cross_serial_accuracy(m, language, vocab, family)["accuracy"]
 
-    history = fit(model, vocab, train, epochs=cfg.epochs,
-                  min_epochs=min_epochs, batch_size=cfg.batch_size, lr=cfg.lr,
+    history = fit(model, vocab, train, epochs=settings.epochs,
+                  min_epochs=min_epochs, batch_size=settings.batch_size, lr=settings.lr,
                   until=Target(FIT_METRIC, 1.0), metrics={FIT_METRIC: fitted}, seed=seed,
                   device=device, progress=False, resume=resume)
-    scores = cross_serial_accuracy(model, language, vocab, language.family(cfg.test_family))
+    scores = cross_serial_accuracy(model, language, vocab, language.family(settings.test_family))
     return TrainedCrossSerial(model.cpu(), history, scores)
 
 
-def train_cross_serial_runs(jobs: Sequence[tuple], cfg: CrossSerialSettings, train: Sequence,
+def train_cross_serial_runs(jobs: Sequence[tuple], settings: CrossSerialSettings, train: Sequence,
                             device, progress) -> list[TrainedCrossSerial]:
     """:func:`train_cross_serial_model` for every (kind, hidden_size, seed, min_epochs[, resume]) of
     ``jobs``, in parallel worker processes."""
     return parallel_map(train_cross_serial_model,
-                        [(kind, hidden_size, seed, cfg, train, str(device), *more)
+                        [(kind, hidden_size, seed, settings, train, str(device), *more)
                          for kind, hidden_size, seed, *more in jobs],
                         device=device, desc="urn-cross-serial", progress=progress)
 
@@ -204,15 +204,15 @@ def parameter_count_rows() -> list[dict]:
     return rows
 
 
-def cross_serial_numbers(runs: Mapping[tuple, TrainedCrossSerial], cfg: CrossSerialSettings
+def cross_serial_numbers(runs: Mapping[tuple, TrainedCrossSerial], settings: CrossSerialSettings
                          ) -> CrossSerialNumbers:
     """Every measured number of urn-cross-serial from the trained networks, keyed by (kind,
     hidden_size, seed)."""
     params = {(row["task"], row["hidden_size"]): row for row in parameter_count_rows()}
     return CrossSerialNumbers(
         runs=[CrossSerialRun.of(kind, u, s, runs[kind, u, s]) for kind, u, s in sorted(runs)],
-        seen_lengths=list(range(2, cfg.max_total + 1)),
-        unseen_lengths=list(range(cfg.max_total + 1, cfg.test_family)),
+        seen_lengths=list(range(2, settings.max_total + 1)),
+        unseen_lengths=list(range(settings.max_total + 1, settings.test_family)),
         parameter_counts={task: {hidden_size: {"lstm": row["LSTM (formula)"],
                                                "urn": row["URN (urn_parameter_count)"]}
                                  for (t, hidden_size), row in params.items() if t == task}
@@ -245,10 +245,10 @@ def parameter_claims() -> list[Claim]:
     return claims
 
 
-def cross_serial_claims(cfg: CrossSerialSettings) -> list[Claim]:
+def cross_serial_claims(settings: CrossSerialSettings) -> list[Claim]:
     """Tables 1–2 (:func:`parameter_claims`) and the cross-serial claims of B&L 2023 §3.1."""
-    small, large = cfg.hidden_sizes[0], cfg.hidden_sizes[-1]
-    k, fit_k = cfg.test_family, cfg.max_total + 1
+    small, large = settings.hidden_sizes[0], settings.hidden_sizes[-1]
+    k, fit_k = settings.test_family, settings.max_total + 1
 
     def fitted(n):
         fits = {m: [r.converged for r in n.runs if r.model == m] for m in ("URN", "LSTM")}
@@ -293,7 +293,7 @@ def cross_serial_claims(cfg: CrossSerialSettings) -> list[Claim]:
 # -- the figures --------------------------------------------------------------------------------
 
 
-def cross_serial_figure(numbers: CrossSerialNumbers, cfg: CrossSerialSettings,
+def cross_serial_figure(numbers: CrossSerialNumbers, settings: CrossSerialSettings,
                         n_seeds: int) -> Figure:
     """Error by m + n per model and size (left), error on C_k by size (right); 2023 Fig. 2."""
     fig = Figure(figsize=(10, 3.2), layout="constrained")
@@ -301,31 +301,31 @@ def cross_serial_figure(numbers: CrossSerialNumbers, cfg: CrossSerialSettings,
     lengths = numbers.seen_lengths + numbers.unseen_lengths
     styles = (":", "--", "-", "-.")
     for i, model in enumerate(("URN", "LSTM")):
-        for j, hidden_size in enumerate(cfg.hidden_sizes):
+        for j, hidden_size in enumerate(settings.hidden_sizes):
             axes[0].plot(lengths, [mean_error(numbers.runs, model, hidden_size, [k])
                                    for k in lengths], styles[j % len(styles)],
                          color=f"C{i}", marker="o", ms=3, label=f"{model} {hidden_size}")
-        axes[1].plot(cfg.hidden_sizes,
-                     [mean_error(numbers.runs, model, u) for u in cfg.hidden_sizes],
+        axes[1].plot(settings.hidden_sizes,
+                     [mean_error(numbers.runs, model, u) for u in settings.hidden_sizes],
                      "o-", color=f"C{i}", label=model)
     if numbers.unseen_lengths:
-        axes[0].axvspan(cfg.max_total + 0.5, cfg.test_family - 0.5, color="0.9", zorder=0)
+        axes[0].axvspan(settings.max_total + 0.5, settings.test_family - 0.5, color="0.9", zorder=0)
     axes[0].set_xlabel("m + n (shaded: longer than training)")
     axes[0].set_ylabel("string error rate")
     axes[0].legend(fontsize=7, ncol=2, handlelength=3)
     axes[1].set_xscale("log", base=2)
-    axes[1].set_xticks(cfg.hidden_sizes, [str(u) for u in cfg.hidden_sizes])
+    axes[1].set_xticks(settings.hidden_sizes, [str(u) for u in settings.hidden_sizes])
     axes[1].set_xlabel("units")
-    axes[1].set_ylabel(f"error on C_{cfg.test_family} (mean of {n_seeds} seeds)")
+    axes[1].set_ylabel(f"error on C_{settings.test_family} (mean of {n_seeds} seeds)")
     axes[1].legend()
     return fig
 
 
-def figures_of(numbers: CrossSerialNumbers, cfg: CrossSerialSettings, n_seeds: int,
+def figures_of(numbers: CrossSerialNumbers, settings: CrossSerialSettings, n_seeds: int,
                histories: Mapping[str, History]) -> dict[str, Figure]:
     """``cross_serial_errors`` (:func:`cross_serial_figure`) and ``cross_serial_curves`` (the
     first runs' learning curves)."""
-    return {"cross_serial_errors": cross_serial_figure(numbers, cfg, n_seeds),
+    return {"cross_serial_errors": cross_serial_figure(numbers, settings, n_seeds),
             "cross_serial_curves": learning_curves(
                 {n: h for n, h in histories.items() if "2×" not in n},
                 ("train_loss", FIT_METRIC), title="Cross-serial: until every training "
@@ -350,24 +350,25 @@ def run_cross_serial(scale: str = "quick", seeds: int | Iterable[int] | None = N
     """
     setup = begin(EXPERIMENT, CROSS_SERIAL_SETTINGS, scale, settings, seeds, CROSS_SERIAL_SEEDS,
                   device, progress)
-    cfg, device, progress = setup.settings, setup.device, setup.progress
+    # settings: from here on, the overrides completed by the scale's settings
+    settings, device, progress = setup.settings, setup.device, setup.progress
     language = CrossSerial()
-    train = language.sample(cfg.train, seed=0, max_total=cfg.max_total)
+    train = language.sample(settings.train, seed=0, max_total=settings.max_total)
     # largest first, so that parallel workers start on the longest runs
-    jobs = [(kind, u, s, 0) for u in cfg.hidden_sizes[::-1] for s in setup.seeds
+    jobs = [(kind, u, s, 0) for u in settings.hidden_sizes[::-1] for s in setup.seeds
             for kind in ("urn", "lstm")]
     runs = dict(zip([j[:3] for j in jobs],
-                    train_cross_serial_runs(jobs, cfg, train, device, progress)))
-    numbers = cross_serial_numbers(runs, cfg)
+                    train_cross_serial_runs(jobs, settings, train, device, progress)))
+    numbers = cross_serial_numbers(runs, settings)
 
     def train_again(min_epochs, resume):
         more = [(*key, min_epochs[key], r.history) for key, r in resume.items()]
-        return dict(zip(resume, train_cross_serial_runs(more, cfg, train, device, progress)))
+        return dict(zip(resume, train_cross_serial_runs(more, settings, train, device, progress)))
 
-    claims = cross_serial_claims(cfg)
+    claims = cross_serial_claims(settings)
     needed = deciding_models(claims, numbers, runs_of)
     again = twice_the_budget(runs, [k for k in runs if k[0].upper() in needed], train_again)
-    second = cross_serial_numbers({**runs, **again}, cfg) if again else None
+    second = cross_serial_numbers({**runs, **again}, settings) if again else None
     rows = judged_rows(claims, numbers, second, runs_of)
     if second is not None:
         numbers.doubled = [r for r in second.runs
@@ -375,7 +376,8 @@ def run_cross_serial(scale: str = "quick", seeds: int | Iterable[int] | None = N
     histories = {f"{k.upper()} {u} seed {s}": r.history for (k, u, s), r in sorted(runs.items())}
     histories.update({f"{k.upper()} {u} seed {s} (2× budget)": r.history
                       for (k, u, s), r in sorted(again.items())})
-    return setup.replication(numbers, rows, figures_of(numbers, cfg, len(setup.seeds), histories),
+    return setup.replication(numbers, rows,
+                             figures_of(numbers, settings, len(setup.seeds), histories),
                              runs=histories)
 
 
