@@ -45,29 +45,35 @@ web-assets: $(STAMP) npm
 	$(BIN)/python scripts/vendor_web_assets.py
 
 # -W: a failing or timed-out notebook cell fails the build. Execution is cached per notebook.
+# A page that shows another page's runs loads them from the build's jobs folder (COURSE_RNN_JOBS:
+# emptied first, since a kept job is found by its arguments, not by the library's code).
 book: $(STAMP) web-assets
-	rm -rf book/_build/html  # no stale pages of removed files (executed notebooks stay cached)
-	$(BIN)/jupyter-book build -W -n --keep-going book/
+	rm -rf book/_build/html book/_build/jobs  # no stale pages of removed files (executed notebooks stay cached)
+	COURSE_RNN_JOBS=$(CURDIR)/book/_build/jobs $(BIN)/jupyter-book build -W -n --keep-going book/
 	@echo "Open book/_build/html/index.html"
 
-# make test builds the book once, as another machine would: PyTorch's portable kernels (another
-# rounding than this CPU's own) and every seed shifted by an offset taken from the commit
+# make test builds the book once, afresh, at a seed offset taken from the commit
 # (scripts/ci_offset.py, printed first; 1000 while benchmarks/weak_claims.json lists a claim,
-# which a fresh offset could fail), so no claim can be fitted to one offset or one CPU —
-# benchmarks/robustness.py measures every chapter under many such variants; this is one more that
-# nobody chose. SEED_OFFSET=n repeats offset n (the one a CI log printed). It is executed afresh
-# (a change to the library reaches every chapter) into book/_build/elsewhere: make book's site
-# and cache, at offset 0 on this CPU's kernels, are left as they are. Each chapter runs once in
-# make test (it ran twice, book and nbval, until session 24: ≈ 57 min in CI against 45), on the
-# checked device (COURSE_RNN_DEVICE=checked, below: the CPU with a GPU's refusals, the same
-# numbers bit for bit), so a chapter's .numpy() of a device tensor fails here, not first on a
-# lent GPU (session 31: 17 min against ≈ 15 on the plain CPU; it found one in chapter 3 part 2).
+# which a fresh offset could fail), so no claim can be fitted to one offset: one more variant that
+# nobody chose, beside the many benchmarks/robustness.py measures every chapter under.
+# SEED_OFFSET=n repeats offset n (the one a CI log printed). The kernels are the CPU's own: CI's
+# machines differ from run to run, and PyTorch's portable kernels doubled a word model's training
+# (chapter 1), which took CI to 89 min of its 90 (stop 68); `ATEN_CPU_CAPABILITY=default make test`
+# builds with them (do so after changing a chapter's claims). The build is executed afresh (a
+# change to the library reaches every chapter) into book/_build/elsewhere: make book's site and
+# cache, at offset 0, are left as they are. Each chapter runs once in make test (it ran twice,
+# book and nbval, until session 24), on the checked device (COURSE_RNN_DEVICE=checked: the CPU
+# with a GPU's refusals, the same numbers bit for bit), so a chapter's .numpy() of a device tensor
+# fails here, not first on a lent GPU (it found one in chapter 3 part 2). Every finished job is
+# kept in the build's own jobs folder (COURSE_RNN_JOBS, emptied with the build), so a page that
+# shows another page's runs (chapter 4's and chapter 6's second parts) loads them, not trains them
+# again.
 ELSEWHERE := book/_build/elsewhere
 book-elsewhere: $(STAMP) web-assets
 	@offset=$$($(BIN)/python scripts/ci_offset.py $(SEED_OFFSET)) && \
-	  echo "book-elsewhere: seed offset $$offset, portable kernels, checked device (repeat: make test SEED_OFFSET=$$offset)" && \
+	  echo "book-elsewhere: seed offset $$offset, kernels $${ATEN_CPU_CAPABILITY:-of this CPU}, checked device (repeat: make test SEED_OFFSET=$$offset)" && \
 	  rm -rf $(ELSEWHERE) && \
-	  ATEN_CPU_CAPABILITY=default COURSE_RNN_SEED_OFFSET=$$offset COURSE_RNN_DEVICE=checked \
+	  COURSE_RNN_SEED_OFFSET=$$offset COURSE_RNN_DEVICE=checked COURSE_RNN_JOBS=$(CURDIR)/$(ELSEWHERE)/jobs \
 	  $(BIN)/jupyter-book build -W -n --keep-going --path-output $(ELSEWHERE) book/
 
 # The site tests (tests/book/) check that site. The tests run in two processes (pytest-xdist; a
@@ -87,14 +93,15 @@ test: book-elsewhere chromium bubblewrap
 notebooks: $(STAMP)
 	$(BIN)/python -m pytest chapters
 
-# The chapters through nbval (no site) as make test's book build runs them: portable kernels,
-# the seed offset taken from the commit (SEED_OFFSET=n: another). One notebook at a time: two at
+# The chapters through nbval (no site) as make test's book build runs them: the seed offset
+# taken from the commit (SEED_OFFSET=n: another), the checked device (ATEN_CPU_CAPABILITY=default
+# in the environment: the portable kernels). One notebook at a time: two at
 # once, each training in one process, took as long (session 14) — the chapters' own worker
 # processes already use both cores.
 notebooks-elsewhere: $(STAMP)
 	@offset=$$($(BIN)/python scripts/ci_offset.py $(SEED_OFFSET)) && \
-	  echo "notebooks-elsewhere: seed offset $$offset, portable kernels, checked device (repeat: make notebooks-elsewhere SEED_OFFSET=$$offset)" && \
-	  ATEN_CPU_CAPABILITY=default COURSE_RNN_SEED_OFFSET=$$offset COURSE_RNN_DEVICE=checked \
+	  echo "notebooks-elsewhere: seed offset $$offset, kernels $${ATEN_CPU_CAPABILITY:-of this CPU}, checked device (repeat: make notebooks-elsewhere SEED_OFFSET=$$offset)" && \
+	  COURSE_RNN_SEED_OFFSET=$$offset COURSE_RNN_DEVICE=checked \
 	  $(BIN)/python -m pytest chapters
 
 # Regenerate the student notebooks and autograder bundles from exercises/source/. The grader

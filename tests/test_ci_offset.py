@@ -116,8 +116,12 @@ def _recipe(target: str) -> str:
 def test_make_test_builds_the_book_afresh_at_the_scripts_offset_and_tests_that_site():
     elsewhere = _recipe("book-elsewhere")
     assert "scripts/ci_offset.py $(SEED_OFFSET)" in elsewhere and "echo" in elsewhere
-    assert "ATEN_CPU_CAPABILITY=default COURSE_RNN_SEED_OFFSET=$$offset" in elsewhere
+    assert "COURSE_RNN_SEED_OFFSET=$$offset COURSE_RNN_DEVICE=checked" in elsewhere
+    assert "ATEN_CPU_CAPABILITY=" not in elsewhere  # the environment's kernels: CI's own CPU
     assert "rm -rf $(ELSEWHERE)" in elsewhere  # afresh: no cached chapter from another offset
+    # the build's jobs folder lies inside what it empties (a kept job is not checked against
+    # the library's code), and is absolute (each notebook runs in its own folder)
+    assert "COURSE_RNN_JOBS=$(CURDIR)/$(ELSEWHERE)/jobs" in elsewhere
     assert "--path-output $(ELSEWHERE)" in elsewhere and "-W" in elsewhere
     test = _recipe("test")
     assert test.split("\n")[0].split()[0] == "book-elsewhere"  # its prerequisites

@@ -19,8 +19,10 @@ def test_nothing_set_is_the_defaults():
 def test_every_variable_is_read():
     environ = {"COURSE_RNN_DEVICE": "cpu", "COURSE_RNN_SEED_OFFSET": " 7 ",
                "COURSE_RNN_WORKERS": "3", "COURSE_RNN_PROGRESS": "0",
-               "COURSE_RNN_SCALE": "paper", "COURSE_RNN_DASK": "dask://host:8786"}
-    assert run_context(environ) == RunContext("cpu", 7, 3, False, "paper", "tcp://host:8786")
+               "COURSE_RNN_SCALE": "paper", "COURSE_RNN_DASK": "dask://host:8786",
+               "COURSE_RNN_JOBS": "build/jobs"}
+    assert run_context(environ) == RunContext("cpu", 7, 3, False, "paper", "tcp://host:8786",
+                                              "build/jobs")
 
 
 def test_a_choice_wins_over_its_variable_and_none_leaves_it():
@@ -62,7 +64,8 @@ def test_an_unknown_choice_is_refused():
 
 def test_a_context_s_variables_give_it_back():
     """What a worker started elsewhere puts into its environment is the same context."""
-    for context in (RunContext(), RunContext("checked", 12, 2, False, "full", "tcp://h:1")):
+    for context in (RunContext(), RunContext("checked", 12, 2, False, "full", "tcp://h:1",
+                                                        "jobs")):
         assert set(context.variables()) == set(VARIABLES.values())
         assert run_context(context.variables()) == context
 

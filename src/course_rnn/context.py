@@ -1,6 +1,6 @@
 """The run's context: every choice that says *where and how* runs go, read in one place.
 
-Six choices do not change what a model is or what an experiment measures, only where and how its
+Seven choices do not change what a model is or what an experiment measures, only where and how its
 runs go. Each comes from an argument (the command line, a chapter's call), else from a variable
 of the environment, else from a default:
 
@@ -14,7 +14,16 @@ field              variable                    meaning
 ``progress``       ``$COURSE_RNN_PROGRESS``    progress bars (``0``: off; on by default)
 ``scale``          ``$COURSE_RNN_SCALE``       quick (the book's), paper or full
 ``executor``       ``$COURSE_RNN_DASK``        ``local`` or a Dask scheduler, ``tcp://HOST:PORT``
+``jobs``           ``$COURSE_RNN_JOBS``        a folder where every finished job is kept and
+                                               from which a job kept there is loaded, not run
+                                               again (None: jobs are not kept)
 =================  ==========================  ===============================================
+
+``jobs`` is how a book build trains a network once although two pages show it (chapter 4's
+parts both read one experiment's runs): the build points it at a fresh folder of its own. A job
+is found by its function, the seed offset and its arguments, not by the library's code, so a
+folder must not outlive the code that filled it (``make book`` and ``make test`` empty theirs
+before every build; ``replicate --resume`` keeps a run's jobs the same way, per run).
 
 :func:`run_context` parses them into one frozen :class:`RunContext`; a bad value is a ValueError
 naming the variable (or the argument) before any work. This module imports neither torch nor
@@ -53,6 +62,7 @@ VARIABLES = {
     "progress": "COURSE_RNN_PROGRESS",
     "scale": "COURSE_RNN_SCALE",
     "executor": "COURSE_RNN_DASK",
+    "jobs": "COURSE_RNN_JOBS",
 }
 
 
@@ -118,8 +128,16 @@ def parse_executor(text: str) -> str:
     return f"tcp://{host}:{port}"
 
 
+def parse_jobs(text: str) -> str:
+    """A folder's path (made when the first job is kept); an existing file is refused."""
+    if os.path.exists(text) and not os.path.isdir(text):
+        raise ValueError(f"a folder to keep jobs in is needed, {text!r} is a file")
+    return text
+
+
 _PARSERS = {"device": parse_device, "seed_offset": parse_seed_offset, "workers": parse_workers,
-            "progress": parse_progress, "scale": parse_scale, "executor": parse_executor}
+            "progress": parse_progress, "scale": parse_scale, "executor": parse_executor,
+            "jobs": parse_jobs}
 
 
 # -- the context -----------------------------------------------------------------------------------
@@ -134,6 +152,7 @@ class RunContext:
     progress: bool = True
     scale: str = "quick"
     executor: str = LOCAL
+    jobs: str | None = None
 
     def variables(self) -> dict[str, str]:
         """Every variable's text ("" for a field left to its default of None), so that

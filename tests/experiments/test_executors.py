@@ -89,7 +89,8 @@ def fails_on_odd(x: int) -> int:
     return x
 
 
-def test_stored_jobs_are_loaded_not_run(tmp_path):
+def test_stored_jobs_are_loaded_not_run(tmp_path, monkeypatch):
+    monkeypatch.delenv("COURSE_RNN_JOBS", raising=False)
     CALLS.clear()
     with keep_jobs(tmp_path / "jobs") as store:
         first = parallel_map(square, [(1,), (2,), (3,)], workers=1, progress=False)
@@ -104,6 +105,22 @@ def test_stored_jobs_are_loaded_not_run(tmp_path):
     CALLS.clear()
     assert parallel_map(square, [(1,)], workers=1, progress=False) == [1] and CALLS == [(1,)], \
         "outside keep_jobs nothing is loaded"
+
+
+def test_the_run_context_s_jobs_folder_is_the_store_outside_keep_jobs(tmp_path, monkeypatch):
+    """A book build sets $COURSE_RNN_JOBS: a page that shows another page's runs loads them."""
+    monkeypatch.setenv("COURSE_RNN_JOBS", str(tmp_path / "build"))
+    CALLS.clear()
+    assert parallel_map(square, [(2,), (3,)], workers=1, progress=False) == [4, 9]
+    assert parallel_map(square, [(3,), (6,)], workers=1, progress=False) == [9, 36]
+    assert CALLS == [(2,), (3,), (6,)], "the second call ran only the job not kept"
+    with keep_jobs(tmp_path / "run") as store:
+        parallel_map(square, [(2,)], workers=1, progress=False)
+    assert store.saved == 1 and CALLS[-1] == (2,), "keep_jobs' own store wins"
+    (tmp_path / "file").write_text("")
+    monkeypatch.setenv("COURSE_RNN_JOBS", str(tmp_path / "file"))
+    with pytest.raises(ValueError, match=r"\$COURSE_RNN_JOBS: a folder .* is a file"):
+        parallel_map(square, [(1,)], workers=1, progress=False)
 
 
 def test_a_job_s_name_follows_its_function_arguments_tensors_and_seed_offset(monkeypatch):

@@ -32,7 +32,9 @@ written into ``folder`` as it completes (:class:`~.jobstore.JobStore`), and a jo
 is stored there is loaded instead of run. That is how ``replicate --resume`` continues a run that
 crashed, was killed or was interrupted. With a store, a job that raises does not stop the others:
 they finish and are stored, then :class:`~.jobstore.JobsFailed` names every failed job. Without
-one, the first failure is raised at once (nothing finished after it could be kept).
+one, the first failure is raised at once (nothing finished after it could be kept). Outside
+``keep_jobs``, the run context's ``jobs`` folder (``$COURSE_RNN_JOBS``) is the store when it is
+set: a book build sets it, so that a page that shows another page's runs loads them.
 
 Progress: with progress on, one bar counts the finished runs (loaded ones at once) and, for local
 processes, shows where each running one is (``epoch 12 of ≤ 200, 1m05s (cap in ≤ 17m)``): every
@@ -243,7 +245,7 @@ def parallel_map(function: Callable, jobs: Iterable[Sequence], *, workers: int |
     jobs = [tuple(job) for job in jobs]
     if not jobs:
         return []
-    store, executor = _store, executor if executor is not None else _executor
+    store, executor = _job_store(), executor if executor is not None else _executor
     stored = store.load_all(function, jobs) if store is not None else {}
     missing = [i for i in range(len(jobs)) if i not in stored]
     bar = _RunsBar(len(jobs), desc) if progress_enabled(progress) else None
@@ -260,6 +262,14 @@ def parallel_map(function: Callable, jobs: Iterable[Sequence], *, workers: int |
         raise JobsFailed(outcomes.failures, len(jobs))
     results = {**stored, **outcomes.results}
     return [results[i] for i in range(len(jobs))]
+
+
+def _job_store() -> JobStore | None:
+    """The store of :func:`keep_jobs`, else the run context's ``jobs`` folder's, else None."""
+    if _store is not None:
+        return _store
+    folder = run_context().jobs
+    return JobStore(folder) if folder else None
 
 
 def _run(outcomes: _Outcomes, missing: list[int], workers: int | None, threads: int, device,
